@@ -1,0 +1,178 @@
+// The task definition: the unit of configuration an operator edits and a coordinator
+// applies. One zod schema serves the CLI (`sluice config apply`), the REST/tRPC
+// inputs and the browser forms, so a field error reads the same everywhere.
+// Pure: no I/O imports (server/core rule).
+import { z } from 'zod';
+
+/** A dot path into the payload, e.g. `tenant` or `customer.id`. */
+export const KEY_PATH_RE = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/;
+export const keyPathSchema = z
+  .string()
+  .regex(KEY_PATH_RE, 'must be a dot path such as "tenant" or "customer.id"');
+
+export const TASK_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+export const taskNameSchema = z
+  .string()
+  .regex(TASK_NAME_RE, 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters');
+
+export const GROUP_NAME_RE = /^[a-z][a-z0-9_-]{0,39}$/;
+
+const limit = z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000);
+
+export const groupSchema = z.object({
+  name: z.string().regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
+  limit,
+  /** Where the key comes from when the producer does not pass it explicitly. */
+  keyPath: keyPathSchema.optional(),
+  /** Per-key limits that win over `limit`, e.g. `{ acme: 50 }`. */
+  overrides: z.record(z.string().min(1).max(200), limit).default({}),
+});
+
+export const ROUTING_STRATEGIES = ['round-robin', 'hash', 'random', 'least-loaded'] as const;
+export const routingSchema = z.object({
+  strategy: z.enum(ROUTING_STRATEGIES).default('round-robin'),
+  keyPath: keyPathSchema.optional(),
+});
+
+export const retrySchema = z.object({
+  maxAttempts: z.number().int().min(1).max(100).default(3),
+  backoff: z.enum(['fixed', 'exponential']).default('exponential'),
+  baseDelayMs: z.number().int().min(0).max(86_400_000).default(1000),
+  maxDelayMs: z.number().int().min(0).max(7 * 86_400_000).default(60_000),
+  /** 0 = none, 1 = full jitter; the fraction of the delay that is randomised. */
+  jitter: z.number().min(0).max(1).default(0.2),
+});
+
+export const BACKPRESSURE_POLICIES = ['reject', 'throttle', 'shed', 'spill'] as const;
+export const backpressureSchema = z.object({
+  /** Queued + scheduled-retry executions per partition before the policy applies. */
+  maxDepth: z.number().int().min(1).max(100_000_000).default(10_000),
+  policy: z.enum(BACKPRESSURE_POLICIES).default('reject'),
+  /** reject: the Retry-After the caller is told. */
+  retryAfterMs: z.number().int().min(1).max(3_600_000).default(1000),
+  /** throttle: delay per execution beyond maxDepth, capped by throttleMaxDelayMs. */
+  throttleDelayMs: z.number().int().min(0).max(60_000).default(100),
+  throttleMaxDelayMs: z.number().int().min(0).max(600_000).default(5000),
+  /** shed: percentage of over-limit executions dropped (counted, reported). */
+  shedPercent: z.number().min(0).max(100).default(50),
+});
+
+export const dlqSchema = z.object({
+  maxDepth: z.number().int().min(1).max(100_000_000).default(100_000),
+  retentionDays: z.number().int().min(1).max(3650).default(14),
+});
+
+const thresholdPair = (warning: number, critical: number) =>
+  z
+    .object({ warning: z.number().min(0), critical: z.number().min(0) })
+    .default({ warning, critical })
+    .refine((t) => t.warning < t.critical, { message: 'warning must be below critical', path: ['warning'] });
+
+/** Defaults from seed 000's metric table (DESIGN.md). Rates are fractions (0.1 = 10%). */
+export const thresholdsSchema = z
+  .object({
+    depth: thresholdPair(1000, 5000),
+    imbalance: thresholdPair(2, 5),
+    retryRate: thresholdPair(0.1, 0.25),
+    dlqRate: thresholdPair(0.01, 0.05),
+    p99LatencyMs: thresholdPair(5000, 30_000),
+  })
+  .default({
+    depth: { warning: 1000, critical: 5000 },
+    imbalance: { warning: 2, critical: 5 },
+    retryRate: { warning: 0.1, critical: 0.25 },
+    dlqRate: { warning: 0.01, critical: 0.05 },
+    p99LatencyMs: { warning: 5000, critical: 30_000 },
+  });
+
+export const taskDefinitionSchema = z
+  .object({
+    name: taskNameSchema,
+    description: z.string().max(500).optional(),
+    partitions: z.number().int().min(1).max(1024).default(4),
+    /** Cluster-wide limit on running executions of this task. */
+    concurrency: limit.default(10),
+    routing: routingSchema.default({ strategy: 'round-robin' }),
+    groups: z.array(groupSchema).max(8).default([]),
+    stream: z.object({ keyPath: keyPathSchema.optional() }).optional(),
+    retry: retrySchema.default({ maxAttempts: 3, backoff: 'exponential', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }),
+    timeoutMs: z.number().int().min(1).max(86_400_000).default(30_000),
+    backpressure: backpressureSchema.default({
+      maxDepth: 10_000,
+      policy: 'reject',
+      retryAfterMs: 1000,
+      throttleDelayMs: 100,
+      throttleMaxDelayMs: 5000,
+      shedPercent: 50,
+    }),
+    dlq: dlqSchema.default({ maxDepth: 100_000, retentionDays: 14 }),
+    thresholds: thresholdsSchema,
+    paused: z.boolean().default(false),
+  })
+  .superRefine((t, ctx) => {
+    if (t.routing.strategy === 'hash' && !t.routing.keyPath) {
+      ctx.addIssue({ code: 'custom', path: ['routing', 'keyPath'], message: 'hash routing needs a key path' });
+    }
+    if (t.retry.maxDelayMs < t.retry.baseDelayMs) {
+      ctx.addIssue({ code: 'custom', path: ['retry', 'maxDelayMs'], message: 'must be at least baseDelayMs' });
+    }
+    const seen = new Set<string>();
+    t.groups.forEach((g, i) => {
+      if (seen.has(g.name)) {
+        ctx.addIssue({ code: 'custom', path: ['groups', i, 'name'], message: `group "${g.name}" is declared twice` });
+      }
+      seen.add(g.name);
+    });
+  });
+
+export type TaskDefinition = z.output<typeof taskDefinitionSchema>;
+export type TaskDefinitionInput = z.input<typeof taskDefinitionSchema>;
+export type GroupDefinition = z.output<typeof groupSchema>;
+
+/** The whole configuration: what one config version holds. */
+export const sluiceConfigSchema = z
+  .object({
+    tasks: z.array(taskDefinitionSchema).max(500).default([]),
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.tasks.forEach((t, i) => {
+      if (seen.has(t.name)) {
+        ctx.addIssue({ code: 'custom', path: ['tasks', i, 'name'], message: `task "${t.name}" is declared twice` });
+      }
+      seen.add(t.name);
+    });
+  });
+
+export type SluiceConfig = z.output<typeof sluiceConfigSchema>;
+export type SluiceConfigInput = z.input<typeof sluiceConfigSchema>;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** zod issues → `[{path: "tasks.0.groups.1.limit", message}]`, the shape every interface reports. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.map((i) => ({
+    path: i.path.map(String).join('.'),
+    message: i.message,
+  }));
+}
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+export function parseConfig(input: unknown): ParseResult<SluiceConfig> {
+  const r = sluiceConfigSchema.safeParse(input);
+  return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error) };
+}
+
+export function parseTaskDefinition(input: unknown): ParseResult<TaskDefinition> {
+  const r = taskDefinitionSchema.safeParse(input);
+  return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error) };
+}
+
+/** The limit a key gets in a group: its override when there is one, else the group's. */
+export function effectiveGroupLimit(group: GroupDefinition, key: string): number {
+  return group.overrides[key] ?? group.limit;
+}

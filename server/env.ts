@@ -1,0 +1,61 @@
+// Every environment variable Sluice reads, in one zod schema. next.config.js imports
+// this module, so a bad value fails the build; the CLI parses it at start-up and stops
+// with a message that names the variable.
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const bool = z
+  .enum(['0', '1', 'true', 'false', 'yes', 'no'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+  /** Postgres to use. Unset: the embedded server under SLUICE_DATA_DIR is started. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  PORT: port.default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  /** Where the embedded Postgres keeps its data and where builds keep their stamp. */
+  SLUICE_DATA_DIR: z.string().default('.sluice'),
+  SLUICE_EMBEDDED_PG_PORT: port.default(54329),
+  SLUICE_ADMIN_EMAIL: z.string().email('must be an email address').default('admin@sluice.local'),
+  SLUICE_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+  /** Session lifetime in hours. */
+  SLUICE_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
+  /** Mark session cookies Secure (set when served over HTTPS). */
+  SLUICE_SECURE_COOKIES: bool.default(false),
+  /** Start demo coordinators and producers with `npm start`. */
+  SLUICE_DEMO: bool.default(true),
+  /** Coordinators started in-process by `npm start` (0 = none). */
+  SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+export class EnvError extends Error {
+  constructor(public readonly problems: { name: string; message: string }[]) {
+    super(
+      'Invalid environment:\n' + problems.map((p) => `  ${p.name}: ${p.message}`).join('\n'),
+    );
+    this.name = 'EnvError';
+  }
+}
+
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  // Treat empty strings as unset: `FOO= npm start` means "no FOO".
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const r = envSchema.safeParse(cleaned);
+  if (!r.success) {
+    throw new EnvError(r.error.issues.map((i) => ({ name: i.path.join('.'), message: i.message })));
+  }
+  return r.data;
+}
+
+let cached: Env | undefined;
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}
