@@ -1,4 +1,6 @@
 // Registry of CLI commands; each module exports `register(program: Command): void`.
 import type { Command } from 'commander';
+import { register as start } from './start';
+import { register as db } from './db';
 
-export const commands: Array<(program: Command) => void> = [];
+export const commands: Array<(program: Command) => void> = [start, db];

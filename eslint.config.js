@@ -1,0 +1,27 @@
+// Flat ESLint config: typescript-eslint's recommended rules on all TS/TSX sources.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/**', '.next/**', '.sluice/**', 'server/db/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'bench-results/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+        setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', fetch: 'readonly', AbortController: 'readonly',
+        AbortSignal: 'readonly', globalThis: 'readonly', window: 'readonly', document: 'readonly', localStorage: 'readonly',
+        performance: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly',
+        Response: 'readonly', Request: 'readonly', Headers: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly',
+        crypto: 'readonly', navigator: 'readonly', HTMLElement: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-explicit-any': 'warn',
+    },
+  },
+);

@@ -1,0 +1,66 @@
+// Builds the Next.js app when the production build is missing or stale. "Stale" means
+// the content hash of every build input differs from the stamp written after the last
+// successful build, so `npm start` builds once and then reuses the build while sources
+// are unchanged.
+import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const INPUT_DIRS = ['app', 'components', 'server', 'public'];
+const INPUT_FILES = ['next.config.js', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json', 'prisma/schema.prisma', 'proxy.ts', 'middleware.ts'];
+const SKIP = /(^|\/)(node_modules|generated|\.next)(\/|$)|\.test\.tsx?$/;
+const STAMP = path.join(ROOT, '.next', 'sluice-build-stamp');
+
+function walk(dir: string, out: string[]): void {
+  if (!fs.existsSync(dir)) return;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    const rel = path.relative(ROOT, p);
+    if (SKIP.test(rel)) continue;
+    if (entry.isDirectory()) walk(p, out);
+    else if (entry.isFile()) out.push(p);
+  }
+}
+
+export function buildInputsHash(): string {
+  const files: string[] = [];
+  for (const d of INPUT_DIRS) walk(path.join(ROOT, d), files);
+  for (const f of INPUT_FILES) if (fs.existsSync(path.join(ROOT, f))) files.push(path.join(ROOT, f));
+  files.sort();
+  const h = createHash('sha256');
+  for (const f of files) {
+    h.update(path.relative(ROOT, f));
+    h.update('\0');
+    h.update(fs.readFileSync(f));
+    h.update('\0');
+  }
+  return h.digest('hex');
+}
+
+export function buildIsFresh(): boolean {
+  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID')) || !fs.existsSync(STAMP)) return false;
+  return fs.readFileSync(STAMP, 'utf8').trim() === buildInputsHash();
+}
+
+export async function ensureBuild(opts: { log?: (m: string) => void; force?: boolean } = {}): Promise<'fresh' | 'built'> {
+  const log = opts.log ?? ((m: string) => console.log(m));
+  if (!opts.force && buildIsFresh()) return 'fresh';
+  const hash = buildInputsHash();
+  log('Building the control plane (next build); this happens once per source change…');
+  const started = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`next build failed with exit code ${code}`))));
+  });
+  fs.writeFileSync(STAMP, hash + '\n');
+  log(`Build finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return 'built';
+}

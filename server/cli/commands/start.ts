@@ -1,0 +1,99 @@
+// `sluice start` (what `npm start` runs): the whole system on one machine.
+// Postgres (DATABASE_URL, else the embedded server under SLUICE_DATA_DIR), migrations,
+// the first admin, the production build (built when missing or stale), the Next.js
+// control plane, and — when configured — coordinators and demo producers.
+// Ctrl-C / SIGTERM stop everything, children first, Postgres last.
+import type { Command } from 'commander';
+import path from 'node:path';
+import fs from 'node:fs';
+import { parseEnv } from '../../env';
+import { migrate } from '../../db/migrate';
+import { startEmbeddedPostgres, portIsFree, type EmbeddedPostgres } from '../../db/embedded';
+import { ensureBuild, ROOT } from '../build';
+import { Supervisor } from '../supervisor';
+import { CliError } from '../cli-error';
+import { startExtras } from '../start-extras';
+
+export function register(program: Command): void {
+  program
+    .command('start')
+    .description('Start Postgres (embedded unless DATABASE_URL), migrate, build if stale, and serve the control plane')
+    .option('--dev', 'serve with `next dev` instead of the production build')
+    .option('--no-build', 'serve the existing build without checking it is fresh')
+    .action(async (opts: { dev?: boolean; build: boolean }) => {
+      const env = parseEnv();
+      const log = (m: string) => console.log(`[sluice] ${m}`);
+      if (!(await portIsFree(env.PORT, env.HOST))) {
+        throw new CliError(`Port ${env.PORT} on ${env.HOST} is already in use. Stop what listens there or set PORT to a free port.`);
+      }
+
+      let embedded: EmbeddedPostgres | undefined;
+      const supervisor = new Supervisor();
+      let shuttingDown = false;
+      const shutdown = async (code: number) => {
+        if (shuttingDown) return;
+        shuttingDown = true;
+        log('stopping…');
+        await supervisor.stopAll();
+        if (embedded) {
+          log('stopping embedded Postgres');
+          await embedded.stop().catch((e: unknown) => console.error(e));
+        }
+        process.exit(code);
+      };
+      process.on('SIGINT', () => void shutdown(0));
+      process.on('SIGTERM', () => void shutdown(0));
+
+      try {
+        let databaseUrl = env.DATABASE_URL;
+        if (!databaseUrl) {
+          const dataDir = path.resolve(ROOT, env.SLUICE_DATA_DIR, 'pg');
+          log(`DATABASE_URL is not set: using the embedded Postgres in ${path.relative(process.cwd(), dataDir) || dataDir} (port ${env.SLUICE_EMBEDDED_PG_PORT})`);
+          fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+          embedded = await startEmbeddedPostgres({ dataDir, port: env.SLUICE_EMBEDDED_PG_PORT, log: () => {} });
+          databaseUrl = embedded.url;
+        }
+        process.env.DATABASE_URL = databaseUrl;
+
+        const ran = await migrate(databaseUrl);
+        if (ran.length) log(`applied ${ran.length} migration(s)`);
+
+        const { ensureFirstAdmin } = await import('../../services/users');
+        const { getPool } = await import('../../db/pool');
+        const admin = await ensureFirstAdmin(getPool(), env);
+
+        if (!opts.dev && opts.build) await ensureBuild({ log });
+
+        const nextBin = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
+        supervisor.start('next', process.execPath, [nextBin, opts.dev ? 'dev' : 'start', '-p', String(env.PORT), '-H', env.HOST], {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: opts.dev ? 'development' : 'production' },
+          onExit: (code) => {
+            console.error(`[sluice] the control plane exited (code ${code}); stopping`);
+            void shutdown(1);
+          },
+        });
+
+        await startExtras({ env, databaseUrl, supervisor, log });
+
+        const url = `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
+        console.log('');
+        console.log(`  Sluice is running at ${url}`);
+        if (admin.created && admin.password) {
+          console.log(`  Admin: ${admin.email}  password: ${admin.password}   (shown once; change it in Settings → Users)`);
+        } else if (admin.created) {
+          console.log(`  Admin: ${admin.email} (password from SLUICE_ADMIN_PASSWORD)`);
+        } else {
+          console.log(`  Sign in as an existing user (first admin: ${admin.email}); create more with \`npx sluice users create\``);
+        }
+        console.log('  Press Ctrl-C to stop.');
+        console.log('');
+      } catch (e) {
+        await supervisor.stopAll();
+        if (embedded) await embedded.stop().catch(() => {});
+        throw e;
+      }
+      // Keep running until a signal arrives.
+      await new Promise(() => {});
+    });
+}
