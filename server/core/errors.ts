@@ -1,0 +1,82 @@
+// The transport-free error every layer throws (documenso's AppError idea): a code, a
+// user-facing message and, for validation, errors field by field. One formatter in
+// server/api maps `code` to an HTTP status / tRPC code; nothing here knows about either.
+// Pure: no I/O imports (server/core rule).
+import type { FieldError } from './task-definition';
+
+export type { FieldError };
+
+export const CORE_ERROR_CODES = [
+  'BAD_REQUEST',
+  'NOT_FOUND',
+  'CONFLICT',
+  'FORBIDDEN',
+  'UNAUTHORIZED',
+  'TOO_MANY_REQUESTS',
+  'PRECONDITION_FAILED',
+] as const;
+
+export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
+
+export interface CoreErrorOptions {
+  fieldErrors?: FieldError[];
+  /** For TOO_MANY_REQUESTS (backpressure `reject`): how long the caller should wait. */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+export class CoreError extends Error {
+  override readonly name = 'CoreError';
+  readonly code: CoreErrorCode;
+  readonly fieldErrors?: FieldError[];
+  readonly retryAfterMs?: number;
+
+  constructor(code: CoreErrorCode, message: string, options: CoreErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    if (options.fieldErrors !== undefined) this.fieldErrors = options.fieldErrors;
+    if (options.retryAfterMs !== undefined) {
+      if (!Number.isFinite(options.retryAfterMs) || options.retryAfterMs < 0) {
+        throw new RangeError(`retryAfterMs must be a finite number ≥ 0, got ${options.retryAfterMs}`);
+      }
+      this.retryAfterMs = Math.ceil(options.retryAfterMs);
+    }
+  }
+
+  /** A validation failure reported field by field (e.g. from `parseConfig`). */
+  static validation(fieldErrors: FieldError[], message?: string): CoreError {
+    const summary =
+      message ??
+      (fieldErrors.length === 0
+        ? 'invalid input'
+        : fieldErrors
+            .slice(0, 3)
+            .map((e) => (e.path ? `${e.path}: ${e.message}` : e.message))
+            .join('; ') + (fieldErrors.length > 3 ? ` (and ${fieldErrors.length - 3} more)` : ''));
+    return new CoreError('BAD_REQUEST', summary, { fieldErrors });
+  }
+
+  static badRequest(message: string, fieldErrors?: FieldError[]): CoreError {
+    return new CoreError('BAD_REQUEST', message, fieldErrors ? { fieldErrors } : {});
+  }
+
+  static notFound(what: string): CoreError {
+    return new CoreError('NOT_FOUND', `${what} not found`);
+  }
+
+  static tooManyRequests(message: string, retryAfterMs: number): CoreError {
+    return new CoreError('TOO_MANY_REQUESTS', message, { retryAfterMs });
+  }
+}
+
+/** True for a CoreError, also across module copies (duck-typed on name + code). */
+export function isCoreError(e: unknown): e is CoreError {
+  if (e instanceof CoreError) return true;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e as { name?: unknown }).name === 'CoreError' &&
+    typeof (e as { code?: unknown }).code === 'string' &&
+    (CORE_ERROR_CODES as readonly string[]).includes((e as { code: string }).code)
+  );
+}
