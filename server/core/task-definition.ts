@@ -174,5 +174,6 @@ export function parseTaskDefinition(input: unknown): ParseResult<TaskDefinition>
 
 /** The limit a key gets in a group: its override when there is one, else the group's. */
 export function effectiveGroupLimit(group: GroupDefinition, key: string): number {
-  return group.overrides[key] ?? group.limit;
+  // Own properties only: a key named "constructor" must not read Object.prototype.
+  return Object.hasOwn(group.overrides, key) ? group.overrides[key]! : group.limit;
 }
