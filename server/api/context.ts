@@ -1,0 +1,55 @@
+// The per-request tRPC context: the pg pool (services), the Prisma client (presenters),
+// the signed-in user (from the session cookie), the client's address, and a cookie jar
+// the auth router uses to set or clear the session cookie. Built by the HTTP route
+// handler and by server components (read-only cookies); tests build it directly.
+import type pg from 'pg';
+import { getPool } from '../db/pool';
+import { getPrisma, type PrismaClient } from '../db/prisma';
+import { env } from '../env';
+import { resolveSession, SESSION_COOKIE, type SessionUser } from '../services/sessions';
+
+export interface CookieOptions {
+  expires?: Date;
+}
+
+export interface CookieJar {
+  get(name: string): string | undefined;
+  set(name: string, value: string, opts?: CookieOptions): void;
+  delete(name: string): void;
+}
+
+export interface Context {
+  db: pg.Pool;
+  prisma: PrismaClient;
+  user: SessionUser | null;
+  sessionToken: string | null;
+  client: { ip: string; userAgent: string | null };
+  cookies: CookieJar;
+  sessionHours: number;
+}
+
+/** The client address: first X-Forwarded-For hop (Next sets it), else X-Real-IP. */
+export function clientIp(headers: Headers): string {
+  const xff = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+  return (xff || headers.get('x-real-ip')?.trim() || 'unknown').slice(0, 100);
+}
+
+export async function createContext(opts: {
+  headers: Headers;
+  cookies: CookieJar;
+  db?: pg.Pool;
+  prisma?: PrismaClient;
+}): Promise<Context> {
+  const db = opts.db ?? getPool();
+  const sessionToken = opts.cookies.get(SESSION_COOKIE) ?? null;
+  const user = await resolveSession(db, sessionToken);
+  return {
+    db,
+    prisma: opts.prisma ?? getPrisma(),
+    user,
+    sessionToken: user ? sessionToken : null,
+    client: { ip: clientIp(opts.headers), userAgent: opts.headers.get('user-agent') },
+    cookies: opts.cookies,
+    sessionHours: env().SLUICE_SESSION_HOURS,
+  };
+}

@@ -1,0 +1,19 @@
+// The app router: one sub-router per area. Later areas (tasks, dlq, alerts, …) add a
+// line here.
+import { createCallerFactory, router } from './trpc';
+import { authRouter } from './routers/auth';
+import { usersRouter } from './routers/users';
+import { tokensRouter } from './routers/tokens';
+import { auditRouter } from './routers/audit';
+
+export const appRouter = router({
+  auth: authRouter,
+  users: usersRouter,
+  tokens: tokensRouter,
+  audit: auditRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Server-side calls without HTTP: server components and tests. */
+export const createCaller = createCallerFactory(appRouter);

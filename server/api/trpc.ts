@@ -1,0 +1,85 @@
+// tRPC setup: the context type, the ONE place errors are mapped to the wire, and one
+// procedure builder per role. Roles are ordered viewer < operator < admin; a procedure
+// states the least role it needs by its builder, and no handler checks roles itself.
+//
+// Errors: services throw CoreError (server/core/errors.ts), which knows nothing of
+// HTTP. `mapErrors` turns it into a TRPCError with the same code (all CoreError codes
+// are tRPC codes) and the formatter puts its field errors — or a zod input error's, field
+// by field — into `data.fieldErrors`. Anything else stays INTERNAL_SERVER_ERROR with a
+// generic message, so internals never leak.
+import { initTRPC, StandardSchemaV1Error, TRPCError } from '@trpc/server';
+import superjson from 'superjson';
+import { ZodError } from 'zod';
+import { isCoreError, type FieldError } from '../core/errors';
+import { roleAtLeast, type Role } from '../services/roles';
+import type { Context } from './context';
+
+export type { Context };
+
+/** Field errors of an input-validation failure: a ZodError, or a Standard Schema error. */
+function schemaFieldErrors(cause: unknown): FieldError[] | null {
+  if (!(cause instanceof ZodError || cause instanceof StandardSchemaV1Error)) return null;
+  return cause.issues.map((i) => ({
+    path: (i.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.'),
+    message: i.message,
+  }));
+}
+
+function summary(fieldErrors: FieldError[]): string {
+  const head = fieldErrors.slice(0, 3).map((f) => (f.path ? `${f.path}: ${f.message}` : f.message));
+  return head.join('; ') + (fieldErrors.length > 3 ? ` (and ${fieldErrors.length - 3} more)` : '');
+}
+
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const fieldErrors = isCoreError(cause) ? (cause.fieldErrors ?? null) : schemaFieldErrors(cause);
+    return {
+      ...shape,
+      // No stack traces on the wire, in any environment.
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        fieldErrors,
+        retryAfterMs: isCoreError(cause) ? (cause.retryAfterMs ?? null) : null,
+      },
+    };
+  },
+});
+
+/** CoreError → TRPCError with its code; zod input errors get a readable message. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const err = result.error;
+  const cause = err.cause;
+  if (isCoreError(cause)) throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  const fieldErrors = err.code === 'BAD_REQUEST' ? schemaFieldErrors(cause) : null;
+  if (fieldErrors) throw new TRPCError({ code: 'BAD_REQUEST', message: `Invalid input: ${summary(fieldErrors)}`, cause });
+  if (err.code === 'INTERNAL_SERVER_ERROR') {
+    console.error('[trpc] internal error:', cause ?? err);
+    throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Something went wrong on the server; it has been logged.' });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(mapErrors);
+
+function requireRole(role: Role) {
+  return publicProcedure.use(({ ctx, next }) => {
+    if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in to continue.' });
+    if (!roleAtLeast(ctx.user.role, role)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `This needs the ${role} role; you are signed in as ${ctx.user.role}.` });
+    }
+    return next({ ctx: { ...ctx, user: ctx.user } });
+  });
+}
+
+export const viewerProcedure = requireRole('viewer');
+export const operatorProcedure = requireRole('operator');
+export const adminProcedure = requireRole('admin');

@@ -1,0 +1,106 @@
+// The Audit page: entries newest first, filtered by actor, action, target and time
+// range, with keyset pagination on (at, id) — the order of audit_log_at_idx — so page N
+// costs the same as page 1. The cursor is the last entry's id; its exact `at` (with
+// microseconds, which a JS Date would truncate) is looked up in SQL.
+import { z } from 'zod';
+import { Prisma } from '../db/generated/prisma/client';
+import type { PrismaClient } from '../db/prisma';
+import type { ActorType } from '../db/audit';
+import { diffValues, type DiffLine } from './audit-diff';
+
+// Postgres timestamps cannot hold every JS date (year 0, ±275760); keep to sane bounds.
+const auditDate = z
+  .date({ error: 'must be a date' })
+  .min(new Date('1970-01-01T00:00:00Z'), 'must be after 1970')
+  .max(new Date('9999-12-31T00:00:00Z'), 'must be before the year 10000');
+
+export const auditListInput = z
+  .object({
+    /** part of the actor label (email, token name, `cli (…)`), case-insensitive */
+    actor: z.string().trim().max(200, 'is too long').optional(),
+    /** an exact action (`user.create`) or a prefix ending in `.` or `*` (`user.`) */
+    action: z.string().trim().max(100, 'is too long').optional(),
+    targetType: z.string().trim().max(100, 'is too long').optional(),
+    targetId: z.string().trim().max(200, 'is too long').optional(),
+    from: auditDate.optional(),
+    to: auditDate.optional(),
+    cursor: z.string().regex(/^\d{1,18}$/, 'is not a valid page cursor').optional(),
+    limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').default(50),
+  })
+  .refine((v) => !v.from || !v.to || v.from < v.to, { path: ['to'], message: 'must be after "from"' });
+
+export type AuditListInput = z.input<typeof auditListInput>;
+
+export interface AuditEntryView {
+  id: string;
+  at: Date;
+  actor: { type: ActorType; id: string | null; label: string };
+  action: string;
+  target: { type: string; id: string | null };
+  before: unknown;
+  after: unknown;
+  meta: unknown;
+  changes: DiffLine[];
+}
+
+export interface AuditPage {
+  entries: AuditEntryView[];
+  /** pass as `cursor` for the next (older) page; null on the last page */
+  nextCursor: string | null;
+}
+
+interface Row {
+  id: string;
+  at: Date;
+  actor_type: ActorType;
+  actor_id: string | null;
+  actor_label: string;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  before: unknown;
+  after: unknown;
+  meta: unknown;
+}
+
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+export async function listAudit(prisma: PrismaClient, input: z.output<typeof auditListInput>): Promise<AuditPage> {
+  const where: Prisma.Sql[] = [];
+  if (input.actor) where.push(Prisma.sql`actor_label ILIKE ${'%' + likeEscape(input.actor) + '%'}`);
+  if (input.action) {
+    const prefix = input.action.endsWith('*') ? input.action.slice(0, -1) : input.action.endsWith('.') ? input.action : null;
+    where.push(prefix !== null ? Prisma.sql`action LIKE ${likeEscape(prefix) + '%'}` : Prisma.sql`action = ${input.action}`);
+  }
+  if (input.targetType) where.push(Prisma.sql`target_type = ${input.targetType}`);
+  if (input.targetId) where.push(Prisma.sql`target_id = ${input.targetId}`);
+  if (input.from) where.push(Prisma.sql`at >= ${input.from}`);
+  if (input.to) where.push(Prisma.sql`at < ${input.to}`);
+  if (input.cursor) {
+    where.push(Prisma.sql`(at, id) < (SELECT at, id FROM audit_log WHERE id = ${BigInt(input.cursor)})`);
+  }
+  const rows = await prisma.$queryRaw<Row[]>`
+    SELECT id::text AS id, at, actor_type, actor_id, actor_label, action, target_type, target_id, before, after, meta
+      FROM audit_log
+     ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}` : Prisma.empty}
+     -- Qualified: a bare "id" here would sort by the text alias above, not the bigint.
+     ORDER BY audit_log.at DESC, audit_log.id DESC
+     LIMIT ${input.limit + 1}`;
+  const page = rows.slice(0, input.limit);
+  return {
+    entries: page.map((r) => ({
+      id: r.id,
+      at: r.at,
+      actor: { type: r.actor_type, id: r.actor_id, label: r.actor_label },
+      action: r.action,
+      target: { type: r.target_type, id: r.target_id },
+      before: r.before,
+      after: r.after,
+      meta: r.meta,
+      changes: diffValues(r.before, r.after),
+    })),
+    nextCursor: rows.length > input.limit ? page[page.length - 1]!.id : null,
+  };
+}
