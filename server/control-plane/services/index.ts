@@ -1,0 +1,4 @@
+// Every control-plane service; each area adds its own (see server/control-plane/runner.ts).
+import type { ControlPlaneService } from '../runner';
+
+export const controlPlaneServices: ControlPlaneService[] = [];
