@@ -10,9 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const INPUT_DIRS = ['app', 'components', 'server', 'public'];
-const INPUT_FILES = ['next.config.js', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json', 'prisma/schema.prisma', 'proxy.ts', 'middleware.ts'];
-const SKIP = /(^|\/)(node_modules|generated|\.next)(\/|$)|\.test\.tsx?$/;
-const STAMP = path.join(ROOT, '.next', 'sluice-build-stamp');
+const INPUT_FILES = ['next.config.js', 'instrumentation.ts', 'postcss.config.mjs', 'tsconfig.json', 'package-lock.json', 'prisma/schema.prisma', 'proxy.ts', 'middleware.ts'];
+const SKIP = /(^|\/)(node_modules|generated|\.next[^/]*)(\/|$)|\.test\.tsx?$/;
+/** next.config.js builds into NEXT_DIST_DIR when set (parallel builds in one checkout). */
+export const DIST_DIR = path.join(ROOT, process.env.NEXT_DIST_DIR || '.next');
+const STAMP = path.join(DIST_DIR, 'sluice-build-stamp');
 
 function walk(dir: string, out: string[]): void {
   if (!fs.existsSync(dir)) return;
@@ -41,7 +43,7 @@ export function buildInputsHash(): string {
 }
 
 export function buildIsFresh(): boolean {
-  if (!fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID')) || !fs.existsSync(STAMP)) return false;
+  if (!fs.existsSync(path.join(DIST_DIR, 'BUILD_ID')) || !fs.existsSync(STAMP)) return false;
   return fs.readFileSync(STAMP, 'utf8').trim() === buildInputsHash();
 }
 
