@@ -28,7 +28,9 @@ export const envSchema = z.object({
   SLUICE_SECURE_COOKIES: bool.default(false),
   /** Start demo coordinators and producers with `npm start`. */
   SLUICE_DEMO: bool.default(true),
-  /** Coordinators started in-process by `npm start` (0 = none). */
+  /** Handlers module for the coordinators `npm start` runs when the demo is off. */
+  SLUICE_HANDLERS: z.string().optional(),
+  /** Coordinators `npm start` runs beside the control plane (0 = none). */
   SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });

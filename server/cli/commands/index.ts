@@ -2,5 +2,6 @@
 import type { Command } from 'commander';
 import { register as start } from './start';
 import { register as db } from './db';
+import { register as demo } from './demo';
 
-export const commands: Array<(program: Command) => void> = [start, db];
+export const commands: Array<(program: Command) => void> = [start, db, demo];
