@@ -1,0 +1,19 @@
+// Everything behind sign-in. The session is checked on every request here (not only in
+// proxy.ts), and every procedure checks it again.
+import type { ReactNode } from 'react';
+import { cookies } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { currentUser } from '@/server/api/rsc';
+import { AppShell } from '@/components/shell/app-shell';
+import { parseTheme, THEME_COOKIE } from '@/components/shell/theme';
+
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
+  return (
+    <AppShell user={user} theme={theme}>
+      {children}
+    </AppShell>
+  );
+}
