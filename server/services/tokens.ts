@@ -127,3 +127,19 @@ export async function authenticateToken(
 export function tokenActor(t: { id: string; name: string }): Actor {
   return { type: 'token', id: t.id, label: `token ${t.name}` };
 }
+
+/** A token's id from its id, its 8-character prefix, or the full token; null if none. */
+export async function resolveTokenRef(db: Db, ref: string): Promise<string | null> {
+  const s = ref.trim();
+  const m = TOKEN_PATTERN.exec(s);
+  const r = await db.query<{ id: string }>(
+    `SELECT id FROM api_tokens
+      WHERE ($1::text IS NOT NULL AND token_hash = $1)
+         OR ($2::text IS NOT NULL AND prefix = $2)
+         OR ($3::uuid IS NOT NULL AND id = $3::uuid)
+      LIMIT 2`,
+    [m ? sha256Hex(s) : null, /^[a-z0-9]{8}$/.test(s) ? s : null, /^[0-9a-f-]{36}$/i.test(s) ? s : null],
+  );
+  if (r.rows.length > 1) throw new CoreError('CONFLICT', `"${ref}" matches more than one token; use its id.`);
+  return r.rows[0]?.id ?? null;
+}

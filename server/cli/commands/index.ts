@@ -3,5 +3,7 @@ import type { Command } from 'commander';
 import { register as start } from './start';
 import { register as db } from './db';
 import { register as demo } from './demo';
+import { register as users } from './users';
+import { register as tokens } from './tokens';
 
-export const commands: Array<(program: Command) => void> = [start, db, demo];
+export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens];
