@@ -1,0 +1,90 @@
+// Reads for the Dead letters pages (and the REST/CLI list): the keyset-paginated list
+// with a capped count, the fingerprint groups, and one dead letter in full.
+// Inputs are parsed here so tRPC, REST and the CLI get the same field errors.
+import { z } from 'zod';
+import { CoreError } from '../core/errors';
+import { dlqFilterSchema, type DlqFilter } from '../core/dlq-filter';
+import type { Db } from '../db/pool';
+import { countDeadLettersCapped, listDeadLetters, type DeadLetterCursor, type DeadLetterListRow } from '../db/list-dead-letters';
+import { deadLetterFingerprints, type FingerprintGroupRow } from '../db/dead-letter-fingerprints';
+import {
+  deadLetterAttempts,
+  deadLetterReplays,
+  getDeadLetter,
+  type AttemptRow,
+  type DeadLetterRow,
+  type ReplayRecordRow,
+} from '../db/get-dead-letter';
+import { parseInput } from '../services/validate-input';
+
+export const COUNT_CAP = 10_000;
+
+const CURSOR_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~(\d{1,18})$/;
+
+export const deadLetterListInput = z.object({
+  filter: dlqFilterSchema.default({ status: 'all' }),
+  cursor: z.string().regex(CURSOR_RE, 'is not a valid page cursor').optional(),
+  limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(50),
+});
+export type DeadLetterListInput = z.input<typeof deadLetterListInput>;
+
+export const fingerprintGroupsInput = z.object({
+  filter: dlqFilterSchema.default({ status: 'all' }),
+  limit: z.number().int().min(1).max(200).default(20),
+});
+
+export const deadLetterIdInput = z.object({ id: z.number().int('must be a dead-letter id').positive('must be a dead-letter id') });
+
+export interface DeadLetterListPage {
+  items: DeadLetterListRow[];
+  nextCursor: string | null;
+  /** matching dead letters, counted up to COUNT_CAP; null on later pages (not recounted) */
+  count: number | null;
+  countCapped: boolean;
+}
+
+export function encodeCursor(row: { deadAtKey: string; id: number }): string {
+  return `${row.deadAtKey}~${row.id}`;
+}
+
+export function decodeCursor(cursor: string): DeadLetterCursor {
+  const m = CURSOR_RE.exec(cursor);
+  if (!m) throw CoreError.badRequest('cursor is not a valid page cursor', [{ path: 'cursor', message: 'is not a valid page cursor' }]);
+  return { deadAt: m[1]!, id: Number(m[2]) };
+}
+
+export async function listDeadLetterPage(db: Db, input: DeadLetterListInput): Promise<DeadLetterListPage> {
+  const v = parseInput(deadLetterListInput, input);
+  const [page, count] = await Promise.all([
+    listDeadLetters(db, v.filter, { limit: v.limit, cursor: v.cursor ? decodeCursor(v.cursor) : null }),
+    // The count matters on the first page; later pages keep the one they were shown.
+    v.cursor ? Promise.resolve(null) : countDeadLettersCapped(db, v.filter, COUNT_CAP),
+  ]);
+  const last = page.rows[page.rows.length - 1];
+  return {
+    items: page.rows,
+    nextCursor: page.more && last ? encodeCursor(last) : null,
+    count: count?.count ?? null,
+    countCapped: count?.capped ?? false,
+  };
+}
+
+export async function listFingerprintGroups(db: Db, input: z.input<typeof fingerprintGroupsInput>): Promise<FingerprintGroupRow[]> {
+  const v = parseInput(fingerprintGroupsInput, input);
+  return deadLetterFingerprints(db, v.filter, v.limit);
+}
+
+export interface DeadLetterDetail extends DeadLetterRow {
+  attemptsLog: AttemptRow[];
+  replays: ReplayRecordRow[];
+}
+
+export async function deadLetterDetail(db: Db, input: z.input<typeof deadLetterIdInput>): Promise<DeadLetterDetail> {
+  const { id } = parseInput(deadLetterIdInput, input);
+  const row = await getDeadLetter(db, id);
+  if (!row) throw CoreError.notFound(`dead letter ${id}`);
+  const [attemptsLog, replays] = await Promise.all([deadLetterAttempts(db, row.executionId), deadLetterReplays(db, id)]);
+  return { ...row, attemptsLog, replays };
+}
+
+export type { DeadLetterListRow, FingerprintGroupRow, DlqFilter };

@@ -1,0 +1,113 @@
+// Purge dead letters safely, in two steps (the lesson of Sidekiq's "Delete All" that
+// ignored the filter and raced new arrivals):
+//   preview — freeze the exact ids (a selection, or everything matching the filter) and
+//             report their count; nothing is deleted;
+//   purge   — the operator types "purge <count>"; only the frozen ids are deleted, once,
+//             before the preview expires; audited in the same transaction with the
+//             filter and the counts.
+// A dry run computes the preview inside a transaction that is rolled back.
+// Before purging, the frozen set can be exported as JSON lines (exportFrozenSet).
+import { z } from 'zod';
+import type pg from 'pg';
+import { CoreError } from '../core/errors';
+import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
+import { recordAudit, type Actor } from '../db/audit';
+import type { Db } from '../db/pool';
+import { freezePurgeSet, type FrozenPurgeSet } from '../db/freeze-purge-set';
+import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
+import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
+import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
+import { parseInput } from './validate-input';
+
+/** How long a preview stays purgeable. */
+export const PREVIEW_TTL_MINUTES = 30;
+
+export const purgeInput = z.object({
+  previewId: z.uuid('must be a preview id'),
+  confirm: z.string().max(100, 'is too long'),
+});
+export type PurgeInput = z.input<typeof purgeInput>;
+
+export interface PurgePreview extends FrozenPurgeSet {
+  /** What the operator must type to purge this set. */
+  confirmation: string;
+}
+
+export interface PurgeResult {
+  previewId: string;
+  frozen: number;
+  deleted: number;
+  byTask: { task: string; count: number }[];
+}
+
+async function inTransaction<T>(pool: pg.Pool, commit: boolean, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const out = await fn(client);
+    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    return out;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/** Freezes the set and returns its count; `dryRun` reports the same figures and stores nothing. */
+export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
+  const scope = scopeKind(parseInput(dlqScopeInput, input));
+  const frozen = await inTransaction(pool, !opts.dryRun, (c) => freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES));
+  return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
+}
+
+export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
+  const v = parseInput(purgeInput, input);
+  return inTransaction(pool, true, async (c) => {
+    const preview = await getPurgePreview(c, v.previewId, { lock: true });
+    if (!preview) throw CoreError.notFound('purge preview');
+    if (preview.purgedAt) {
+      throw new CoreError('CONFLICT', `This set was already purged by ${preview.purgedByLabel ?? 'someone'} (${preview.purgedCount ?? 0} deleted).`);
+    }
+    if (preview.expired) {
+      throw new CoreError('PRECONDITION_FAILED', 'This preview has expired; preview the purge again to freeze a fresh set.');
+    }
+    if (!confirmationMatches(v.confirm, preview.total)) {
+      const phrase = purgeConfirmationPhrase(preview.total);
+      throw CoreError.badRequest(`Type "${phrase}" to confirm.`, [{ path: 'confirm', message: `type "${phrase}" to confirm` }]);
+    }
+    const { deleted, byTask } = await purgeFrozenSet(c, v.previewId, actor.label);
+    await recordAudit(c, actor, {
+      action: 'dlq.purge',
+      targetType: 'dead_letters',
+      targetId: v.previewId,
+      before: { frozen: preview.total },
+      after: { deleted },
+      meta: { scope: preview.scope, filter: preview.filter, frozen: preview.total, deleted, byTask, previewBy: preview.createdByLabel },
+    });
+    return { previewId: v.previewId, frozen: preview.total, deleted, byTask };
+  });
+}
+
+export async function purgePreviewStatus(db: Db, previewId: string): Promise<PurgePreviewRow> {
+  const id = parseInput(z.uuid('must be a preview id'), previewId);
+  const p = await getPurgePreview(db, id);
+  if (!p) throw CoreError.notFound('purge preview');
+  return p;
+}
+
+const EXPORT_PAGE = 1000;
+
+/** The frozen set as JSON lines (one dead letter per line, id order), page by page. */
+export async function* exportFrozenSet(db: Db, previewId: string): AsyncGenerator<string> {
+  const p = await purgePreviewStatus(db, previewId);
+  if (p.purgedAt) throw new CoreError('CONFLICT', 'This set was already purged; there is nothing left to export.');
+  let after = 0;
+  for (;;) {
+    const rows: ExportedDeadLetter[] = await readFrozenSetPage(db, previewId, after, EXPORT_PAGE);
+    if (rows.length === 0) return;
+    yield rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    after = rows[rows.length - 1]!.id;
+  }
+}
