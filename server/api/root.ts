@@ -5,12 +5,18 @@ import { authRouter } from './routers/auth';
 import { usersRouter } from './routers/users';
 import { tokensRouter } from './routers/tokens';
 import { auditRouter } from './routers/audit';
+import { tasksRouter } from './routers/tasks';
+import { configRouter } from './routers/config';
+import { coordinatorsRouter } from './routers/coordinators';
 
 export const appRouter = router({
   auth: authRouter,
   users: usersRouter,
   tokens: tokensRouter,
   audit: auditRouter,
+  tasks: tasksRouter,
+  config: configRouter,
+  coordinators: coordinatorsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,6 +3,7 @@
 // value before → after. A whole group or task added/removed is expanded into its fields,
 // so "new group region" reads as "limit: — → 3", not as a JSON blob.
 // Pure: no I/O imports (server/core rule).
+import { z } from 'zod';
 import type { ConfigChange } from './config-diff';
 
 export type ChangeRowKind = 'added' | 'removed' | 'changed';
@@ -23,6 +24,20 @@ export interface TaskChangeGroup {
   kind: 'task-added' | 'task-removed' | 'changed';
   rows: ChangeRow[];
 }
+
+/** The same shapes as zod schemas, for API output validation. */
+export const changeRowSchema = z.object({
+  path: z.string(),
+  label: z.string(),
+  kind: z.enum(['added', 'removed', 'changed']),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+});
+export const taskChangeGroupSchema = z.object({
+  task: z.string(),
+  kind: z.enum(['task-added', 'task-removed', 'changed']),
+  rows: z.array(changeRowSchema),
+});
 
 const WORDS: Record<string, string> = {
   concurrency: 'concurrency',

@@ -1,0 +1,28 @@
+// Config history: versions with their diffs (everyone signed in), rollback with a
+// preview of what it changes (operators). The YAML download is a route handler
+// (app/api/config/export) because it answers with a file, not JSON.
+import { z } from 'zod';
+import { taskChangeGroupSchema } from '../../../core/config-change-view';
+import { previewRollback, rollbackConfig, rollbackInput } from '../../../services/task-config';
+import { userActor } from '../../../services/auth';
+import { getConfigVersionView, historyInput, listConfigHistory } from '../../../presenters/config-history';
+import { operatorProcedure, router, viewerProcedure } from '../../trpc';
+
+const version = z.number().int().min(1);
+const previewOutput = z.object({ basedOn: z.number().nullable(), changes: z.array(taskChangeGroupSchema) });
+
+export const configRouter = router({
+  history: viewerProcedure.input(historyInput).query(({ ctx, input }) => listConfigHistory(ctx.db, input)),
+
+  version: viewerProcedure.input(z.object({ version })).query(({ ctx, input }) => getConfigVersionView(ctx.db, input.version)),
+
+  previewRollback: operatorProcedure
+    .input(z.object({ to: version, basedOn: version }))
+    .output(previewOutput)
+    .mutation(({ ctx, input }) => previewRollback(ctx.db, input)),
+
+  rollback: operatorProcedure
+    .input(rollbackInput)
+    .output(previewOutput.extend({ version: z.number() }))
+    .mutation(({ ctx, input }) => rollbackConfig(ctx.db, userActor(ctx.user), input)),
+});
