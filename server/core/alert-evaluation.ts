@@ -1,0 +1,139 @@
+// What the alert evaluator decides before it touches the state machine: the policy
+// (timings, hot-partition and hot-key sensitivity, hysteresis), whether a value is
+// breaching given the alert's current state, its severity, and the dedup key of an
+// alert. stepAlert (alert-rules.ts) then handles for-duration, clear-duration and events.
+// Pure: no I/O imports (server/core rule).
+import type { ThresholdPair, ThresholdMetric } from './thresholds';
+
+export const ALERT_RULES = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs', 'hotPartition', 'hotKey'] as const;
+export type AlertRule = (typeof ALERT_RULES)[number];
+export type AlertSeverity = 'warning' | 'critical';
+
+export interface AlertPolicy {
+  /** Breaching continuously this long before an alert fires. */
+  forMs: number;
+  /** Clear continuously this long before it resolves on its own. */
+  clearForMs: number;
+  /**
+   * Hysteresis: once an alert is open, the value must fall below
+   * threshold × (1 − hysteresis) to count as clear, so a value hovering at the line
+   * does not open and close episodes.
+   */
+  hysteresis: number;
+  /** Window over which rates (retry, DLQ, arrivals) and p99 are read. */
+  windowMs: number;
+  hotPartition: { factor: number; floorDepth: number };
+  hotKey: { dominantShare: number; floor: number };
+}
+
+export const DEFAULT_ALERT_POLICY: AlertPolicy = {
+  forMs: 60_000,
+  clearForMs: 120_000,
+  hysteresis: 0.1,
+  windowMs: 5 * 60_000,
+  hotPartition: { factor: 3, floorDepth: 100 },
+  hotKey: { dominantShare: 0.5, floor: 50 },
+};
+
+export function checkPolicy(p: AlertPolicy): AlertPolicy {
+  const bad = (name: string, v: number) => {
+    throw new RangeError(`alert policy ${name} is invalid: ${v}`);
+  };
+  if (!(p.forMs >= 0) || !Number.isFinite(p.forMs)) bad('forMs', p.forMs);
+  if (!(p.clearForMs >= 0) || !Number.isFinite(p.clearForMs)) bad('clearForMs', p.clearForMs);
+  if (!(p.hysteresis >= 0 && p.hysteresis < 1)) bad('hysteresis', p.hysteresis);
+  if (!(p.windowMs > 0) || !Number.isFinite(p.windowMs)) bad('windowMs', p.windowMs);
+  if (!(p.hotPartition.factor >= 1)) bad('hotPartition.factor', p.hotPartition.factor);
+  if (!(p.hotPartition.floorDepth >= 0)) bad('hotPartition.floorDepth', p.hotPartition.floorDepth);
+  if (!(p.hotKey.dominantShare > 0 && p.hotKey.dominantShare <= 1)) bad('hotKey.dominantShare', p.hotKey.dominantShare);
+  if (!(p.hotKey.floor >= 0)) bad('hotKey.floor', p.hotKey.floor);
+  return p;
+}
+
+/** A threshold as seen by an alert that is open (lowered by hysteresis) or not. */
+export function effectiveThreshold(threshold: number, open: boolean, hysteresis: number): number {
+  return open ? threshold * (1 - hysteresis) : threshold;
+}
+
+/**
+ * A threshold rule's observation: breaching when the value is above the warning line
+ * (the lowered line while the alert is open); severity from the plain lines. No data
+ * (null) is not a breach: an idle task does not page anyone.
+ */
+export function thresholdBreach(
+  value: number | null,
+  t: ThresholdPair,
+  open: boolean,
+  hysteresis: number,
+): { breaching: boolean; severity: AlertSeverity } {
+  if (value === null || Number.isNaN(value)) return { breaching: false, severity: 'warning' };
+  const breaching = value > effectiveThreshold(t.warning, open, hysteresis);
+  return { breaching, severity: value > t.critical ? 'critical' : 'warning' };
+}
+
+/** The sensitivity a detector uses for one subject: relaxed by hysteresis while open. */
+export function relaxedHotPartition(p: AlertPolicy['hotPartition'], hysteresis: number): AlertPolicy['hotPartition'] {
+  return { factor: Math.max(1, p.factor * (1 - hysteresis)), floorDepth: p.floorDepth * (1 - hysteresis) };
+}
+
+export function relaxedHotKey(p: AlertPolicy['hotKey'], hysteresis: number): AlertPolicy['hotKey'] {
+  return { dominantShare: p.dominantShare * (1 - hysteresis), floor: p.floor * (1 - hysteresis) };
+}
+
+/**
+ * Hot partitions and hot keys are warnings, critical once the ratio (depth or arrivals ÷
+ * sibling median, or a key's share) passes `criticalAt`.
+ */
+export function detectorSeverity(ratio: number | null, criticalAt: number): AlertSeverity {
+  return ratio === null || ratio >= criticalAt ? 'critical' : 'warning';
+}
+
+export const THRESHOLD_RULES: readonly (ThresholdMetric & AlertRule)[] = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs'];
+
+/** The dedup key: one open episode per (task, rule, subject). */
+export function alertKey(task: string, rule: AlertRule, subject = ''): string {
+  return `${task}|${rule}|${subject}`;
+}
+
+export const SEVERITY_RANK: Record<AlertSeverity, number> = { warning: 1, critical: 2 };
+
+/** Severity only goes up within an episode: a critical alert easing to warning stays critical. */
+export function escalate(current: AlertSeverity | undefined, observed: AlertSeverity): AlertSeverity {
+  if (!current) return observed;
+  return SEVERITY_RANK[observed] > SEVERITY_RANK[current] ? observed : current;
+}
+
+/** Whether a notification for `severity` passes a target's minimum severity. */
+export function severityAtLeast(severity: AlertSeverity, min: AlertSeverity): boolean {
+  return SEVERITY_RANK[severity] >= SEVERITY_RANK[min];
+}
+
+export const ALERT_RULE_LABEL: Record<AlertRule, string> = {
+  depth: 'Partition depth',
+  imbalance: 'Imbalance ratio',
+  retryRate: 'Retry rate',
+  dlqRate: 'DLQ rate',
+  p99LatencyMs: 'p99 latency',
+  hotPartition: 'Hot partition',
+  hotKey: 'Hot key',
+};
+
+/** The remedy shown beside a threshold alert (hot partitions use hotPartitionRemedy). */
+export function thresholdRemedy(rule: ThresholdMetric): string {
+  switch (rule) {
+    case 'depth':
+      return 'The backlog is growing faster than it drains: raise the task concurrency, add coordinators, or add partitions so more owners claim in parallel.';
+    case 'imbalance':
+      return 'One partition holds far more than the mean: switch routing to least-loaded, or hash on a finer-grained key path.';
+    case 'retryRate':
+      return 'Many attempts fail and retry: check the errors in the dead-letter queue and the downstream the handler calls; a longer backoff eases a struggling dependency.';
+    case 'dlqRate':
+      return 'Executions are exhausting their retries: inspect the dead letters by error fingerprint, fix the cause, then replay them.';
+    case 'p99LatencyMs':
+      return 'Executions wait or run long: raise concurrency or per-key limits if the backlog waits, or look at slow handlers if run time dominates.';
+  }
+}
+
+export function hotKeyRemedy(group: string, key: string): string {
+  return `Key "${key}" dominates group "${group}": give it a per-key override in the task's group limits (lower to protect the others, higher if it is legitimately large), or spread it over a finer key.`;
+}

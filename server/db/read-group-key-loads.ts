@@ -1,0 +1,35 @@
+// The heaviest group keys per (task, group) from the live group_slots counters, with
+// the group's total load and number of active keys, so a hot-key share can be computed
+// without shipping every key: rows with in_flight = 0 and queued = 0 are skipped, the
+// rest are ranked per group by in_flight + queued and the top `perGroup` returned.
+// group_slots holds one row per key in use, so this stays a counter read.
+import type { Db } from './pool';
+
+export interface GroupKeyLoadRow {
+  task: string;
+  group_name: string;
+  group_key: string;
+  in_flight: number;
+  queued: number;
+  group_total: number;
+  group_active: number;
+}
+
+export async function readGroupKeyLoads(db: Db, tasks: readonly string[], perGroup: number): Promise<GroupKeyLoadRow[]> {
+  const r = await db.query<GroupKeyLoadRow>(
+    `SELECT task, group_name, group_key, in_flight, queued, group_total, group_active FROM (
+       SELECT task, group_name, group_key, in_flight, queued,
+              row_number() OVER w AS rn,
+              (sum(in_flight + queued) OVER g)::bigint AS group_total,
+              (count(*) OVER g)::int AS group_active
+       FROM group_slots
+       WHERE task = ANY ($1) AND (in_flight > 0 OR queued > 0)
+       WINDOW g AS (PARTITION BY task, group_name),
+              w AS (PARTITION BY task, group_name ORDER BY in_flight + queued DESC, group_key)
+     ) ranked
+     WHERE rn <= $2
+     ORDER BY task, group_name, rn`,
+    [tasks, perGroup],
+  );
+  return r.rows;
+}

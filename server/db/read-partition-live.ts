@@ -1,0 +1,34 @@
+// The live per-partition counters (partition_stats, kept exact by enqueue/claim/finish)
+// with each partition's owner coordinator. Reads only partitions of the task's current
+// count (task_runtime.partitions). Counters, not a scan of executions.
+import type { Db } from './pool';
+
+export interface PartitionLiveRow {
+  task: string;
+  partition: number;
+  depth: number;
+  in_flight: number;
+  spilled: number;
+  arrivals_total: number;
+  owner_id: string | null;
+  owner_name: string | null;
+  owner_host: string | null;
+  owner_heartbeat_at: Date | null;
+  owner_stopped: boolean | null;
+}
+
+export async function readPartitionLive(db: Db, tasks: readonly string[]): Promise<PartitionLiveRow[]> {
+  const r = await db.query<PartitionLiveRow>(
+    `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total,
+            o.owner AS owner_id, c.name AS owner_name, c.host AS owner_host,
+            c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped
+     FROM partition_stats ps
+     JOIN task_runtime tr ON tr.task = ps.task AND ps.partition < tr.partitions
+     LEFT JOIN partition_owners o ON o.task = ps.task AND o.partition = ps.partition
+     LEFT JOIN coordinators c ON c.id = o.owner
+     WHERE ps.task = ANY ($1)
+     ORDER BY ps.task, ps.partition`,
+    [tasks],
+  );
+  return r.rows;
+}

@@ -1,0 +1,126 @@
+// The Overview page in one call: the fleet strip, one card per task with its worst
+// status against its thresholds, and the charts of the selected task (default: the task
+// in the worst state). Cards read live counters (partition_stats) and the last five
+// minutes of 10 s roll-ups; charts read roll-ups. Nothing here scans executions.
+import { z } from 'zod';
+import type { Db } from '../db/pool';
+import { evaluateTaskHealth, type TaskHealth, type ThresholdStatus } from '../core/thresholds';
+import { imbalanceRatio, perSecond, rate } from '../core/metrics';
+import { readActiveTasks } from '../db/read-active-tasks';
+import { readPartitionLive } from '../db/read-partition-live';
+import { readTaskWindowTotals } from '../db/read-window-totals';
+import { readOpenAlertCounts } from '../db/read-open-alert-counts';
+import { readFleetSummary } from '../db/read-fleet-summary';
+import { getTaskCharts, OWNER_STALE_MS, RECENT_WINDOW_MS, taskNameInput, thresholdsOf, timeRangeSchema, type TaskCharts } from './task-metrics';
+
+export const overviewInput = z.object({
+  range: timeRangeSchema.default('1h'),
+  /** The task whose charts to show; omitted = the task in the worst state. */
+  task: taskNameInput.optional(),
+});
+export type OverviewInput = z.input<typeof overviewInput>;
+
+export interface TaskCard {
+  task: string;
+  worst: ThresholdStatus;
+  health: TaskHealth;
+  partitions: number;
+  depth: number;
+  inFlight: number;
+  concurrency: number;
+  paused: boolean;
+  /** Finished executions per second over the recent window. */
+  throughput: number | null;
+  openAlerts: { critical: number; warning: number; acknowledged: number };
+}
+
+export interface Overview {
+  fleet: {
+    coordinatorsLive: number;
+    coordinatorsRegistered: number;
+    coordinatorsDraining: number;
+    tasks: number;
+    tasksByStatus: Record<ThresholdStatus, number>;
+    alertsFiring: { critical: number; warning: number };
+    alertsAcknowledged: number;
+    /** now − the 10 s roll-up cursor; null before the first roll-up. */
+    rollupLagMs: number | null;
+  };
+  cards: TaskCard[];
+  selectedTask: string | null;
+  charts: TaskCharts | null;
+  generatedAt: number;
+}
+
+const STATUS_ORDER: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
+
+export async function getOverview(db: Db, input: z.output<typeof overviewInput>, now = new Date()): Promise<Overview> {
+  const [tasks, fleet, alertCounts, totals] = await Promise.all([
+    readActiveTasks(db),
+    readFleetSummary(db, OWNER_STALE_MS),
+    readOpenAlertCounts(db),
+    readTaskWindowTotals(db, new Date(now.getTime() - RECENT_WINDOW_MS)),
+  ]);
+  const live = await readPartitionLive(db, tasks.map((t) => t.task));
+  const depthsByTask = new Map<string, number[]>();
+  for (const p of live) {
+    const d = depthsByTask.get(p.task) ?? [];
+    d.push(p.depth);
+    depthsByTask.set(p.task, d);
+  }
+  const totalsByTask = new Map(totals.map((t) => [t.task, t]));
+
+  const cards: TaskCard[] = tasks.map((t) => {
+    const depths = depthsByTask.get(t.task) ?? [];
+    const w = totalsByTask.get(t.task);
+    const health = evaluateTaskHealth(thresholdsOf(t.definition), {
+      maxDepth: depths.length ? Math.max(...depths) : null,
+      imbalance: depths.length ? imbalanceRatio(depths) : null,
+      retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
+      dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
+      p99LatencyMs: w?.latency_p99_ms ?? null,
+    });
+    const counts = alertCounts.filter((a) => a.task === t.task);
+    const sum = (f: (a: (typeof counts)[number]) => boolean) => counts.filter(f).reduce((n, a) => n + a.n, 0);
+    return {
+      task: t.task,
+      worst: health.worst,
+      health,
+      partitions: t.partitions,
+      depth: depths.reduce((a, b) => a + b, 0),
+      inFlight: t.in_flight,
+      concurrency: t.concurrency,
+      paused: t.paused,
+      throughput: w ? perSecond(w.processed + w.dead_lettered, Math.min(Math.max(w.covered_ms, 1000), RECENT_WINDOW_MS)) : null,
+      openAlerts: {
+        critical: sum((a) => a.status === 'firing' && a.severity === 'critical'),
+        warning: sum((a) => a.status === 'firing' && a.severity === 'warning'),
+        acknowledged: sum((a) => a.status === 'acknowledged'),
+      },
+    };
+  });
+  cards.sort((a, b) => STATUS_ORDER[a.worst] - STATUS_ORDER[b.worst] || (a.task < b.task ? -1 : 1));
+
+  const selected = input.task && tasks.some((t) => t.task === input.task) ? input.task : (cards[0]?.task ?? null);
+  const selectedRow = tasks.find((t) => t.task === selected);
+  const charts = selectedRow ? await getTaskCharts(db, { task: selectedRow.task, range: input.range }, now, selectedRow) : null;
+
+  const tasksByStatus: Record<ThresholdStatus, number> = { ok: 0, warning: 0, critical: 0, unknown: 0 };
+  for (const c of cards) tasksByStatus[c.worst]++;
+  return {
+    fleet: {
+      coordinatorsLive: fleet.coordinators_live,
+      coordinatorsRegistered: fleet.coordinators_registered,
+      coordinatorsDraining: fleet.coordinators_draining,
+      tasks: tasks.length,
+      tasksByStatus,
+      alertsFiring: { critical: fleet.alerts_firing_critical, warning: fleet.alerts_firing_warning },
+      alertsAcknowledged: fleet.alerts_acknowledged,
+      rollupLagMs: fleet.rolled_until ? Math.max(0, fleet.db_now.getTime() - fleet.rolled_until.getTime()) : null,
+    },
+    cards,
+    selectedTask: selected,
+    charts,
+    generatedAt: now.getTime(),
+  };
+}

@@ -1,0 +1,237 @@
+// Chart data for one task over a time range (Overview charts, task drill-down), and the
+// per-partition drill-down table (live depth, arrival and drain rates, owner, drain-time
+// forecast). Charts read roll-ups only (server/db/read-task-series.ts); the table reads
+// the live partition counters plus the last few minutes of 10 s roll-ups.
+import { z } from 'zod';
+import type { Db } from '../db/pool';
+import { CoreError } from '../core/errors';
+import { thresholdsSchema, type TaskDefinition } from '../core/task-definition';
+import type { TaskThresholds } from '../core/thresholds';
+import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
+import { drainForecastMs, imbalanceRatio, perSecond, rate } from '../core/metrics';
+import { bucketAxis, resolutionForRange, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
+import { readTaskSeries, type SeriesBucketRow } from '../db/read-task-series';
+import { readActiveTasks, type ActiveTaskRow } from '../db/read-active-tasks';
+import { readPartitionLive } from '../db/read-partition-live';
+import { readPartitionWindowTotals, type WindowTotals } from '../db/read-window-totals';
+import { readPartitionHeadKeys } from '../db/read-partition-head-keys';
+import { readGroupKeyLoads } from '../db/read-group-key-loads';
+
+export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
+export const taskNameInput = z.string().min(1, 'is required').max(63, 'is too long');
+
+export const taskChartsInput = z.object({ task: taskNameInput, range: timeRangeSchema.default('1h') });
+export type TaskChartsInput = z.input<typeof taskChartsInput>;
+
+/** Window for "now" numbers: cards, drill-down rates, drain forecasts. */
+export const RECENT_WINDOW_MS = 5 * 60_000;
+
+export interface ChartPoint {
+  /** Bucket start, ms epoch. */
+  t: number;
+  /** Max depth in the bucket per partition (index = partition); null = no sample. */
+  depth: (number | null)[];
+  depthTotal: number | null;
+  imbalance: number | null;
+  /** Fractions (0.1 = 10%). */
+  retryRate: number | null;
+  dlqRate: number | null;
+  p99LatencyMs: number | null;
+  /** Per second over the bucket. */
+  throughput: number | null;
+  arrivalRate: number | null;
+}
+
+export interface TaskCharts {
+  task: string;
+  range: TimeRange;
+  resolutionS: RollupResolution;
+  from: number;
+  to: number;
+  partitions: number;
+  thresholds: TaskThresholds;
+  points: ChartPoint[];
+  /** Buckets with any data; 0 means "no samples in this range" (the empty state). */
+  pointsWithData: number;
+}
+
+const DEFAULT_THRESHOLDS = thresholdsSchema.parse(undefined);
+
+/** The thresholds stored in a task's definition, or the defaults when absent/invalid. */
+export function thresholdsOf(definition: unknown): TaskThresholds {
+  const raw = (definition as { thresholds?: unknown } | null)?.thresholds;
+  const r = thresholdsSchema.safeParse(raw);
+  return r.success ? r.data : DEFAULT_THRESHOLDS;
+}
+
+export function routingOf(definition: unknown): TaskDefinition['routing'] {
+  const r = (definition as { routing?: TaskDefinition['routing'] } | null)?.routing;
+  return r && typeof r.strategy === 'string' ? r : { strategy: 'round-robin' };
+}
+
+export async function findTask(db: Db, task: string): Promise<ActiveTaskRow> {
+  const t = (await readActiveTasks(db)).find((x) => x.task === task);
+  if (!t) throw CoreError.notFound(`Task "${task}"`);
+  return t;
+}
+
+function clampWindowMs(coveredMs: number | null, resolutionS: number): number {
+  const ms = Math.min(Math.max(coveredMs ?? resolutionS * 1000, 1000), resolutionS * 1000);
+  return ms;
+}
+
+/** One roll-up bucket → one chart point (partition depths spread over `partitions` slots). */
+export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partitions: number, resolutionS: number): ChartPoint {
+  const depth: (number | null)[] = new Array(partitions).fill(null);
+  if (!row) {
+    return { t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null };
+  }
+  const present: number[] = [];
+  row.partitions.forEach((p, i) => {
+    if (p < partitions) {
+      depth[p] = row.depths[i]!;
+      present.push(row.depths[i]!);
+    }
+  });
+  const windowMs = clampWindowMs(row.covered_ms, resolutionS);
+  const hasTotal = row.processed !== null;
+  const processed = row.processed ?? 0;
+  const failed = row.failed ?? 0;
+  const dead = row.dead_lettered ?? 0;
+  return {
+    t,
+    depth,
+    depthTotal: row.total_depth ?? (present.length ? present.reduce((a, b) => a + b, 0) : null),
+    imbalance: present.length ? imbalanceRatio(present) : null,
+    retryRate: hasTotal ? rate(row.retried ?? 0, processed + failed) : null,
+    dlqRate: hasTotal ? rate(dead, processed + dead) : null,
+    p99LatencyMs: row.latency_p99_ms,
+    throughput: hasTotal ? perSecond(processed + dead, windowMs) : null,
+    arrivalRate: row.arrivals === null ? null : perSecond(row.arrivals, windowMs),
+  };
+}
+
+export async function getTaskCharts(db: Db, input: z.output<typeof taskChartsInput>, now = new Date(), known?: ActiveTaskRow): Promise<TaskCharts> {
+  const task = known ?? (await findTask(db, input.task));
+  const rangeMs = TIME_RANGE_MS[input.range];
+  const resolutionS = resolutionForRange(rangeMs);
+  const axis = bucketAxis(now.getTime(), rangeMs, resolutionS);
+  const rows = await readTaskSeries(db, task.task, resolutionS, new Date(axis[0]!), now);
+  const byBucket = new Map(rows.map((r) => [r.bucket.getTime(), r]));
+  const points = axis.map((t) => toChartPoint(t, byBucket.get(t), task.partitions, resolutionS));
+  return {
+    task: task.task,
+    range: input.range,
+    resolutionS,
+    from: axis[0]!,
+    to: now.getTime(),
+    partitions: task.partitions,
+    thresholds: thresholdsOf(task.definition),
+    points,
+    pointsWithData: rows.length,
+  };
+}
+
+// ─── Partition drill-down ──────────────────────────────────────────────────────────
+
+export interface PartitionRow {
+  partition: number;
+  depth: number;
+  inFlight: number;
+  spilled: number;
+  depthStatus: ThresholdStatus;
+  /** Per second over the recent window (null = no samples). */
+  arrivalRate: number | null;
+  drainRate: number | null;
+  /** drain − arrivals: positive means the backlog shrinks. */
+  netDrainRate: number | null;
+  /** Time to empty at the net drain rate; null = not draining. */
+  drainForecastMs: number | null;
+  /** depth ÷ siblings' mean; 1 = average. */
+  shareOfMean: number | null;
+  owner: { id: string; name: string; host: string; live: boolean; heartbeatAt: Date | null } | null;
+}
+
+export interface TaskPartitions {
+  task: string;
+  windowMs: number;
+  thresholds: TaskThresholds;
+  imbalance: number;
+  partitions: PartitionRow[];
+  topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
+}
+
+/** A coordinator counts as live when it beat within this long (the engine's default stale threshold). */
+export const OWNER_STALE_MS = 30_000;
+
+export async function getTaskPartitions(db: Db, taskName: string, now = new Date()): Promise<TaskPartitions> {
+  const task = await findTask(db, taskName);
+  const thresholds = thresholdsOf(task.definition);
+  const [live, totals, keys] = await Promise.all([
+    readPartitionLive(db, [task.task]),
+    readPartitionWindowTotals(db, task.task, new Date(now.getTime() - RECENT_WINDOW_MS)),
+    readGroupKeyLoads(db, [task.task], 5),
+  ]);
+  const byPartition = new Map<number, WindowTotals>(totals.map((t) => [t.partition, t]));
+  const depths = live.map((p) => p.depth);
+  const mean = depths.length ? depths.reduce((a, b) => a + b, 0) / depths.length : 0;
+  const partitions: PartitionRow[] = live.map((p) => {
+    const w = byPartition.get(p.partition);
+    // Rates over the time the samples actually cover (a partition that appeared a minute
+    // ago is not diluted over five).
+    const windowMs = w ? Math.min(Math.max(w.covered_ms, 1000), RECENT_WINDOW_MS) : 0;
+    const arrivalRate = w ? perSecond(w.arrivals, windowMs) : null;
+    const drainRate = w ? perSecond(w.processed + w.dead_lettered, windowMs) : null;
+    const net = arrivalRate === null || drainRate === null ? null : drainRate - arrivalRate;
+    return {
+      partition: p.partition,
+      depth: p.depth,
+      inFlight: p.in_flight,
+      spilled: p.spilled,
+      depthStatus: evaluateThreshold(p.depth, thresholds.depth),
+      arrivalRate,
+      drainRate,
+      netDrainRate: net,
+      drainForecastMs: drainForecastMs(p.depth, net),
+      shareOfMean: mean > 0 ? p.depth / mean : null,
+      owner: p.owner_id
+        ? {
+            id: p.owner_id,
+            name: p.owner_name ?? p.owner_id,
+            host: p.owner_host ?? '',
+            live: !p.owner_stopped && p.owner_heartbeat_at !== null && now.getTime() - p.owner_heartbeat_at.getTime() <= OWNER_STALE_MS,
+            heartbeatAt: p.owner_heartbeat_at,
+          }
+        : null,
+    };
+  });
+  return {
+    task: task.task,
+    windowMs: RECENT_WINDOW_MS,
+    thresholds,
+    imbalance: imbalanceRatio(depths),
+    partitions,
+    topKeys: keys.map((k) => ({
+      group: k.group_name,
+      key: k.group_key,
+      inFlight: k.in_flight,
+      queued: k.queued,
+      share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0,
+    })),
+  };
+}
+
+export const partitionKeysInput = z.object({
+  task: taskNameInput,
+  partition: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1023, 'must be < 1024'),
+});
+
+/** How many of a partition's oldest queued executions the head-key sample reads. */
+export const HEAD_SAMPLE = 1000;
+
+export async function getPartitionHeadKeys(db: Db, input: z.output<typeof partitionKeysInput>) {
+  const task = await findTask(db, input.task);
+  if (input.partition >= task.partitions) throw CoreError.notFound(`Partition ${input.partition} of "${task.task}"`);
+  const r = await readPartitionHeadKeys(db, task.task, input.partition, HEAD_SAMPLE);
+  return { task: task.task, partition: input.partition, sampleLimit: HEAD_SAMPLE, ...r };
+}
