@@ -44,7 +44,7 @@ export function AuditTable({ entries, compact = false }: { entries: AuditEntryVi
               <Timestamp date={e.at} />
             </Td>
             <Td className="align-top">
-              <span className="flex items-center gap-1.5">
+              <span className="flex items-center gap-1.5 whitespace-nowrap">
                 <Badge tone={ACTOR_TONES[e.actor.type]}>{e.actor.type}</Badge>
                 <span className="truncate" title={e.actor.label}>
                   {e.actor.label}
@@ -55,7 +55,7 @@ export function AuditTable({ entries, compact = false }: { entries: AuditEntryVi
             <Td className="align-top">
               <span className="text-muted">{e.target.type}</span>
               {e.target.id && (
-                <span className="ml-1 font-mono text-[12px] break-all" title={e.target.id}>
+                <span className="ml-1 font-mono text-[12px] whitespace-nowrap" title={e.target.id}>
                   {e.target.id.length > 13 ? `${e.target.id.slice(0, 8)}…` : e.target.id}
                 </span>
               )}
@@ -66,12 +66,12 @@ export function AuditTable({ entries, compact = false }: { entries: AuditEntryVi
               ) : (
                 <details className="group">
                   <summary className="cursor-pointer text-[12px] text-muted select-none hover:text-fg">
-                    {summary(e) || 'details'}
+                    {summary(e) || 'request details'}
                   </summary>
                   <div className="mt-2 flex flex-col gap-2 rounded-md border border-border bg-surface-2 p-2">
                     <AuditDiff changes={e.changes} />
                     {e.meta != null && (
-                      <pre className="overflow-x-auto font-mono text-[11px] text-muted">{JSON.stringify(e.meta, null, 2)}</pre>
+                      <pre className="font-mono text-[11px] break-all whitespace-pre-wrap text-muted">{JSON.stringify(e.meta, null, 2)}</pre>
                     )}
                   </div>
                 </details>

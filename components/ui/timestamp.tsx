@@ -9,9 +9,9 @@ export function formatUtc(d: Date): string {
 }
 
 export function Timestamp({ date, empty = '—' }: { date: Date | null | undefined; empty?: string }) {
-  if (!date) return <span className="text-subtle">{empty}</span>;
+  if (!date) return <span className="whitespace-nowrap text-subtle">{empty}</span>;
   return (
-    <time dateTime={date.toISOString()} title={date.toISOString()} className="font-mono text-[12px] tabular-nums">
+    <time dateTime={date.toISOString()} title={date.toISOString()} className="font-mono text-[12px] whitespace-nowrap tabular-nums">
       {formatUtc(date)}
     </time>
   );

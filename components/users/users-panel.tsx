@@ -68,7 +68,7 @@ export function UsersPanel({ canEdit, currentUserId }: { canEdit: boolean; curre
             <Tr key={u.id}>
               <Td className="font-medium">
                 {u.email}
-                {u.id === currentUserId && <span className="ml-2 text-[12px] font-normal text-subtle">(you)</span>}
+                {u.id === currentUserId && <span className="text-[12px] font-normal text-subtle"> (you)</span>}
               </Td>
               <Td>
                 {canEdit ? (
@@ -77,7 +77,7 @@ export function UsersPanel({ canEdit, currentUserId }: { canEdit: boolean; curre
                     value={u.role}
                     disabled={update.isPending}
                     onChange={(e) => update.mutate({ id: u.id, role: e.target.value as Role })}
-                    className="h-7"
+                    className="h-7 min-w-28"
                   >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
