@@ -8,6 +8,7 @@ import { auditRouter } from './routers/audit';
 import { tasksRouter } from './routers/tasks';
 import { configRouter } from './routers/config';
 import { coordinatorsRouter } from './routers/coordinators';
+import { dlqRouter } from './routers/dlq';
 
 export const appRouter = router({
   auth: authRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   tasks: tasksRouter,
   config: configRouter,
   coordinators: coordinatorsRouter,
+  dlq: dlqRouter,
 });
 
 export type AppRouter = typeof appRouter;

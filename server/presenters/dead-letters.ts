@@ -15,6 +15,7 @@ import {
   type DeadLetterRow,
   type ReplayRecordRow,
 } from '../db/get-dead-letter';
+import { getReplayJob, listReplayJobs, type ReplayJobRow } from '../db/replay-job-lease';
 import { parseInput } from '../services/validate-input';
 
 export const COUNT_CAP = 10_000;
@@ -88,3 +89,42 @@ export async function deadLetterDetail(db: Db, input: z.input<typeof deadLetterI
 }
 
 export type { DeadLetterListRow, FingerprintGroupRow, DlqFilter };
+
+// ---- replay jobs (the progress bars) ----
+
+
+export const replayJobIdInput = z.object({ id: z.number().int().positive('must be a replay job id') });
+export const replayJobListInput = z.object({
+  limit: z.number().int().min(1).max(100).default(20),
+  beforeId: z.number().int().positive().optional(),
+});
+
+export interface ReplayJobView extends ReplayJobRow {
+  /** replayed + skipped + failed */
+  processed: number;
+  /** 0…1 */
+  progress: number;
+}
+
+function jobView(j: ReplayJobRow): ReplayJobView {
+  const processed = j.replayed + j.skipped + j.failed;
+  return { ...j, processed, progress: j.total === 0 ? 1 : Math.min(1, processed / j.total) };
+}
+
+export async function replayJob(db: Db, input: z.input<typeof replayJobIdInput>): Promise<ReplayJobView> {
+  const { id } = parseInput(replayJobIdInput, input);
+  const j = await getReplayJob(db, id);
+  if (!j) throw CoreError.notFound(`replay job ${id}`);
+  return jobView(j);
+}
+
+export async function recentReplayJobs(db: Db, input: z.input<typeof replayJobListInput>): Promise<ReplayJobView[]> {
+  const v = parseInput(replayJobListInput, input);
+  return (await listReplayJobs(db, v.limit, v.beforeId)).map(jobView);
+}
+
+/** Task names for the filter's picker: the configured tasks (task_runtime is small). */
+export async function deadLetterTaskNames(db: Db): Promise<string[]> {
+  const r = await db.query<{ task: string }>(`SELECT task FROM task_runtime ORDER BY task`);
+  return r.rows.map((x) => x.task);
+}

@@ -1,0 +1,42 @@
+// Dead letters: viewers browse (list, fingerprint groups, detail, replay progress);
+// operators replay, control replays and purge. Each procedure is one call into a
+// presenter or a service; the services audit.
+import { z } from 'zod';
+import {
+  deadLetterDetail,
+  deadLetterIdInput,
+  deadLetterListInput,
+  deadLetterTaskNames,
+  fingerprintGroupsInput,
+  listDeadLetterPage,
+  listFingerprintGroups,
+  recentReplayJobs,
+  replayJob,
+  replayJobIdInput,
+  replayJobListInput,
+} from '../../../presenters/dead-letters';
+import { controlReplayInput, controlReplayJob, createReplayJob, replayInput } from '../../../services/dlq-replay';
+import { previewPurge, purgeDeadLetters, purgeInput } from '../../../services/dlq-purge';
+import { dlqScopeInput } from '../../../services/dlq-scope';
+import { userActor } from '../../../services/auth';
+import { operatorProcedure, router, viewerProcedure } from '../../trpc';
+
+export const dlqRouter = router({
+  list: viewerProcedure.input(deadLetterListInput).query(({ ctx, input }) => listDeadLetterPage(ctx.db, input)),
+  fingerprints: viewerProcedure.input(fingerprintGroupsInput).query(({ ctx, input }) => listFingerprintGroups(ctx.db, input)),
+  get: viewerProcedure.input(deadLetterIdInput).query(({ ctx, input }) => deadLetterDetail(ctx.db, input)),
+  tasks: viewerProcedure.query(({ ctx }) => deadLetterTaskNames(ctx.db)),
+
+  replayJobs: viewerProcedure.input(replayJobListInput).query(({ ctx, input }) => recentReplayJobs(ctx.db, input)),
+  replayJob: viewerProcedure.input(replayJobIdInput).query(({ ctx, input }) => replayJob(ctx.db, input)),
+
+  replay: operatorProcedure
+    .input(replayInput.extend({ dryRun: z.boolean().default(false) }))
+    .mutation(({ ctx, input: { dryRun, ...input } }) => createReplayJob(ctx.db, userActor(ctx.user), input, { dryRun })),
+  controlReplay: operatorProcedure.input(controlReplayInput).mutation(({ ctx, input }) => controlReplayJob(ctx.db, userActor(ctx.user), input)),
+
+  previewPurge: operatorProcedure
+    .input(z.object({ scope: dlqScopeInput }))
+    .mutation(({ ctx, input }) => previewPurge(ctx.db, userActor(ctx.user), input.scope)),
+  purge: operatorProcedure.input(purgeInput).mutation(({ ctx, input }) => purgeDeadLetters(ctx.db, userActor(ctx.user), input)),
+});
