@@ -1,19 +1,21 @@
 import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
+import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { CoordinatorsTable } from '@/components/coordinators/coordinators-table';
 import { PageHeader } from '@/components/ui/page-header';
-import { Panel } from '@/components/ui/panel';
-import { Command, EmptyState } from '@/components/ui/empty-state';
 
 export const metadata: Metadata = { title: 'Coordinators' };
 
-export default function CoordinatorsPage() {
+export default async function CoordinatorsPage() {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  await getQueryClient().prefetchQuery(trpc.coordinators.list.queryOptions());
   return (
-    <>
-      <PageHeader title="Coordinators" description="Running coordinator processes, their partitions and config versions." />
-      <Panel>
-        <EmptyState title="No coordinators have registered">
-          Start one against this database with <Command>npx sluice coordinator</Command>; it shows up here once it heartbeats.
-        </EmptyState>
-      </Panel>
-    </>
+    <HydrateClient>
+      <PageHeader title="Coordinators" description="Running coordinator processes, their partitions and the config version each one runs." />
+      <CoordinatorsTable canEdit={roleAtLeast(user.role, 'operator')} />
+    </HydrateClient>
   );
 }

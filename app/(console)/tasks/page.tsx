@@ -1,19 +1,27 @@
 import type { Metadata } from 'next';
-import { PageHeader } from '@/components/ui/page-header';
-import { Panel } from '@/components/ui/panel';
-import { Command, EmptyState } from '@/components/ui/empty-state';
+import { redirect } from 'next/navigation';
+import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
+import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { TaskList } from '@/components/tasks/task-list';
+import { Callout } from '@/components/ui/callout';
 
 export const metadata: Metadata = { title: 'Tasks' };
 
-export default function TasksPage() {
+export default async function TasksPage({ searchParams }: { searchParams: Promise<{ deleted?: string; version?: string }> }) {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  const sp = await searchParams;
+  await getQueryClient().prefetchQuery(trpc.tasks.list.queryOptions());
   return (
-    <>
-      <PageHeader title="Tasks" description="Task definitions, limits, routing and backpressure." />
-      <Panel>
-        <EmptyState title="No tasks yet">
-          Apply a config with <Command>npx sluice config apply sluice.yaml</Command> and its tasks appear here.
-        </EmptyState>
-      </Panel>
-    </>
+    <HydrateClient>
+      {sp.deleted && (
+        <Callout tone="success" className="mb-3">
+          Deleted <span className="font-mono">{sp.deleted}</span>
+          {sp.version && <> in config version {sp.version}</>}.
+        </Callout>
+      )}
+      <TaskList canEdit={roleAtLeast(user.role, 'operator')} />
+    </HydrateClient>
   );
 }

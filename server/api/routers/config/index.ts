@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { taskChangeGroupSchema } from '../../../core/config-change-view';
 import { previewRollback, rollbackConfig, rollbackInput } from '../../../services/task-config';
 import { userActor } from '../../../services/auth';
-import { getConfigVersionView, historyInput, listConfigHistory } from '../../../presenters/config-history';
+import { exportConfigYaml, getConfigVersionView, historyInput, listConfigHistory } from '../../../presenters/config-history';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
 
 const version = z.number().int().min(1);
@@ -15,6 +15,12 @@ export const configRouter = router({
   history: viewerProcedure.input(historyInput).query(({ ctx, input }) => listConfigHistory(ctx.db, input)),
 
   version: viewerProcedure.input(z.object({ version })).query(({ ctx, input }) => getConfigVersionView(ctx.db, input.version)),
+
+  /** The YAML file `sluice config apply` takes (served by app/api/config/export). */
+  export: viewerProcedure
+    .input(z.object({ version: version.optional() }))
+    .output(z.object({ version: z.number().nullable(), filename: z.string(), yaml: z.string() }))
+    .query(({ ctx, input }) => exportConfigYaml(ctx.db, input.version)),
 
   previewRollback: operatorProcedure
     .input(z.object({ to: version, basedOn: version }))

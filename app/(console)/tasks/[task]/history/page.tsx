@@ -1,0 +1,48 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound, redirect } from 'next/navigation';
+import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
+import { TASK_NAME_RE } from '@/server/core/task-definition';
+import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { HistoryList } from '@/components/config/history-list';
+import { PageHeader } from '@/components/ui/page-header';
+import { Panel } from '@/components/ui/panel';
+import { buttonClass } from '@/components/ui/button';
+
+type Props = { params: Promise<{ task: string }>; searchParams: Promise<{ before?: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: `History · ${decodeURIComponent((await params).task)}` };
+}
+
+export default async function TaskHistoryPage({ params, searchParams }: Props) {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  const task = decodeURIComponent((await params).task);
+  if (!TASK_NAME_RE.test(task)) notFound();
+  const b = Number((await searchParams).before);
+  const before = Number.isInteger(b) && b > 0 ? b : undefined;
+  await getQueryClient().prefetchQuery(trpc.config.history.queryOptions({ task, ...(before ? { before } : {}) }));
+  return (
+    <HydrateClient>
+      <PageHeader
+        title={`History of ${task}`}
+        description="Versions that changed this task, with what they changed. Rolling back restores the whole config of that version."
+        actions={
+          <>
+            <Link href={`/tasks/${encodeURIComponent(task)}`} className={buttonClass('secondary')}>
+              Edit task
+            </Link>
+            <Link href="/config/history" className={buttonClass('secondary')}>
+              All versions
+            </Link>
+          </>
+        }
+      />
+      <Panel>
+        <HistoryList task={task} before={before} canEdit={roleAtLeast(user.role, 'operator')} />
+      </Panel>
+    </HydrateClient>
+  );
+}

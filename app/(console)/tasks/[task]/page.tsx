@@ -1,0 +1,28 @@
+import type { Metadata } from 'next';
+import { notFound, redirect } from 'next/navigation';
+import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
+import { TASK_NAME_RE } from '@/server/core/task-definition';
+import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { EditTask } from '@/components/tasks/task-editor';
+
+type Params = { params: Promise<{ task: string }> };
+
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  return { title: decodeURIComponent((await params).task) };
+}
+
+export default async function TaskPage({ params }: Params) {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  const name = decodeURIComponent((await params).task);
+  if (!TASK_NAME_RE.test(name)) notFound();
+  const qc = getQueryClient();
+  await qc.prefetchQuery(trpc.tasks.get.queryOptions({ name }));
+  if (qc.getQueryState(trpc.tasks.get.queryKey({ name }))?.status === 'error') notFound();
+  return (
+    <HydrateClient>
+      <EditTask name={name} canEdit={roleAtLeast(user.role, 'operator')} />
+    </HydrateClient>
+  );
+}

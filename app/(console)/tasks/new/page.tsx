@@ -1,0 +1,20 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
+import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { CreateTask } from '@/components/tasks/task-editor';
+
+export const metadata: Metadata = { title: 'New task' };
+
+export default async function NewTaskPage() {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  if (!roleAtLeast(user.role, 'operator')) redirect('/tasks');
+  await getQueryClient().prefetchQuery(trpc.tasks.list.queryOptions());
+  return (
+    <HydrateClient>
+      <CreateTask canEdit />
+    </HydrateClient>
+  );
+}

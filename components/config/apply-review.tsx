@@ -1,0 +1,75 @@
+'use client';
+// The step between "I changed something" and a new version: the diff against the
+// version the change is based on, a change message (required, shown in history), and
+// Apply. Used by the task editor, delete and rollback.
+import { useState, type ReactNode } from 'react';
+import type { TaskChangeGroup } from '@/server/core/config-change-view';
+import { Button } from '@/components/ui/button';
+import { Callout } from '@/components/ui/callout';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
+import { ConfigDiffView } from './config-diff-view';
+
+export function ApplyReview({
+  title,
+  basedOn,
+  changes,
+  defaultMessage = '',
+  applyLabel,
+  pending,
+  error,
+  extra,
+  onApply,
+  onCancel,
+}: {
+  title: string;
+  basedOn: number | null;
+  changes: TaskChangeGroup[];
+  defaultMessage?: string;
+  applyLabel?: string;
+  pending: boolean;
+  error?: ReactNode;
+  extra?: ReactNode;
+  onApply: (message: string) => void;
+  onCancel: () => void;
+}) {
+  const [message, setMessage] = useState(defaultMessage);
+  const [tried, setTried] = useState(false);
+  const missing = message.trim() === '';
+  const next = basedOn === null ? 1 : basedOn + 1;
+  return (
+    <section aria-label={title} className="rounded-lg border border-accent/50 bg-surface shadow-sm">
+      <header className="flex flex-wrap items-center justify-between gap-2 border-b border-border px-3 py-2">
+        <h2 className="text-[13px] font-semibold">{title}</h2>
+        <span className="text-[12px] text-muted">
+          {basedOn === null ? 'First version' : `Against version ${basedOn} (current)`}
+        </span>
+      </header>
+      <div className="max-h-[55vh] overflow-y-auto p-3">
+        <ConfigDiffView changes={changes} />
+      </div>
+      <form
+        className="flex flex-col gap-3 border-t border-border p-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTried(true);
+          if (!missing) onApply(message.trim());
+        }}
+      >
+        {extra}
+        <Field label="Change message" hint="Why this change; it is kept with the version in the history." error={tried && missing ? 'describe the change' : undefined}>
+          <Input value={message} onChange={(e) => setMessage(e.target.value)} maxLength={500} placeholder="e.g. Lower acme's tenant limit during the incident" autoFocus />
+        </Field>
+        {error && <Callout tone="danger">{error}</Callout>}
+        <div className="flex items-center justify-end gap-2">
+          <Button onClick={onCancel} disabled={pending}>
+            Back to editing
+          </Button>
+          <Button type="submit" variant="primary" disabled={pending}>
+            {pending ? 'Applying…' : (applyLabel ?? `Apply as version ${next}`)}
+          </Button>
+        </div>
+      </form>
+    </section>
+  );
+}

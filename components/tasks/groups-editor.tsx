@@ -1,0 +1,131 @@
+'use client';
+// Concurrency groups: add / remove a group, its limit and key path, and a table of
+// per-key overrides (add, edit in place, remove). Errors come keyed by form path
+// (task-form-model.ts), override rows by their stable id.
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
+import { newUid, type ErrorMap, type TaskForm } from './task-form-model';
+import { NumberInput } from './number-input';
+
+type Update = (fn: (f: TaskForm) => void) => void;
+
+export function GroupsEditor({ form, errors, update, readOnly }: { form: TaskForm; errors: ErrorMap; update: Update; readOnly: boolean }) {
+  return (
+    <div className="flex flex-col gap-3">
+      {form.groups.length === 0 && (
+        <p className="text-[12px] text-muted">
+          No groups: only the task limit applies. Add one to cap running executions per key, e.g. per tenant.
+        </p>
+      )}
+      {form.groups.map((g, gi) => (
+        <fieldset key={g.uid} className="rounded-md border border-border" aria-label={`Group ${g.name || gi + 1}`}>
+          <div className="grid grid-cols-[minmax(0,1fr)_minmax(0,8rem)_minmax(0,1.2fr)_auto] items-start gap-3 border-b border-border bg-surface-2/60 p-3">
+            <Field label="Group name" error={errors[`groups.${gi}.name`]}>
+              <Input value={g.name} onChange={(e) => update((f) => void (f.groups[gi]!.name = e.target.value))} placeholder="tenant" />
+            </Field>
+            <Field label="Limit per key" error={errors[`groups.${gi}.limit`]}>
+              <NumberInput value={g.limit} onValue={(v) => update((f) => void (f.groups[gi]!.limit = v))} />
+            </Field>
+            <Field label="Key path" hint="Payload path of the key, unless the producer passes it" error={errors[`groups.${gi}.keyPath`]}>
+              <Input value={g.keyPath} onChange={(e) => update((f) => void (f.groups[gi]!.keyPath = e.target.value))} placeholder="tenant.id" className="font-mono" />
+            </Field>
+            {!readOnly && (
+              <Button
+                variant="danger"
+                size="sm"
+                className="mt-[22px]"
+                aria-label={`Remove group ${g.name}`}
+                onClick={() => update((f) => void f.groups.splice(gi, 1))}
+              >
+                Remove
+              </Button>
+            )}
+          </div>
+          <div className="p-3">
+            <div className="mb-1.5 flex items-center justify-between">
+              <span className="text-[12px] font-medium text-muted">
+                Per-key overrides <span className="font-normal text-subtle">(win over the group limit)</span>
+              </span>
+              {!readOnly && (
+                <Button
+                  size="sm"
+                  onClick={() => update((f) => void f.groups[gi]!.overrides.push({ uid: newUid('o'), key: '', limit: g.limit }))}
+                >
+                  Add override
+                </Button>
+              )}
+            </div>
+            {g.overrides.length === 0 ? (
+              <p className="text-[12px] text-subtle">Every key gets {Number.isFinite(g.limit) ? g.limit : 'the group limit'}.</p>
+            ) : (
+              <table className="w-full border-collapse text-[13px]" aria-label={`Overrides of ${g.name}`}>
+                <thead>
+                  <tr className="text-left text-[11px] font-semibold tracking-wide text-muted uppercase">
+                    <th scope="col" className="pb-1 font-semibold">Key</th>
+                    <th scope="col" className="w-40 pb-1 font-semibold">Limit</th>
+                    {!readOnly && <th scope="col" className="w-20 pb-1" aria-label="Actions" />}
+                  </tr>
+                </thead>
+                <tbody>
+                  {g.overrides.map((o, oi) => {
+                    const at = `groups.${gi}.overrides.#${o.uid}`;
+                    const keyErr = errors[`${at}.key`];
+                    const limitErr = errors[`${at}.limit`];
+                    return (
+                      <tr key={o.uid} className="align-top">
+                        <td className="py-1 pr-2">
+                          <Input
+                            aria-label={`Override key ${oi + 1} of ${g.name}`}
+                            aria-invalid={keyErr ? true : undefined}
+                            value={o.key}
+                            className="font-mono"
+                            placeholder="acme"
+                            onChange={(e) => update((f) => void (f.groups[gi]!.overrides[oi]!.key = e.target.value))}
+                          />
+                          {keyErr && <p className="mt-0.5 text-[12px] text-danger">{keyErr}</p>}
+                        </td>
+                        <td className="py-1 pr-2">
+                          <NumberInput
+                            aria-label={`Limit for ${o.key || `override ${oi + 1}`} in ${g.name}`}
+                            aria-invalid={limitErr ? true : undefined}
+                            value={o.limit}
+                            onValue={(v) => update((f) => void (f.groups[gi]!.overrides[oi]!.limit = v))}
+                          />
+                          {limitErr && <p className="mt-0.5 text-[12px] text-danger">{limitErr}</p>}
+                        </td>
+                        {!readOnly && (
+                          <td className="py-1 text-right">
+                            <Button
+                              size="sm"
+                              variant="ghost"
+                              aria-label={`Remove override ${o.key}`}
+                              onClick={() => update((f) => void f.groups[gi]!.overrides.splice(oi, 1))}
+                            >
+                              Remove
+                            </Button>
+                          </td>
+                        )}
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            )}
+          </div>
+        </fieldset>
+      ))}
+      {!readOnly && (
+        <div>
+          <Button
+            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [] }))}
+            disabled={form.groups.length >= 8}
+            title={form.groups.length >= 8 ? 'At most 8 groups per task' : undefined}
+          >
+            Add group
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,274 @@
+'use client';
+// The task editor: every field of the definition, validated on each keystroke by the
+// shared schema (inline errors), then "Review changes" shows the server's diff against
+// the version the edit started from and asks for a message; Apply stores a new version.
+// An edit based on a stale version is refused by the server (CONFLICT) and says so here,
+// with the choice to load the latest — nothing is merged silently. Viewers see the same
+// page read-only.
+import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useMemo, useState } from 'react';
+import type { TaskDefinition } from '@/server/core/task-definition';
+import type { TaskChangeGroup } from '@/server/core/config-change-view';
+import type { TaskLoadView } from '@/server/presenters/tasks';
+import { useTRPC } from '@/components/trpc/trpc-provider';
+import { errorMessage, fieldErrorsOf } from '@/components/trpc/trpc-error';
+import { TRPCClientError } from '@trpc/client';
+import { Badge } from '@/components/ui/badge';
+import { Button, buttonClass } from '@/components/ui/button';
+import { Callout } from '@/components/ui/callout';
+import { ApplyReview } from '@/components/config/apply-review';
+import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
+import { GroupsEditor } from './groups-editor';
+import { BackpressureSection, DlqSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
+import { PauseToggle } from './pause-toggle';
+import { DeleteTask } from './delete-task';
+import { TaskLoadStrip } from './task-load-strip';
+
+const isConflict = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === 'CONFLICT';
+const sameInput = (a: TaskForm, b: TaskForm) => JSON.stringify(formToInput(a)) === JSON.stringify(formToInput(b));
+
+export function EditTask({ name, canEdit }: { name: string; canEdit: boolean }) {
+  const trpc = useTRPC();
+  const { data } = useSuspenseQuery({ ...trpc.tasks.get.queryOptions({ name }), refetchInterval: 5000 });
+  return <TaskEditor key={name} mode="update" definition={data.definition} version={data.version} load={data.load} canEdit={canEdit} />;
+}
+
+export function CreateTask({ canEdit }: { canEdit: boolean }) {
+  const trpc = useTRPC();
+  const { data } = useSuspenseQuery(trpc.tasks.list.queryOptions());
+  return <TaskEditor mode="create" definition={null} version={data.version} load={null} canEdit={canEdit} />;
+}
+
+function TaskEditor({
+  mode,
+  definition,
+  version,
+  load,
+  canEdit,
+}: {
+  mode: 'create' | 'update';
+  definition: TaskDefinition | null;
+  version: number | null;
+  load: TaskLoadView | null;
+  canEdit: boolean;
+}) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const initial = useMemo(() => (definition ? formFromDefinition(definition) : emptyForm()), [definition]);
+  // What the draft is based on: fixed when editing starts, so a newer stored version
+  // makes the draft stale instead of silently rebasing it.
+  const [base, setBase] = useState<{ form: TaskForm; version: number | null }>({ form: initial, version });
+  const [form, setForm] = useState<TaskForm>(initial);
+  const [review, setReview] = useState<{ basedOn: number | null; changes: TaskChangeGroup[] } | null>(null);
+  const [showAll, setShowAll] = useState(false);
+  const [nameTouched, setNameTouched] = useState(false);
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [applied, setApplied] = useState<number | null>(null);
+
+  const dirty = !sameInput(form, base.form);
+  // A clean draft follows the stored version (someone else's apply, a pause from the list).
+  if (!dirty && !review && (version !== base.version || !sameInput(initial, base.form))) {
+    setBase({ form: initial, version });
+    setForm(initial);
+  }
+  const stale = dirty && version !== base.version;
+
+  const clientErrors = useMemo(() => validateForm(form), [form]);
+  const errors = { ...serverErrors, ...clientErrors };
+  if (mode === 'create' && !nameTouched && !showAll) delete errors.name;
+  const errorCount = Object.keys(clientErrors).length;
+
+  const update = (fn: (f: TaskForm) => void) => {
+    setForm((prev) => {
+      const next = structuredClone(prev);
+      fn(next);
+      if (next.name !== prev.name) setNameTouched(true);
+      return next;
+    });
+    setServerErrors({});
+    setApplied(null);
+  };
+
+  const onServerError = (e: unknown) => {
+    const fe = fieldErrorsOf(e);
+    if (Object.keys(fe).length) setServerErrors(serverErrorsToForm(form, fe));
+  };
+
+  const preview = useMutation(
+    trpc.tasks.preview.mutationOptions({
+      onSuccess: (r) => setReview(r),
+      onError: onServerError,
+    }),
+  );
+  const save = useMutation(
+    trpc.tasks.save.mutationOptions({
+      onSuccess: async (r) => {
+        setReview(null);
+        setApplied(r.version);
+        await Promise.all([
+          queryClient.invalidateQueries(trpc.tasks.pathFilter()),
+          queryClient.invalidateQueries(trpc.config.pathFilter()),
+          queryClient.invalidateQueries(trpc.coordinators.pathFilter()),
+        ]);
+        if (mode === 'create') {
+          router.push(`/tasks/${encodeURIComponent(form.name.trim())}?applied=${r.version}`);
+        } else {
+          setBase({ form, version: r.version });
+        }
+      },
+      onError: onServerError,
+    }),
+  );
+
+  const loadLatest = async () => {
+    await queryClient.invalidateQueries(trpc.tasks.pathFilter());
+    setReview(null);
+    preview.reset();
+    save.reset();
+    setServerErrors({});
+    // The refetched definition arrives as new props; a clean draft then follows it.
+    setForm(base.form);
+  };
+
+  const requestReview = () => {
+    setShowAll(true);
+    if (errorCount > 0) return;
+    preview.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: base.version });
+  };
+
+  const conflict = [preview.error, save.error].find(isConflict);
+  const otherError = [preview.error, save.error].find((e) => e && !isConflict(e) && Object.keys(fieldErrorsOf(e)).length === 0);
+  const title = mode === 'create' ? 'New task' : (definition?.name ?? '');
+  const readOnly = !canEdit;
+
+  return (
+    <div className="flex flex-col gap-4 pb-16">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <p className="text-[12px] text-muted">
+            <Link href="/tasks" className="hover:text-fg hover:underline">
+              Tasks
+            </Link>{' '}
+            /
+          </p>
+          <h1 className="flex items-center gap-2 text-[18px] font-semibold tracking-tight">
+            <span className={mode === 'update' ? 'font-mono' : undefined}>{title}</span>
+            {definition && (definition.paused ? <Badge tone="warning">paused</Badge> : <Badge tone="success">running</Badge>)}
+            {version !== null && mode === 'update' && <span className="text-[12px] font-normal text-muted">config v{version}</span>}
+          </h1>
+          {definition?.description && <p className="mt-0.5 text-[13px] text-muted">{definition.description}</p>}
+        </div>
+        {mode === 'update' && definition && (
+          <div className="flex items-center gap-2">
+            <Link href={`/tasks/${encodeURIComponent(definition.name)}/history`} className={buttonClass('secondary', 'sm')}>
+              History
+            </Link>
+            <a href="/api/config/export" className={buttonClass('secondary', 'sm')} download>
+              Download YAML
+            </a>
+            {canEdit && (
+              <PauseToggle
+                task={definition.name}
+                paused={definition.paused}
+                disabled={dirty}
+                disabledReason="Apply or discard your edits first"
+                onApplied={(v) => setApplied(v)}
+              />
+            )}
+          </div>
+        )}
+      </div>
+
+      {load && definition && <TaskLoadStrip load={load} concurrency={definition.concurrency} partitions={definition.partitions} />}
+
+      {readOnly && (
+        <Callout tone="accent">Read-only: your role can view tasks but not change them. Operators and admins can edit.</Callout>
+      )}
+      {applied !== null && (
+        <Callout tone="success">
+          Applied as config version {applied}.{' '}
+          <Link href="/coordinators" className="font-medium underline">
+            Watch the rollout on Coordinators
+          </Link>
+        </Callout>
+      )}
+      {stale && !conflict && (
+        <Callout tone="warning">
+          Version {version} was applied since you started editing (your edit is based on version {base.version}). Applying will be refused;
+          load the latest to start again from it.{' '}
+          <Button size="sm" onClick={loadLatest}>
+            Load latest (discards your edits)
+          </Button>
+        </Callout>
+      )}
+      {conflict && (
+        <Callout tone="danger">
+          <p className="font-medium">Not applied: {errorMessage(conflict)}</p>
+          <p className="mt-1 text-fg">Your edits are still here. Load the latest version to start from it (this discards your edits).</p>
+          <Button size="sm" className="mt-2" onClick={loadLatest}>
+            Load latest version
+          </Button>
+        </Callout>
+      )}
+      {otherError && !review && <Callout tone="danger">{errorMessage(otherError)}</Callout>}
+
+      {review ? (
+        <ApplyReview
+          title={mode === 'create' ? `Create ${form.name}` : `Apply changes to ${form.name}`}
+          basedOn={review.basedOn}
+          changes={review.changes}
+          pending={save.isPending}
+          error={otherError ? errorMessage(otherError) : undefined}
+          onCancel={() => {
+            setReview(null);
+            save.reset();
+          }}
+          onApply={(message) => save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message })}
+        />
+      ) : (
+        <fieldset disabled={readOnly} className="m-0 flex min-w-0 flex-col gap-4 border-0 p-0" aria-label="Task definition">
+          <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
+            <GeneralSection form={form} errors={errors} update={update} creating={mode === 'create'} />
+            <RoutingSection form={form} errors={errors} update={update} />
+          </div>
+          <Section id="sec-groups" title="Concurrency groups" description="Limits per key (tenant, customer, message …); an execution needs a slot in every group it has a key for.">
+            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} />
+          </Section>
+          <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
+            <RetrySection form={form} errors={errors} update={update} />
+            <BackpressureSection form={form} errors={errors} update={update} />
+            <DlqSection form={form} errors={errors} update={update} />
+            <ThresholdsSection form={form} errors={errors} update={update} />
+          </div>
+        </fieldset>
+      )}
+
+      {mode === 'update' && canEdit && definition && load && !review && (
+        <DeleteTask task={definition.name} basedOn={base.version} load={load} paused={definition.paused} />
+      )}
+
+      {canEdit && !review && (
+        <div className="sticky bottom-0 z-10 -mx-6 flex items-center justify-end gap-3 border-t border-border bg-surface/95 px-6 py-2.5 backdrop-blur">
+          <span className="mr-auto text-[12px] text-muted" aria-live="polite">
+            {showAll && errorCount > 0
+              ? `${errorCount} field${errorCount === 1 ? '' : 's'} to fix before review`
+              : dirty
+                ? 'Unsaved changes'
+                : mode === 'create'
+                  ? 'Fill in the task and review'
+                  : 'No changes'}
+          </span>
+          {dirty && mode === 'update' && (
+            <Button onClick={() => (setForm(base.form), setServerErrors({}), setShowAll(false))}>Discard</Button>
+          )}
+          <Button variant="primary" disabled={(!dirty && mode === 'update') || preview.isPending} onClick={requestReview}>
+            {preview.isPending ? 'Computing diff…' : 'Review changes'}
+          </Button>
+        </div>
+      )}
+    </div>
+  );
+}

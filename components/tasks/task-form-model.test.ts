@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
+import { taskDefinitionSchema } from '@/server/core/task-definition';
+import { configsEqual } from '@/server/core/config-diff';
+
+const stored = taskDefinitionSchema.parse({
+  name: 'send-email',
+  description: 'Transactional mail',
+  routing: { strategy: 'hash', keyPath: 'tenant' },
+  stream: { keyPath: 'order.id' },
+  groups: [{ name: 'tenant', limit: 20, keyPath: 'tenant', overrides: { acme: 50, 'globex.eu': 5 } }],
+});
+
+function edit(f: TaskForm, fn: (f: TaskForm) => void): TaskForm {
+  const copy = structuredClone(f);
+  fn(copy);
+  return copy;
+}
+
+describe('form ⇄ definition', () => {
+  it('round-trips a stored definition exactly', () => {
+    const back = taskDefinitionSchema.parse(formToInput(formFromDefinition(stored)));
+    expect(configsEqual({ tasks: [back] }, { tasks: [stored] })).toBe(true);
+  });
+
+  it('empty optional strings become absent fields', () => {
+    const f = edit(formFromDefinition(stored), (x) => {
+      x.description = '  ';
+      x.streamKeyPath = '';
+      x.routing = { strategy: 'round-robin', keyPath: '' };
+      x.groups[0]!.keyPath = '';
+    });
+    const input = formToInput(f);
+    expect(input.description).toBeUndefined();
+    expect(input.stream).toBeUndefined();
+    expect(input.routing).toEqual({ strategy: 'round-robin', keyPath: undefined });
+    expect(input.groups?.[0]?.keyPath).toBeUndefined();
+  });
+
+  it('a new task starts from the schema defaults with no name', () => {
+    const f = emptyForm();
+    expect(f.name).toBe('');
+    expect(f.concurrency).toBe(10);
+    expect(validateForm(f)).toHaveProperty('name');
+  });
+});
+
+describe('validateForm', () => {
+  const base = formFromDefinition(stored);
+  it.each<{ name: string; fn: (f: TaskForm) => void; expected: Record<string, string> }>([
+    { name: 'valid', fn: () => {}, expected: {} },
+    { name: 'an empty number field', fn: (f) => (f.concurrency = NaN), expected: { concurrency: 'enter a number' } },
+    { name: 'limit 0', fn: (f) => (f.groups[0]!.limit = 0), expected: { 'groups.0.limit': 'must be at least 1' } },
+    { name: 'thresholds warning ≥ critical', fn: (f) => (f.thresholds.dlqRate = { warning: 0.5, critical: 0.1 }), expected: { 'thresholds.dlqRate.warning': 'warning must be below critical' } },
+    { name: 'malformed key path', fn: (f) => (f.streamKeyPath = 'a..b'), expected: { 'stream.keyPath': 'must be a dot path such as "tenant" or "customer.id"' } },
+    { name: 'hash without key path', fn: (f) => (f.routing.keyPath = ''), expected: { 'routing.keyPath': 'hash routing needs a key path' } },
+    {
+      name: 'group declared twice',
+      fn: (f) => f.groups.push({ ...structuredClone(f.groups[0]!), uid: 'dup', overrides: [] }),
+      expected: { 'groups.1.name': 'group "tenant" is declared twice' },
+    },
+  ])('$name', ({ fn, expected }) => {
+    expect(validateForm(edit(base, fn))).toEqual(expected);
+  });
+
+  it('override errors land on their row: bad limit, empty key, duplicate key', () => {
+    const f = edit(base, (x) => {
+      const [acme, globex] = x.groups[0]!.overrides;
+      acme!.limit = 0;
+      globex!.key = '';
+      x.groups[0]!.overrides.push({ uid: 'o-dup', key: 'acme', limit: 3 });
+    });
+    const [acme, globex] = f.groups[0]!.overrides;
+    expect(validateForm(f)).toEqual({
+      [`groups.0.overrides.#${acme!.uid}.limit`]: 'must be at least 1',
+      [`groups.0.overrides.#${globex!.uid}.key`]: 'enter the key this limit is for',
+      'groups.0.overrides.#o-dup.key': '"acme" has an override already',
+    });
+  });
+
+  it('server errors on override keys map to rows too', () => {
+    const acme = base.groups[0]!.overrides[0]!;
+    expect(serverErrorsToForm(base, { 'groups.0.overrides.acme': 'must be at least 1', concurrency: 'x' })).toEqual({
+      [`groups.0.overrides.#${acme.uid}.limit`]: 'must be at least 1',
+      concurrency: 'x',
+    });
+  });
+});

@@ -1,0 +1,152 @@
+// The task editor's form state and its two conversions: a stored definition → form
+// (overrides become rows with stable ids so a key can be renamed in place; optional
+// strings become ''), and form → the schema's input (the reverse). Validation is the
+// shared zod schema (server/core/task-definition.ts), run on every change, plus the two
+// checks a record cannot express: an override key given twice, and an empty key.
+import {
+  groupSchema,
+  taskDefinitionSchema,
+  type TaskDefinition,
+  type TaskDefinitionInput,
+  type FieldError,
+} from '@/server/core/task-definition';
+
+export interface OverrideRow {
+  uid: string;
+  key: string;
+  limit: number;
+}
+
+export interface GroupForm {
+  uid: string;
+  name: string;
+  limit: number;
+  keyPath: string;
+  overrides: OverrideRow[];
+}
+
+export interface TaskForm {
+  name: string;
+  description: string;
+  concurrency: number;
+  partitions: number;
+  timeoutMs: number;
+  paused: boolean;
+  routing: { strategy: TaskDefinition['routing']['strategy']; keyPath: string };
+  streamKeyPath: string;
+  groups: GroupForm[];
+  retry: TaskDefinition['retry'];
+  backpressure: TaskDefinition['backpressure'];
+  dlq: TaskDefinition['dlq'];
+  thresholds: TaskDefinition['thresholds'];
+}
+
+let counter = 0;
+export const newUid = (prefix: string) => `${prefix}${++counter}`;
+
+export function formFromDefinition(d: TaskDefinition): TaskForm {
+  return {
+    name: d.name,
+    description: d.description ?? '',
+    concurrency: d.concurrency,
+    partitions: d.partitions,
+    timeoutMs: d.timeoutMs,
+    paused: d.paused,
+    routing: { strategy: d.routing.strategy, keyPath: d.routing.keyPath ?? '' },
+    streamKeyPath: d.stream?.keyPath ?? '',
+    groups: d.groups.map((g) => ({
+      uid: newUid('g'),
+      name: g.name,
+      limit: g.limit,
+      keyPath: g.keyPath ?? '',
+      overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
+    })),
+    retry: { ...d.retry },
+    backpressure: { ...d.backpressure },
+    dlq: { ...d.dlq },
+    thresholds: structuredClone(d.thresholds),
+  };
+}
+
+/** A new task: the schema's defaults with an empty name. */
+export function emptyForm(): TaskForm {
+  return { ...formFromDefinition(taskDefinitionSchema.parse({ name: 'x' })), name: '' };
+}
+
+const optional = (s: string) => (s.trim() === '' ? undefined : s.trim());
+
+export function formToInput(f: TaskForm): TaskDefinitionInput {
+  const stream = optional(f.streamKeyPath);
+  return {
+    name: f.name.trim(),
+    description: optional(f.description),
+    concurrency: f.concurrency,
+    partitions: f.partitions,
+    timeoutMs: f.timeoutMs,
+    paused: f.paused,
+    routing: { strategy: f.routing.strategy, keyPath: optional(f.routing.keyPath) },
+    stream: stream ? { keyPath: stream } : undefined,
+    groups: f.groups.map((g) => ({
+      name: g.name.trim(),
+      limit: g.limit,
+      keyPath: optional(g.keyPath),
+      overrides: Object.fromEntries(g.overrides.map((o) => [o.key, o.limit])),
+    })),
+    retry: f.retry,
+    backpressure: f.backpressure,
+    dlq: f.dlq,
+    thresholds: f.thresholds,
+  };
+}
+
+export type ErrorMap = Record<string, string>;
+
+/** A number input left empty or unparsable holds NaN; say so plainly. */
+function readable(message: string): string {
+  return /received NaN/.test(message) ? 'enter a number' : message;
+}
+
+/**
+ * Field errors keyed by form path. Override errors are keyed by row
+ * (`groups.0.overrides.#<uid>`), since the schema reports them by key and a key may be
+ * empty or duplicated while the operator types.
+ */
+export function validateForm(f: TaskForm): ErrorMap {
+  const out: ErrorMap = {};
+  const add = (e: FieldError) => {
+    out[e.path] ??= readable(e.message);
+  };
+  // Overrides row by row (the schema sees a record, where a duplicate key hides a row).
+  f.groups.forEach((g, gi) => {
+    const seen = new Set<string>();
+    for (const o of g.overrides) {
+      const at = `groups.${gi}.overrides.#${o.uid}`;
+      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'enter the key this limit is for' });
+      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'at most 200 characters' });
+      else if (seen.has(o.key)) add({ path: `${at}.key`, message: `"${o.key}" has an override already` });
+      seen.add(o.key);
+      const limit = groupSchema.shape.limit.safeParse(o.limit);
+      if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });
+    }
+  });
+  const r = taskDefinitionSchema.safeParse(formToInput(f));
+  if (!r.success) {
+    for (const issue of r.error.issues) {
+      // groups.<i>.overrides.<key>: already reported per row above.
+      if (issue.path[0] === 'groups' && issue.path[2] === 'overrides') continue;
+      add({ path: issue.path.map(String).join('.'), message: issue.message });
+    }
+  }
+  return out;
+}
+
+/** Server field errors use schema paths; map override keys to rows the same way. */
+export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>): ErrorMap {
+  const out: ErrorMap = {};
+  for (const [path, message] of Object.entries(errors)) {
+    const m = /^groups\.(\d+)\.overrides\.(.+)$/.exec(path);
+    const row = m ? f.groups[Number(m[1])]?.overrides.find((o) => o.key === m[2]) : undefined;
+    out[row ? `groups.${m![1]}.overrides.#${row.uid}.limit` : path] = readable(message);
+  }
+  return out;
+}

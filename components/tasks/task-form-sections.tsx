@@ -1,0 +1,233 @@
+'use client';
+// The task editor's sections, one per part of the definition. Every control reads and
+// writes the form model through `update`; errors come keyed by schema path.
+import type { ReactNode } from 'react';
+import { BACKPRESSURE_POLICIES, ROUTING_STRATEGIES } from '@/server/core/task-definition';
+import { Field } from '@/components/ui/field';
+import { Input, Select } from '@/components/ui/input';
+import { Table, Td, Th } from '@/components/ui/table';
+import type { ErrorMap, TaskForm } from './task-form-model';
+import { NumberInput } from './number-input';
+
+type Update = (fn: (f: TaskForm) => void) => void;
+interface SectionProps {
+  form: TaskForm;
+  errors: ErrorMap;
+  update: Update;
+}
+
+export function Section({ title, description, children, id }: { title: string; description?: string; children: ReactNode; id: string }) {
+  return (
+    <section aria-labelledby={id} className="rounded-lg border border-border bg-surface">
+      <header className="border-b border-border px-3 py-2">
+        <h2 id={id} className="text-[13px] font-semibold">
+          {title}
+        </h2>
+        {description && <p className="text-[12px] text-muted">{description}</p>}
+      </header>
+      <div className="p-3">{children}</div>
+    </section>
+  );
+}
+
+const grid = 'grid grid-cols-1 gap-3 sm:grid-cols-2';
+
+export function GeneralSection({ form, errors, update, creating }: SectionProps & { creating: boolean }) {
+  return (
+    <Section id="sec-general" title="General" description="Identity and the cluster-wide limits.">
+      <div className={grid}>
+        <Field label="Name" hint={creating ? 'Producers enqueue by this name; it cannot change later.' : undefined} error={errors.name}>
+          <Input value={form.name} readOnly={!creating} onChange={(e) => update((f) => void (f.name = e.target.value))} className="font-mono" placeholder="send-email" />
+        </Field>
+        <Field label="Description" error={errors.description}>
+          <Input value={form.description} onChange={(e) => update((f) => void (f.description = e.target.value))} maxLength={500} />
+        </Field>
+        <Field label="Concurrency" hint="Running executions at once, cluster-wide" error={errors.concurrency}>
+          <NumberInput value={form.concurrency} onValue={(v) => update((f) => void (f.concurrency = v))} />
+        </Field>
+        <Field label="Partitions" hint="Changing it moves queued work; stream order is kept" error={errors.partitions}>
+          <NumberInput value={form.partitions} onValue={(v) => update((f) => void (f.partitions = v))} />
+        </Field>
+        <Field label="Timeout (ms)" hint="A run longer than this fails the attempt" error={errors.timeoutMs}>
+          <NumberInput value={form.timeoutMs} onValue={(v) => update((f) => void (f.timeoutMs = v))} />
+        </Field>
+      </div>
+    </Section>
+  );
+}
+
+export function RoutingSection({ form, errors, update }: SectionProps) {
+  return (
+    <Section id="sec-routing" title="Routing and streams" description="Which partition an execution goes to; which executions run in order.">
+      <div className={grid}>
+        <Field label="Routing strategy" error={errors['routing.strategy']}>
+          <Select value={form.routing.strategy} onChange={(e) => update((f) => void (f.routing.strategy = e.target.value as TaskForm['routing']['strategy']))}>
+            {ROUTING_STRATEGIES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field
+          label="Routing key path"
+          hint={form.routing.strategy === 'hash' ? 'Same key → same partition' : 'Used by hash routing only'}
+          error={errors['routing.keyPath']}
+        >
+          <Input value={form.routing.keyPath} onChange={(e) => update((f) => void (f.routing.keyPath = e.target.value))} className="font-mono" placeholder="customer.id" />
+        </Field>
+        <Field label="Stream key path" hint="Executions with the same key run one at a time, in order. Empty: no streams." error={errors['stream.keyPath']}>
+          <Input value={form.streamKeyPath} onChange={(e) => update((f) => void (f.streamKeyPath = e.target.value))} className="font-mono" placeholder="order.id" />
+        </Field>
+      </div>
+    </Section>
+  );
+}
+
+export function RetrySection({ form, errors, update }: SectionProps) {
+  return (
+    <Section id="sec-retry" title="Retry policy" description="After the last attempt the execution becomes a dead letter.">
+      <div className={grid}>
+        <Field label="Max attempts" error={errors['retry.maxAttempts']}>
+          <NumberInput value={form.retry.maxAttempts} onValue={(v) => update((f) => void (f.retry.maxAttempts = v))} />
+        </Field>
+        <Field label="Backoff" error={errors['retry.backoff']}>
+          <Select value={form.retry.backoff} onChange={(e) => update((f) => void (f.retry.backoff = e.target.value as TaskForm['retry']['backoff']))}>
+            <option value="exponential">exponential</option>
+            <option value="fixed">fixed</option>
+          </Select>
+        </Field>
+        <Field label="Base delay (ms)" error={errors['retry.baseDelayMs']}>
+          <NumberInput value={form.retry.baseDelayMs} onValue={(v) => update((f) => void (f.retry.baseDelayMs = v))} />
+        </Field>
+        <Field label="Max delay (ms)" error={errors['retry.maxDelayMs']}>
+          <NumberInput value={form.retry.maxDelayMs} onValue={(v) => update((f) => void (f.retry.maxDelayMs = v))} />
+        </Field>
+        <Field label="Jitter (0–1)" hint="Fraction of the delay that is randomised" error={errors['retry.jitter']}>
+          <NumberInput value={form.retry.jitter} onValue={(v) => update((f) => void (f.retry.jitter = v))} />
+        </Field>
+      </div>
+    </Section>
+  );
+}
+
+const POLICY_HINT: Record<TaskForm['backpressure']['policy'], string> = {
+  reject: 'Enqueue fails with a Retry-After',
+  throttle: 'Executions beyond max depth are delayed',
+  shed: 'A share of executions beyond max depth is dropped (counted)',
+  spill: 'Executions beyond max depth are parked and drained back later',
+};
+
+export function BackpressureSection({ form, errors, update }: SectionProps) {
+  const bp = form.backpressure;
+  return (
+    <Section id="sec-backpressure" title="Backpressure" description="What enqueue does when a partition is deeper than max depth.">
+      <div className={grid}>
+        <Field label="Policy" hint={POLICY_HINT[bp.policy]} error={errors['backpressure.policy']}>
+          <Select value={bp.policy} onChange={(e) => update((f) => void (f.backpressure.policy = e.target.value as TaskForm['backpressure']['policy']))}>
+            {BACKPRESSURE_POLICIES.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field label="Max depth per partition" error={errors['backpressure.maxDepth']}>
+          <NumberInput value={bp.maxDepth} onValue={(v) => update((f) => void (f.backpressure.maxDepth = v))} />
+        </Field>
+        {bp.policy === 'reject' && (
+          <Field label="Retry after (ms)" error={errors['backpressure.retryAfterMs']}>
+            <NumberInput value={bp.retryAfterMs} onValue={(v) => update((f) => void (f.backpressure.retryAfterMs = v))} />
+          </Field>
+        )}
+        {bp.policy === 'throttle' && (
+          <>
+            <Field label="Delay per execution over (ms)" error={errors['backpressure.throttleDelayMs']}>
+              <NumberInput value={bp.throttleDelayMs} onValue={(v) => update((f) => void (f.backpressure.throttleDelayMs = v))} />
+            </Field>
+            <Field label="Max throttle delay (ms)" error={errors['backpressure.throttleMaxDelayMs']}>
+              <NumberInput value={bp.throttleMaxDelayMs} onValue={(v) => update((f) => void (f.backpressure.throttleMaxDelayMs = v))} />
+            </Field>
+          </>
+        )}
+        {bp.policy === 'shed' && (
+          <Field label="Shed (%)" error={errors['backpressure.shedPercent']}>
+            <NumberInput value={bp.shedPercent} onValue={(v) => update((f) => void (f.backpressure.shedPercent = v))} />
+          </Field>
+        )}
+      </div>
+    </Section>
+  );
+}
+
+export function DlqSection({ form, errors, update }: SectionProps) {
+  return (
+    <Section id="sec-dlq" title="Dead-letter queue" description="Limits on what dead letters are kept.">
+      <div className={grid}>
+        <Field label="Max dead letters" error={errors['dlq.maxDepth']}>
+          <NumberInput value={form.dlq.maxDepth} onValue={(v) => update((f) => void (f.dlq.maxDepth = v))} />
+        </Field>
+        <Field label="Retention (days)" error={errors['dlq.retentionDays']}>
+          <NumberInput value={form.dlq.retentionDays} onValue={(v) => update((f) => void (f.dlq.retentionDays = v))} />
+        </Field>
+      </div>
+    </Section>
+  );
+}
+
+const THRESHOLDS: { key: keyof TaskForm['thresholds']; label: string; unit: string; scale: number }[] = [
+  { key: 'depth', label: 'Depth per partition', unit: 'executions', scale: 1 },
+  { key: 'imbalance', label: 'Imbalance (max ÷ mean depth)', unit: 'ratio', scale: 1 },
+  { key: 'retryRate', label: 'Retry rate', unit: '%', scale: 100 },
+  { key: 'dlqRate', label: 'DLQ rate', unit: '%', scale: 100 },
+  { key: 'p99LatencyMs', label: 'p99 latency', unit: 'ms', scale: 1 },
+];
+
+export function ThresholdsSection({ form, errors, update }: SectionProps) {
+  return (
+    <Section id="sec-thresholds" title="Thresholds" description="Warning and critical lines on the charts and alerts; warning must be below critical.">
+      <Table>
+        <thead>
+          <tr>
+            <Th>Metric</Th>
+            <Th className="w-44">Warning</Th>
+            <Th className="w-44">Critical</Th>
+          </tr>
+        </thead>
+        <tbody>
+          {THRESHOLDS.map((t) => {
+            const wErr = errors[`thresholds.${t.key}.warning`];
+            const cErr = errors[`thresholds.${t.key}.critical`];
+            return (
+              <tr key={t.key} className="align-top">
+                <Td className="text-[13px]">
+                  {t.label} <span className="text-[12px] text-subtle">({t.unit})</span>
+                </Td>
+                <Td>
+                  <NumberInput
+                    aria-label={`${t.label} warning`}
+                    aria-invalid={wErr ? true : undefined}
+                    scale={t.scale}
+                    value={form.thresholds[t.key].warning}
+                    onValue={(v) => update((f) => void (f.thresholds[t.key].warning = v))}
+                  />
+                  {wErr && <p className="mt-0.5 text-[12px] text-danger">{wErr}</p>}
+                </Td>
+                <Td>
+                  <NumberInput
+                    aria-label={`${t.label} critical`}
+                    aria-invalid={cErr ? true : undefined}
+                    scale={t.scale}
+                    value={form.thresholds[t.key].critical}
+                    onValue={(v) => update((f) => void (f.thresholds[t.key].critical = v))}
+                  />
+                  {cErr && <p className="mt-0.5 text-[12px] text-danger">{cErr}</p>}
+                </Td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </Table>
+    </Section>
+  );
+}
