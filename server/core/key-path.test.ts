@@ -76,10 +76,10 @@ describe('resolveGroupKeys', () => {
   });
 
   it.each([
-    { explicit: { tenat: 'acme' }, message: 'task "send-email" has no group "tenat" (declared: "tenant", "message", "region")', path: 'groupKeys.tenat' },
-    { explicit: { tenant: '' }, message: 'the key for group "tenant" must be a non-empty string', path: 'groupKeys.tenant' },
-    { explicit: { tenant: 5 as unknown as string }, message: 'the key for group "tenant" must be a non-empty string', path: 'groupKeys.tenant' },
-    { explicit: { tenant: 'x'.repeat(MAX_KEY_LENGTH + 1) }, message: `group "tenant" key is ${MAX_KEY_LENGTH + 1} characters long; at most ${MAX_KEY_LENGTH} are allowed`, path: 'groupKeys.tenant' },
+    { explicit: { tenat: 'acme' }, message: 'task "send-email" has no group "tenat" (declared: "tenant", "message", "region")', path: 'groups.tenat' },
+    { explicit: { tenant: '' }, message: 'the key for group "tenant" must be a non-empty string', path: 'groups.tenant' },
+    { explicit: { tenant: 5 as unknown as string }, message: 'the key for group "tenant" must be a non-empty string', path: 'groups.tenant' },
+    { explicit: { tenant: 'x'.repeat(MAX_KEY_LENGTH + 1) }, message: `group "tenant" key is ${MAX_KEY_LENGTH + 1} characters long; at most ${MAX_KEY_LENGTH} are allowed`, path: 'groups.tenant' },
     { explicit: ['a'] as unknown as Record<string, string>, message: 'group keys must be an object of group name → key', path: 'groupKeys' },
   ])('rejects $explicit with BAD_REQUEST at $path', ({ explicit, message, path }) => {
     const err = (() => {

@@ -53,7 +53,7 @@ function checkKeyLength(key: string, what: string, path: string): void {
  * no key is found is left out, so it does not constrain the execution (DESIGN.md).
  * An empty string read from the payload counts as no key (an absent tenant must not
  * become a shared "" tenant); an explicit key must be a non-empty string.
- * Field-error paths are `groupKeys.<group>`.
+ * Field-error paths are `groups.<group>` (the enqueue input's field).
  */
 export function resolveGroupKeys(
   task: Pick<TaskDefinition, 'name' | 'groups'>,
@@ -71,12 +71,12 @@ export function resolveGroupKeys(
       if (!declared.has(group)) {
         const known = [...declared].map((g) => `"${g}"`).join(', ') || 'none';
         throw CoreError.badRequest(`task "${task.name}" has no group "${group}" (declared: ${known})`, [
-          { path: `groupKeys.${group}`, message: `unknown group "${group}"` },
+          { path: `groups.${group}`, message: `unknown group "${group}"` },
         ]);
       }
       if (typeof key !== 'string' || key === '') {
         throw CoreError.badRequest(`the key for group "${group}" must be a non-empty string`, [
-          { path: `groupKeys.${group}`, message: 'must be a non-empty string' },
+          { path: `groups.${group}`, message: 'must be a non-empty string' },
         ]);
       }
     }
@@ -90,7 +90,7 @@ export function resolveGroupKeys(
           ? readKeyPath(payload, g.keyPath)
           : undefined;
     if (key === undefined || key === '') continue;
-    checkKeyLength(key, `group "${g.name}"`, `groupKeys.${g.name}`);
+    checkKeyLength(key, `group "${g.name}"`, `groups.${g.name}`);
     out[g.name] = key;
   }
   return out;
