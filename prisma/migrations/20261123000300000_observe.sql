@@ -93,6 +93,8 @@ CREATE UNIQUE INDEX alerts_open_key ON alerts (key) WHERE status IN ('pending', 
 CREATE INDEX alerts_fired_idx ON alerts (fired_at DESC, id DESC) WHERE fired_at IS NOT NULL;
 -- The evaluator's "latest episode of this key" (silences carry into the next episode).
 CREATE INDEX alerts_key_idx ON alerts (key, id DESC);
+-- …and which keys still have a running silence.
+CREATE INDEX alerts_silenced_idx ON alerts (silenced_until) WHERE silenced_until IS NOT NULL;
 
 -- Every transition and operator action on an alert.
 CREATE TABLE alert_events (

@@ -6,12 +6,13 @@ import { z } from 'zod';
 import type { Db } from '../db/pool';
 import { evaluateTaskHealth, type TaskHealth, type ThresholdStatus } from '../core/thresholds';
 import { imbalanceRatio, perSecond, rate } from '../core/metrics';
+import { thresholdsOf } from '../core/stored-definition';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
 import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
-import { getTaskCharts, OWNER_STALE_MS, RECENT_WINDOW_MS, taskNameInput, thresholdsOf, timeRangeSchema, type TaskCharts } from './task-metrics';
+import { getTaskCharts, OWNER_STALE_MS, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.object({
   range: timeRangeSchema.default('1h'),

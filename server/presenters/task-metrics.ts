@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { thresholdsSchema, type TaskDefinition } from '../core/task-definition';
+import { thresholdsOf } from '../core/stored-definition';
 import type { TaskThresholds } from '../core/thresholds';
 import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
 import { drainForecastMs, imbalanceRatio, perSecond, rate } from '../core/metrics';
@@ -53,20 +53,6 @@ export interface TaskCharts {
   points: ChartPoint[];
   /** Buckets with any data; 0 means "no samples in this range" (the empty state). */
   pointsWithData: number;
-}
-
-const DEFAULT_THRESHOLDS = thresholdsSchema.parse(undefined);
-
-/** The thresholds stored in a task's definition, or the defaults when absent/invalid. */
-export function thresholdsOf(definition: unknown): TaskThresholds {
-  const raw = (definition as { thresholds?: unknown } | null)?.thresholds;
-  const r = thresholdsSchema.safeParse(raw);
-  return r.success ? r.data : DEFAULT_THRESHOLDS;
-}
-
-export function routingOf(definition: unknown): TaskDefinition['routing'] {
-  const r = (definition as { routing?: TaskDefinition['routing'] } | null)?.routing;
-  return r && typeof r.strategy === 'string' ? r : { strategy: 'round-robin' };
 }
 
 export async function findTask(db: Db, task: string): Promise<ActiveTaskRow> {

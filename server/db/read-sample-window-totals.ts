@@ -1,0 +1,29 @@
+// The alert evaluator's window: per (task, partition) sums of raw metric samples since
+// `since` (partition −1 = task totals, with the max p99). Raw samples rather than
+// roll-ups so an evaluation never waits on the roll-up service; the window is a few
+// minutes, read through metric_samples_at_idx.
+import type { Db } from './pool';
+
+export interface SampleWindowRow {
+  task: string;
+  partition: number;
+  samples: number;
+  arrivals: number;
+  processed: number;
+  failed: number;
+  retried: number;
+  dead_lettered: number;
+  latency_p99_ms: number | null;
+}
+
+export async function readSampleWindowTotals(db: Db, since: Date): Promise<SampleWindowRow[]> {
+  const r = await db.query<SampleWindowRow>(
+    `SELECT task, partition, count(*)::int AS samples,
+            sum(arrivals)::bigint AS arrivals, sum(processed)::bigint AS processed, sum(failed)::bigint AS failed,
+            sum(retried)::bigint AS retried, sum(dead_lettered)::bigint AS dead_lettered, max(latency_p99_ms) AS latency_p99_ms
+     FROM metric_samples WHERE at > $1
+     GROUP BY task, partition`,
+    [since],
+  );
+  return r.rows;
+}

@@ -1,0 +1,452 @@
+// The alert engine. `evaluateAlerts` (run by the evaluate-alerts control-plane service)
+// reads each active task's live counters and recent samples, turns its thresholds and
+// the hot-partition / hot-key detectors into observations (hysteresis applied to open
+// alerts), steps each alert's state machine (core stepAlert: for-duration before firing,
+// clear-duration before resolving), and writes episodes, events and webhook
+// notifications in one transaction. Operator actions (acknowledge, silence, resolve) run
+// the core transition on a locked row and write their audit record in the same
+// transaction.
+import { z } from 'zod';
+import type pg from 'pg';
+import { CoreError } from '../core/errors';
+import {
+  acknowledgeAlert,
+  detectHotKeys,
+  detectHotPartitions,
+  hotPartitionRemedy,
+  resolveAlert,
+  silenceAlert,
+  stepAlert,
+  type AlertEvent,
+  type AlertState,
+  type HotPartition,
+  type KeyLoad,
+} from '../core/alert-rules';
+import {
+  ALERT_RULE_LABEL,
+  alertKey,
+  checkPolicy,
+  DEFAULT_ALERT_POLICY,
+  detectorSeverity,
+  escalate,
+  hotKeyRemedy,
+  relaxedHotKey,
+  relaxedHotPartition,
+  SEVERITY_RANK,
+  THRESHOLD_RULES,
+  thresholdBreach,
+  thresholdRemedy,
+  type AlertPolicy,
+  type AlertRule,
+  type AlertSeverity,
+} from '../core/alert-evaluation';
+import { imbalanceRatio, rate } from '../core/metrics';
+import { withTransaction, type Db } from '../db/pool';
+import { recordAudit, type Actor } from '../db/audit';
+import { readActiveTasks } from '../db/read-active-tasks';
+import { readPartitionLive } from '../db/read-partition-live';
+import { readSampleWindowTotals, type SampleWindowRow } from '../db/read-sample-window-totals';
+import { readGroupKeyLoads, type GroupKeyLoadRow } from '../db/read-group-key-loads';
+import {
+  deleteAlert,
+  insertAlert,
+  insertAlertEvent,
+  lockAlert,
+  lockLatestEpisodes,
+  rowToState,
+  updateAlert,
+  type AlertRow,
+} from '../db/alert-store';
+import { routingOf, thresholdsOf } from '../core/stored-definition';
+import { enqueueAlertNotification, type AlertNotificationEvent } from './webhooks';
+import { parseInput } from './validate-input';
+
+/** One rule's verdict for one subject in this evaluation. */
+export interface Observation {
+  key: string;
+  task: string;
+  rule: AlertRule;
+  subject: string;
+  partition: number | null;
+  groupName: string | null;
+  groupKey: string | null;
+  breaching: boolean;
+  value: number | null;
+  severity: AlertSeverity;
+  threshold: number | null;
+  evidence: Record<string, unknown>;
+  remedy: string | null;
+}
+
+/** Keys considered per group when computing hot-key shares (the rest are summed). */
+const KEYS_PER_GROUP = 20;
+const OTHERS = '\u0000others';
+
+const isOpen = (r: AlertRow | undefined) => r !== undefined && (r.status === 'firing' || r.status === 'acknowledged');
+/** An episode still in progress (pending too): it needs an observation even when clear. */
+const inProgress = (r: AlertRow | undefined) => r !== undefined && r.status !== 'resolved';
+
+/** Events the engine records: the core's fired/resolved plus severity escalation. */
+type EngineEvent = Omit<AlertEvent, 'type'> & { type: AlertEvent['type'] | 'escalated' };
+
+interface TaskInputs {
+  task: string;
+  definition: unknown;
+  depths: number[];
+  arrivals: number[];
+  totals: SampleWindowRow | undefined;
+  keyLoads: GroupKeyLoadRow[];
+}
+
+/** Pure: one task's observations, given the latest episode of each key (for hysteresis). */
+export function observeTask(t: TaskInputs, latest: Map<string, AlertRow>, policy: AlertPolicy): Observation[] {
+  const thresholds = thresholdsOf(t.definition);
+  const out: Observation[] = [];
+  const base = (rule: AlertRule, subject = '') => ({
+    key: alertKey(t.task, rule, subject),
+    task: t.task,
+    rule,
+    subject,
+    partition: null as number | null,
+    groupName: null as string | null,
+    groupKey: null as string | null,
+  });
+
+  // Threshold rules.
+  const deepest = t.depths.length ? t.depths.indexOf(Math.max(...t.depths)) : -1;
+  const w = t.totals;
+  const values: Record<(typeof THRESHOLD_RULES)[number], number | null> = {
+    depth: deepest >= 0 ? t.depths[deepest]! : null,
+    imbalance: t.depths.length ? imbalanceRatio(t.depths) : null,
+    retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
+    dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
+    p99LatencyMs: w?.latency_p99_ms ?? null,
+  };
+  for (const rule of THRESHOLD_RULES) {
+    const b = base(rule);
+    const open = isOpen(latest.get(b.key));
+    const verdict = thresholdBreach(values[rule], thresholds[rule], open, policy.hysteresis);
+    if (!verdict.breaching && !inProgress(latest.get(b.key))) continue;
+    out.push({
+      ...b,
+      partition: rule === 'depth' && deepest >= 0 ? deepest : null,
+      breaching: verdict.breaching,
+      value: values[rule],
+      severity: verdict.severity,
+      threshold: thresholds[rule].warning,
+      evidence: {
+        warning: thresholds[rule].warning,
+        critical: thresholds[rule].critical,
+        value: values[rule],
+        ...(rule === 'depth' || rule === 'imbalance' ? { depths: t.depths, deepestPartition: deepest } : {}),
+        ...(w && rule !== 'depth' && rule !== 'imbalance'
+          ? { window: { processed: w.processed, failed: w.failed, retried: w.retried, deadLettered: w.dead_lettered, windowMs: policy.windowMs } }
+          : {}),
+      },
+      remedy: thresholdRemedy(rule),
+    });
+  }
+
+  // Hot partitions: strict detection for new episodes, relaxed for open ones.
+  if (t.depths.length >= 2) {
+    const arrivals = t.arrivals.length === t.depths.length ? t.arrivals : [];
+    const strict = detectHotPartitions({ depths: t.depths, arrivals, ...policy.hotPartition });
+    const relaxed = detectHotPartitions({ depths: t.depths, arrivals, ...relaxedHotPartition(policy.hotPartition, policy.hysteresis) });
+    const routing = routingOf(t.definition);
+    for (let p = 0; p < t.depths.length; p++) {
+      const b = { ...base('hotPartition', String(p)), partition: p };
+      const open = isOpen(latest.get(b.key));
+      const hit: HotPartition | undefined = (open ? relaxed : strict).find((h) => h.partition === p);
+      if (!hit && !inProgress(latest.get(b.key))) continue;
+      const ratio = hit ? Math.max(hit.depthRatio ?? Infinity, hit.arrivalRatio ?? 0) : null;
+      out.push({
+        ...b,
+        breaching: hit !== undefined,
+        value: hit ? (Number.isFinite(ratio!) ? ratio : null) : null,
+        severity: hit ? detectorSeverity(hit.depthRatio === null ? null : ratio, policy.hotPartition.factor * 3) : 'warning',
+        threshold: policy.hotPartition.factor,
+        evidence: {
+          depths: t.depths,
+          arrivals,
+          partition: p,
+          ...(hit
+            ? {
+                reasons: hit.reasons,
+                depth: hit.depth,
+                siblingMedianDepth: hit.siblingMedianDepth,
+                depthRatio: hit.depthRatio,
+                arrivalsInWindow: hit.arrivals,
+                siblingMedianArrivals: hit.siblingMedianArrivals,
+                arrivalRatio: hit.arrivalRatio,
+              }
+            : {}),
+          factor: policy.hotPartition.factor,
+          floorDepth: policy.hotPartition.floorDepth,
+          windowMs: policy.windowMs,
+          routing: routing.strategy,
+        },
+        remedy: hit ? hotPartitionRemedy(routing.strategy, hit.reasons) : null,
+      });
+    }
+  }
+
+  // Hot keys, per group: the top keys plus the rest summed into one stand-in entry.
+  const groups = new Map<string, GroupKeyLoadRow[]>();
+  for (const k of t.keyLoads) groups.set(k.group_name, [...(groups.get(k.group_name) ?? []), k]);
+  const seen = new Set<string>();
+  for (const [group, rows] of groups) {
+    const listed = rows.reduce((n, r) => n + r.in_flight + r.queued, 0);
+    const rest = Math.max(0, rows[0]!.group_total - listed);
+    const loads: KeyLoad[] = rows.map((r) => ({ key: r.group_key, inFlight: r.in_flight, queued: r.queued }));
+    if (rest > 0) loads.push({ key: OTHERS, inFlight: 0, queued: rest });
+    const strict = detectHotKeys(loads, policy.hotKey).filter((k) => k.key !== OTHERS);
+    const relaxed = detectHotKeys(loads, relaxedHotKey(policy.hotKey, policy.hysteresis)).filter((k) => k.key !== OTHERS);
+    const candidates = new Set([...strict.map((k) => k.key), ...[...latest.entries()].filter(([k, r]) => inProgress(r) && k.startsWith(`${t.task}|hotKey|${group}=`)).map(([k]) => k).map((k) => k.slice(`${t.task}|hotKey|${group}=`.length))]);
+    for (const key of candidates) {
+      const b = { ...base('hotKey', `${group}=${key}`), groupName: group, groupKey: key };
+      seen.add(b.key);
+      const open = isOpen(latest.get(b.key));
+      const hit = (open ? relaxed : strict).find((k) => k.key === key);
+      out.push({
+        ...b,
+        breaching: hit !== undefined,
+        value: hit?.share ?? null,
+        severity: hit ? detectorSeverity(hit.share, (1 + policy.hotKey.dominantShare) / 2) : 'warning',
+        threshold: policy.hotKey.dominantShare,
+        evidence: {
+          group,
+          key,
+          groupLoad: rows[0]!.group_total,
+          activeKeys: rows[0]!.group_active,
+          topKeys: rows.slice(0, 10).map((r) => ({ key: r.group_key, inFlight: r.in_flight, queued: r.queued })),
+          dominantShare: policy.hotKey.dominantShare,
+          floor: policy.hotKey.floor,
+        },
+        remedy: hit ? hotKeyRemedy(group, key) : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** Open or still-silenced keys nobody observed this round (task removed, key gone idle): clear. */
+function unobserved(latest: Map<string, AlertRow>, observed: Set<string>): Observation[] {
+  const out: Observation[] = [];
+  for (const [key, r] of latest) {
+    if (observed.has(key) || r.status === 'resolved') continue;
+    out.push({
+      key,
+      task: r.task,
+      rule: r.rule,
+      subject: r.subject,
+      partition: r.partition,
+      groupName: r.group_name,
+      groupKey: r.group_key,
+      breaching: false,
+      value: null,
+      severity: r.severity,
+      threshold: r.threshold,
+      evidence: r.evidence,
+      remedy: r.remedy,
+    });
+  }
+  return out;
+}
+
+export function alertSummary(r: Pick<AlertRow, 'task' | 'rule' | 'subject' | 'partition' | 'group_name' | 'group_key'>): string {
+  const label = ALERT_RULE_LABEL[r.rule];
+  if (r.rule === 'hotPartition') return `${label}: ${r.task} partition ${r.partition}`;
+  if (r.rule === 'hotKey') return `${label}: ${r.task} ${r.group_name}=${r.group_key}`;
+  return `${label}: ${r.task}`;
+}
+
+function notification(r: AlertRow) {
+  return {
+    id: r.id,
+    key: r.key,
+    task: r.task,
+    rule: r.rule,
+    subject: r.subject,
+    severity: r.severity,
+    status: r.status,
+    value: r.last_value,
+    peakValue: r.peak_value,
+    threshold: r.threshold,
+    firedAt: r.fired_at,
+    resolvedAt: r.resolved_at,
+    resolvedBy: r.resolved_by,
+    summary: alertSummary(r),
+    remedy: r.remedy,
+  };
+}
+
+async function recordEvents(db: Db, row: AlertRow, events: EngineEvent[], actor: string): Promise<number> {
+  let notified = 0;
+  for (const e of events) {
+    await insertAlertEvent(db, { alertId: row.id, at: new Date(e.at), type: e.type, actor, value: e.value, severity: row.severity, silenced: e.silenced });
+    if (!e.silenced) notified += await enqueueAlertNotification(db, `alert.${e.type}` as AlertNotificationEvent, notification(row));
+  }
+  return notified;
+}
+
+export interface EvaluationResult {
+  tasks: number;
+  observed: number;
+  fired: number;
+  resolved: number;
+  escalated: number;
+  open: number;
+  notificationsQueued: number;
+}
+
+/** Applies one observation to its key's latest episode; returns what happened. */
+async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undefined, at: number, policy: AlertPolicy) {
+  const timing = { forMs: policy.forMs, clearForMs: policy.clearForMs };
+  const step = stepAlert(prev ? rowToState(prev) : undefined, { breaching: obs.breaching, value: obs.value, at }, timing);
+  const events: EngineEvent[] = [...step.events];
+  const result = { fired: 0, resolved: 0, escalated: 0, notified: 0 };
+  if (!step.state) {
+    if (prev && prev.status === 'pending') await deleteAlert(db, prev.id);
+    return result;
+  }
+  const state: AlertState = step.state;
+  const opening = (!prev || prev.status === 'resolved') && state.status !== 'resolved';
+  const details = obs.breaching ? { evidence: obs.evidence, remedy: obs.remedy, threshold: obs.threshold } : {};
+  let row: AlertRow;
+  if (opening) {
+    row = await insertAlert(db, { ...obs, evidence: obs.evidence, severity: obs.severity }, state);
+  } else if (prev) {
+    const severity = obs.breaching && state.status !== 'resolved' ? escalate(prev.severity, obs.severity) : prev.severity;
+    row = await updateAlert(db, prev.id, state, { ...details, severity, ...(state.status === 'resolved' && step.events.length ? { resolvedBy: null } : {}) });
+    if ((row.status === 'firing' || row.status === 'acknowledged') && SEVERITY_RANK[severity] > SEVERITY_RANK[prev.severity] && prev.fired_at) {
+      events.push({ type: 'escalated', at, value: obs.value, peakValue: state.peakValue, silenced: state.silencedUntil !== undefined && at < state.silencedUntil });
+    }
+  } else return result;
+  for (const e of events) result[e.type === 'fired' ? 'fired' : e.type === 'resolved' ? 'resolved' : 'escalated']++;
+  result.notified = await recordEvents(db, row, events, 'system');
+  return result;
+}
+
+export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: AlertPolicy = DEFAULT_ALERT_POLICY): Promise<EvaluationResult> {
+  checkPolicy(policy);
+  const at = now.getTime();
+  const tasks = await readActiveTasks(pool);
+  const names = tasks.map((t) => t.task);
+  const [live, windowRows, keyLoads] = await Promise.all([
+    readPartitionLive(pool, names),
+    readSampleWindowTotals(pool, new Date(at - policy.windowMs)),
+    readGroupKeyLoads(pool, names, KEYS_PER_GROUP),
+  ]);
+  return withTransaction(pool, async (c) => {
+    const latestRows = await lockLatestEpisodes(c, now);
+    const latest = new Map(latestRows.map((r) => [r.key, r]));
+    const observations: Observation[] = [];
+    for (const t of tasks) {
+      const parts = live.filter((p) => p.task === t.task);
+      const arrivalsBy = new Map(windowRows.filter((w) => w.task === t.task && w.partition >= 0).map((w) => [w.partition, w.arrivals]));
+      observations.push(
+        ...observeTask(
+          {
+            task: t.task,
+            definition: t.definition,
+            depths: parts.map((p) => p.depth),
+            // Arrivals only when every partition has samples in the window (else ratios lie).
+            arrivals: parts.every((p) => arrivalsBy.has(p.partition)) ? parts.map((p) => arrivalsBy.get(p.partition)!) : [],
+            totals: windowRows.find((w) => w.task === t.task && w.partition === -1),
+            keyLoads: keyLoads.filter((k) => k.task === t.task),
+          },
+          latest,
+          policy,
+        ),
+      );
+    }
+    observations.push(...unobserved(latest, new Set(observations.map((o) => o.key))));
+    const res: EvaluationResult = { tasks: tasks.length, observed: observations.length, fired: 0, resolved: 0, escalated: 0, open: 0, notificationsQueued: 0 };
+    for (const obs of observations) {
+      const r = await applyObservation(c, obs, latest.get(obs.key), at, policy);
+      res.fired += r.fired;
+      res.resolved += r.resolved;
+      res.escalated += r.escalated;
+      res.notificationsQueued += r.notified;
+    }
+    const open = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE status IN ('firing', 'acknowledged')`);
+    res.open = open.rows[0]!.n;
+    return res;
+  });
+}
+
+// ─── Operator actions ─────────────────────────────────────────────────────────────
+
+export const alertIdInput = z.object({ id: z.number().int('must be an alert id').positive('must be an alert id') });
+
+/** Silence durations offered by the UI; any value within bounds is accepted. */
+export const silenceAlertInput = alertIdInput.extend({
+  durationMs: z
+    .number()
+    .int('must be a whole number of ms')
+    .min(60_000, 'must be at least one minute')
+    .max(30 * 86_400_000, 'must be at most 30 days'),
+});
+
+function auditView(r: AlertRow) {
+  return { status: r.status, severity: r.severity, acknowledgedBy: r.acknowledged_by, silencedUntil: r.silenced_until, resolvedBy: r.resolved_by };
+}
+
+async function withLockedAlert<T>(pool: pg.Pool, id: number, fn: (c: pg.PoolClient, row: AlertRow) => Promise<T>): Promise<T> {
+  return withTransaction(pool, async (c) => {
+    const row = await lockAlert(c, id);
+    if (!row || row.fired_at === null) throw CoreError.notFound(`Alert ${id}`);
+    return fn(c, row);
+  });
+}
+
+export async function acknowledgeAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof alertIdInput>, now = new Date()): Promise<AlertRow> {
+  const v = parseInput(alertIdInput, input);
+  return withLockedAlert(pool, v.id, async (c, row) => {
+    if (row.status !== 'firing') {
+      throw new CoreError('CONFLICT', `Alert ${row.id} is ${row.status}; only a firing alert can be acknowledged.`);
+    }
+    const state = acknowledgeAlert(rowToState(row), now.getTime(), actor.label);
+    const after = await updateAlert(c, row.id, state);
+    await insertAlertEvent(c, { alertId: row.id, at: now, type: 'acknowledged', actor: actor.label, value: row.last_value, severity: row.severity, silenced: false });
+    await recordAudit(c, actor, { action: 'alert.acknowledge', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row) } });
+    return after;
+  });
+}
+
+export async function silenceAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof silenceAlertInput>, now = new Date()): Promise<AlertRow> {
+  const v = parseInput(silenceAlertInput, input);
+  return withLockedAlert(pool, v.id, async (c, row) => {
+    const until = now.getTime() + v.durationMs;
+    const state = silenceAlert(rowToState(row), until);
+    const after = await updateAlert(c, row.id, state, { silencedBy: actor.label });
+    await insertAlertEvent(c, {
+      alertId: row.id,
+      at: now,
+      type: 'silenced',
+      actor: actor.label,
+      value: row.last_value,
+      severity: row.severity,
+      silenced: true,
+      detail: { until: new Date(until).toISOString(), durationMs: v.durationMs },
+    });
+    await recordAudit(c, actor, { action: 'alert.silence', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row), durationMs: v.durationMs } });
+    return after;
+  });
+}
+
+export async function resolveAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof alertIdInput>, now = new Date()): Promise<AlertRow> {
+  const v = parseInput(alertIdInput, input);
+  return withLockedAlert(pool, v.id, async (c, row) => {
+    if (row.status === 'resolved') throw new CoreError('CONFLICT', `Alert ${row.id} is already resolved.`);
+    const step = resolveAlert(rowToState(row), now.getTime());
+    const after = await updateAlert(c, row.id, step.state!, { resolvedBy: actor.label });
+    for (const e of step.events) {
+      await insertAlertEvent(c, { alertId: row.id, at: now, type: 'resolved', actor: actor.label, value: e.value, severity: row.severity, silenced: e.silenced });
+      if (!e.silenced) await enqueueAlertNotification(c, 'alert.resolved', notification(after));
+    }
+    await recordAudit(c, actor, { action: 'alert.resolve', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row) } });
+    return after;
+  });
+}
+
