@@ -1,0 +1,245 @@
+// The SQL of one enqueue transaction (services/enqueue.ts runs them in this order, which
+// is the engine's lock order minus the task lock enqueue never takes):
+//   idempotency advisory locks (sorted) → partition_stats rows (sorted, FOR NO KEY UPDATE)
+//   → group_slots rows (sorted upsert) → stream advisory locks (sorted) → INSERT.
+// Depth is read under the partition row lock and written back before commit, so two
+// producers racing for the last free depth cannot both get it (exact backpressure).
+// The batch goes in with ONE insert statement: ids are drawn in batch order from the
+// executions sequence in a MATERIALIZED CTE (no sort between the scan and nextval, so
+// id order = batch order), and each row's initial state is computed in the same
+// statement — `blocked` when its stream already has an unfinished execution (visible
+// because we hold the stream's advisory lock) or an earlier row of this batch.
+// Measured on the local PG15 (2 cores): a 1000-row batch with 2 groups and streams
+// inserts in ~25 ms; a single-row enqueue is 7 round trips, ~1.5 ms with the commit.
+import type { Db } from './pool';
+
+/** Advisory lock key space (two-int form) for idempotency keys. */
+const IDEMPOTENCY_LOCK_CLASS = 0x5c1d;
+
+export interface TaskForEnqueue {
+  definition: unknown;
+  partitions: number;
+  active: boolean;
+  depths: number[];
+  counter: number;
+}
+
+/** Task definition + routing inputs in one round trip: depths are the cached counters. */
+export async function loadTaskForEnqueue(db: Db, task: string, sequence: string): Promise<TaskForEnqueue | null> {
+  const r = await db.query<{ definition: unknown; partitions: number; active: boolean; depths: number[] | null }>(
+    `SELECT t.definition, t.partitions, t.active,
+            (SELECT array_agg(ps.depth ORDER BY ps.partition) FROM partition_stats ps WHERE ps.task = t.task) AS depths
+     FROM task_runtime t WHERE t.task = $1`,
+    [task],
+  );
+  const row = r.rows[0];
+  if (!row) return null;
+  let counter = 0;
+  if (row.active) {
+    const c = await db.query<{ n: number }>(`SELECT nextval($1::regclass) AS n`, [`"${sequence}"`]);
+    counter = c.rows[0]!.n;
+  }
+  return { definition: row.definition, partitions: row.partitions, active: row.active, depths: (row.depths ?? []).map(Number), counter };
+}
+
+export async function lockIdempotencyKeys(db: Db, task: string, keys: readonly string[]): Promise<void> {
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length === 0) return;
+  await db.query(
+    `SELECT pg_advisory_xact_lock($1, hashtext($2 || chr(31) || k)) FROM (SELECT k FROM unnest($3::text[]) k ORDER BY k) s`,
+    [IDEMPOTENCY_LOCK_CLASS, task, sorted],
+  );
+}
+
+export interface ExistingByKey {
+  idempotencyKey: string;
+  id: number;
+  partition: number;
+  state: string;
+}
+
+/** Executions (and spilled rows) that already carry one of the keys. */
+export async function findByIdempotencyKeys(db: Db, task: string, keys: readonly string[]): Promise<ExistingByKey[]> {
+  if (keys.length === 0) return [];
+  const r = await db.query<ExistingByKey>(
+    `SELECT idempotency_key AS "idempotencyKey", id, partition, state FROM executions
+     WHERE task = $1 AND idempotency_key = ANY ($2::text[])
+     UNION ALL
+     SELECT idempotency_key, id, partition, 'spilled' FROM overflow
+     WHERE task = $1 AND idempotency_key = ANY ($2::text[])`,
+    [task, keys],
+  );
+  return r.rows;
+}
+
+/** Stream keys that still have spilled rows waiting: their new executions spill too. */
+export async function streamsWithOverflow(db: Db, task: string, streams: readonly string[]): Promise<Set<string>> {
+  if (streams.length === 0) return new Set();
+  const r = await db.query<{ k: string }>(
+    `SELECT DISTINCT stream_key AS k FROM overflow WHERE task = $1 AND stream_key = ANY ($2::text[])`,
+    [task, [...new Set(streams)]],
+  );
+  return new Set(r.rows.map((x) => x.k));
+}
+
+export interface LockedPartition {
+  partition: number;
+  depth: number;
+  spilled: number;
+}
+
+/** Locks the target partitions' counter rows in partition order and reads depth. */
+export async function lockPartitions(db: Db, task: string, partitions: readonly number[]): Promise<LockedPartition[]> {
+  const r = await db.query<LockedPartition>(
+    `SELECT partition, depth, spilled FROM partition_stats
+     WHERE task = $1 AND partition = ANY ($2::int[]) ORDER BY partition FOR NO KEY UPDATE`,
+    [task, [...new Set(partitions)]],
+  );
+  return r.rows;
+}
+
+/** +queued on each (group, key) the accepted executions carry, rows created lazily, sorted. */
+export async function addQueuedGroupKeys(db: Db, task: string, groupKeys: readonly [string, string][]): Promise<void> {
+  if (groupKeys.length === 0) return;
+  await db.query(
+    `INSERT INTO group_slots AS gs (task, group_name, group_key, queued, last_used_at)
+     SELECT $1, g, k, count(*), now() FROM unnest($2::text[], $3::text[]) AS x(g, k)
+     GROUP BY g, k ORDER BY g, k
+     ON CONFLICT (task, group_name, group_key) DO UPDATE SET queued = gs.queued + excluded.queued, last_used_at = now()`,
+    [task, groupKeys.map((x) => x[0]), groupKeys.map((x) => x[1])],
+  );
+}
+
+export async function lockStreams(db: Db, task: string, streams: readonly string[]): Promise<void> {
+  const sorted = [...new Set(streams)].sort();
+  if (sorted.length === 0) return;
+  // hashtextextended(task ␟ key): the same key space sluice_finish uses for promotion.
+  await db.query(
+    `SELECT pg_advisory_xact_lock(hashtextextended($1 || chr(31) || k, 0)) FROM (SELECT k FROM unnest($2::text[]) k ORDER BY k) s`,
+    [task, sorted],
+  );
+}
+
+export interface NewExecutionRow {
+  partition: number;
+  payload: unknown;
+  groups: Record<string, string>;
+  streamKey: string | null;
+  idempotencyKey: string | null;
+  delayMs: number;
+  /** Preassigned id (spilled rows drained back keep theirs); null → next from the sequence. */
+  id?: number | null;
+  enqueuedAt?: Date | null;
+}
+
+export interface InsertedExecution {
+  id: number;
+  partition: number;
+  state: 'queued' | 'blocked';
+}
+
+export async function insertExecutions(db: Db, task: string, rows: readonly NewExecutionRow[]): Promise<InsertedExecution[]> {
+  if (rows.length === 0) return [];
+  const r = await db.query<InsertedExecution & { ord: number }>(
+    `WITH src AS (
+       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::bigint[], $9::timestamptz[])
+         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, pre_id, enqueued_at, ord)
+     ),
+     ids AS MATERIALIZED (
+       SELECT s.ord, coalesce(s.pre_id, nextval('executions_id_seq')) AS id FROM src s
+     ),
+     ins AS (
+       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at)
+       SELECT ids.id, $1, s.partition,
+              CASE WHEN s.stream_key IS NULL THEN 'queued'
+                   WHEN row_number() OVER (PARTITION BY s.stream_key ORDER BY s.ord) > 1 THEN 'blocked'
+                   WHEN EXISTS (SELECT 1 FROM executions h
+                                WHERE h.task = $1 AND h.stream_key = s.stream_key
+                                  AND h.state IN ('blocked', 'queued', 'running')) THEN 'blocked'
+                   ELSE 'queued' END,
+              s.payload, s.groups,
+              ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
+              s.stream_key, s.idem,
+              now() + make_interval(secs => s.delay_ms / 1000.0),
+              coalesce(s.enqueued_at, now())
+       FROM src s JOIN ids USING (ord)
+       RETURNING id, partition, state
+     )
+     SELECT ids.ord, ins.id, ins.partition, ins.state FROM ins JOIN ids USING (id) ORDER BY ids.ord`,
+    [
+      task,
+      rows.map((x) => x.partition),
+      rows.map((x) => JSON.stringify(x.payload ?? null)),
+      rows.map((x) => JSON.stringify(x.groups)),
+      rows.map((x) => x.streamKey),
+      rows.map((x) => x.idempotencyKey),
+      rows.map((x) => x.delayMs),
+      rows.map((x) => x.id ?? null),
+      rows.map((x) => x.enqueuedAt ?? null),
+    ],
+  );
+  return r.rows.map(({ id, partition, state }) => ({ id, partition, state }));
+}
+
+/** Parks executions in the overflow table (spill); ids come from the executions sequence. */
+export async function insertOverflow(db: Db, task: string, rows: readonly NewExecutionRow[]): Promise<{ id: number; partition: number }[]> {
+  if (rows.length === 0) return [];
+  const r = await db.query<{ id: number; partition: number; ord: number }>(
+    `WITH src AS (
+       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[])
+         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, ord)
+     ),
+     ids AS MATERIALIZED (SELECT s.ord, nextval('executions_id_seq') AS id FROM src s),
+     ins AS (
+       INSERT INTO overflow (id, task, partition, payload, groups, group_keys, stream_key, idempotency_key, run_at)
+       SELECT ids.id, $1, s.partition, s.payload, s.groups,
+              ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
+              s.stream_key, s.idem, now() + make_interval(secs => s.delay_ms / 1000.0)
+       FROM src s JOIN ids USING (ord)
+       RETURNING id, partition
+     )
+     SELECT ids.ord, ins.id, ins.partition FROM ins JOIN ids USING (id) ORDER BY ids.ord`,
+    [
+      task,
+      rows.map((x) => x.partition),
+      rows.map((x) => JSON.stringify(x.payload ?? null)),
+      rows.map((x) => JSON.stringify(x.groups)),
+      rows.map((x) => x.streamKey),
+      rows.map((x) => x.idempotencyKey),
+      rows.map((x) => x.delayMs),
+    ],
+  );
+  return r.rows.map(({ id, partition }) => ({ id, partition }));
+}
+
+export interface PartitionEnqueueDelta {
+  partition: number;
+  accepted: number;
+  spilled: number;
+  shed: number;
+}
+
+/** Moves the (already locked) partition counters for what this transaction enqueued. */
+export async function addEnqueueCounters(db: Db, task: string, deltas: readonly PartitionEnqueueDelta[]): Promise<void> {
+  const d = deltas.filter((x) => x.accepted + x.spilled + x.shed > 0);
+  if (d.length === 0) return;
+  await db.query(
+    `UPDATE partition_stats ps
+     SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,
+         arrivals_total = ps.arrivals_total + d.accepted + d.spilled + d.shed,
+         spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed, updated_at = now()
+     FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS d(partition, accepted, spilled, shed)
+     WHERE ps.task = $1 AND ps.partition = d.partition`,
+    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed)],
+  );
+}
+
+/** Counts executions a reject turned away (after the rollback, in its own statement). */
+export async function addRejectedCounters(db: Db, task: string, rejected: ReadonlyMap<number, number>): Promise<void> {
+  if (rejected.size === 0) return;
+  await db.query(
+    `UPDATE partition_stats ps SET rejected_total = ps.rejected_total + d.n
+     FROM unnest($2::int[], $3::int[]) AS d(partition, n) WHERE ps.task = $1 AND ps.partition = d.partition`,
+    [task, [...rejected.keys()], [...rejected.values()]],
+  );
+}

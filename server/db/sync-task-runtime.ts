@@ -1,0 +1,103 @@
+// Brings the per-task runtime rows in line with a newly stored config version, inside
+// the apply transaction: task_runtime (limits the claim reads), partition_stats and
+// partition_owners (one row per partition), and the round-robin sequence per task.
+//
+// A partition-count change locks the task_runtime row FOR UPDATE first (claimers and
+// finishers take it first too, so none run meanwhile), then the task's partition_stats
+// rows in order (enqueues hold those while they insert, so the move sees their rows),
+// then moves unfinished executions and spilled rows from removed partitions to
+// `partition % newCount` and recounts that task's depth/in-flight from the table. Stream
+// order does not depend on the partition (the blocked → queued chain keeps it), so a
+// move never reorders a stream. The recount scans the task's unfinished rows once; it
+// runs only when an operator changes the partition count.
+import type { Db } from './pool';
+import type { TaskDefinition } from '../core/task-definition';
+import { stableHash32 } from '../core/stable-hash';
+
+export function groupsForClaim(def: TaskDefinition): Record<string, { limit: number; overrides: Record<string, number> }> {
+  return Object.fromEntries(def.groups.map((g) => [g.name, { limit: g.limit, overrides: g.overrides }]));
+}
+
+/** Identifier of the task's round-robin sequence (≤ 63 bytes: long names get a hash). */
+export function roundRobinSequence(task: string): string {
+  const tail = task.length <= 53 ? task : `${task.slice(0, 44)}_${stableHash32(task).toString(16)}`;
+  return `sluice_rr_${tail}`;
+}
+
+export interface SyncResult {
+  created: string[];
+  updated: string[];
+  deactivated: string[];
+  repartitioned: { task: string; from: number; to: number; moved: number }[];
+}
+
+export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], version: number): Promise<SyncResult> {
+  const out: SyncResult = { created: [], updated: [], deactivated: [], repartitioned: [] };
+  const sorted = [...tasks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const def of sorted) {
+    const prev = await db.query<{ partitions: number }>(
+      'SELECT partitions FROM task_runtime WHERE task = $1 FOR UPDATE',
+      [def.name],
+    );
+    const oldP = prev.rows[0]?.partitions ?? null;
+    await db.query(
+      `INSERT INTO task_runtime (task, definition, concurrency, partitions, paused, groups, active, config_version, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, true, $7, now())
+       ON CONFLICT (task) DO UPDATE SET definition = excluded.definition, concurrency = excluded.concurrency,
+         partitions = excluded.partitions, paused = excluded.paused, groups = excluded.groups, active = true,
+         config_version = excluded.config_version, updated_at = now()`,
+      [def.name, JSON.stringify(def), def.concurrency, def.partitions, def.paused, JSON.stringify(groupsForClaim(def)), version],
+    );
+    await db.query(`CREATE SEQUENCE IF NOT EXISTS "${roundRobinSequence(def.name)}" MINVALUE 0 START 0`);
+    (oldP === null ? out.created : out.updated).push(def.name);
+
+    await db.query(
+      `INSERT INTO partition_stats (task, partition, lat_hist)
+       SELECT $1, p, array_fill(0::bigint, ARRAY[17]) FROM generate_series(0, $2 - 1) p
+       ON CONFLICT DO NOTHING`,
+      [def.name, def.partitions],
+    );
+    await db.query(
+      `INSERT INTO partition_owners (task, partition) SELECT $1, p FROM generate_series(0, $2 - 1) p ON CONFLICT DO NOTHING`,
+      [def.name, def.partitions],
+    );
+    if (oldP !== null && def.partitions < oldP) {
+      out.repartitioned.push({ task: def.name, from: oldP, to: def.partitions, moved: await shrinkPartitions(db, def.name, def.partitions) });
+    } else if (oldP !== null && def.partitions > oldP) {
+      out.repartitioned.push({ task: def.name, from: oldP, to: def.partitions, moved: 0 });
+    }
+  }
+  const r = await db.query<{ task: string }>(
+    `UPDATE task_runtime SET active = false, updated_at = now(), config_version = $2
+     WHERE active AND NOT (task = ANY ($1::text[])) RETURNING task`,
+    [sorted.map((t) => t.name), version],
+  );
+  out.deactivated = r.rows.map((x) => x.task);
+  return out;
+}
+
+async function shrinkPartitions(db: Db, task: string, count: number): Promise<number> {
+  await db.query('SELECT 1 FROM partition_stats WHERE task = $1 ORDER BY partition FOR UPDATE', [task]);
+  const moved = await db.query(
+    `UPDATE executions SET partition = partition % $2
+     WHERE task = $1 AND partition >= $2 AND state IN ('blocked', 'queued', 'running')`,
+    [task, count],
+  );
+  await db.query(`UPDATE overflow SET partition = partition % $2 WHERE task = $1 AND partition >= $2`, [task, count]);
+  await db.query(
+    `UPDATE partition_stats ps SET depth = coalesce(c.depth, 0), in_flight = coalesce(c.running, 0),
+       spilled = coalesce(o.n, 0), updated_at = now()
+     FROM (SELECT p FROM generate_series(0, $2 - 1) p) parts
+     LEFT JOIN (SELECT partition, count(*) FILTER (WHERE state IN ('queued', 'blocked')) AS depth,
+                       count(*) FILTER (WHERE state = 'running') AS running
+                FROM executions WHERE task = $1 AND state IN ('blocked', 'queued', 'running') GROUP BY partition) c
+       ON c.partition = parts.p
+     LEFT JOIN (SELECT partition, count(*) AS n FROM overflow WHERE task = $1 GROUP BY partition) o ON o.partition = parts.p
+     WHERE ps.task = $1 AND ps.partition = parts.p`,
+    [task, count],
+  );
+  await db.query('DELETE FROM partition_stats WHERE task = $1 AND partition >= $2', [task, count]);
+  await db.query('DELETE FROM partition_owners WHERE task = $1 AND partition >= $2', [task, count]);
+  await db.query('DELETE FROM metric_cursor WHERE task = $1 AND partition >= $2', [task, count]);
+  return moved.rowCount ?? 0;
+}

@@ -1,0 +1,104 @@
+// Config writes: validate with parseConfig, refuse a stale `basedOn`, store the new
+// immutable version, sync the runtime rows, audit it and NOTIFY coordinators — all in
+// one transaction, so a version either exists with everything it implies or not at all.
+import type pg from 'pg';
+import { parseConfig, type SluiceConfig } from '../core/task-definition';
+import { CoreError } from '../core/errors';
+import { recordAudit, type Actor } from '../db/audit';
+import {
+  getConfigVersion,
+  insertConfigVersion,
+  latestConfigVersion,
+  lockConfigWrites,
+  notifyConfigVersion,
+  type ConfigVersionRow,
+} from '../db/config-versions';
+import { syncTaskRuntime, type SyncResult } from '../db/sync-task-runtime';
+
+export interface ApplyConfigOptions {
+  message?: string;
+  /** The version the editor started from; a newer stored version → CONFLICT. */
+  basedOn?: number | null;
+}
+
+export interface AppliedConfig {
+  version: number;
+  config: SluiceConfig;
+  createdAt: Date;
+  sync: SyncResult;
+}
+
+export interface CurrentConfig {
+  version: number | null;
+  config: SluiceConfig;
+  author: string | null;
+  message: string | null;
+  createdAt: Date | null;
+}
+
+type Pool = pg.Pool;
+
+export async function applyConfig(db: Pool, actor: Actor, input: unknown, opts: ApplyConfigOptions = {}): Promise<AppliedConfig> {
+  const parsed = parseConfig(input);
+  if (!parsed.ok) throw CoreError.validation(parsed.errors);
+  const config = parsed.value;
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+    await lockConfigWrites(client);
+    const latest = await latestConfigVersion(client);
+    if (opts.basedOn !== undefined && opts.basedOn !== null && latest && latest.version !== opts.basedOn) {
+      throw new CoreError(
+        'CONFLICT',
+        `config changed since version ${opts.basedOn}: the latest is version ${latest.version} (by ${latest.author}); reload and re-apply your change`,
+      );
+    }
+    if (opts.basedOn !== undefined && opts.basedOn !== null && !latest) {
+      throw new CoreError('CONFLICT', `config version ${opts.basedOn} does not exist; there is no config yet`);
+    }
+    const row = await insertConfigVersion(client, {
+      config,
+      author: actor.label,
+      authorType: actor.type,
+      authorId: actor.id,
+      message: opts.message ?? '',
+      basedOn: opts.basedOn ?? latest?.version ?? null,
+    });
+    const sync = await syncTaskRuntime(client, config.tasks, row.version);
+    await recordAudit(client, actor, {
+      action: 'config.apply',
+      targetType: 'config',
+      targetId: String(row.version),
+      before: latest ? { version: latest.version } : null,
+      after: { version: row.version, tasks: config.tasks.map((t) => t.name) },
+      meta: { message: opts.message ?? '', basedOn: opts.basedOn ?? null, sync },
+    });
+    await notifyConfigVersion(client, row.version);
+    await client.query('COMMIT');
+    return { version: row.version, config, createdAt: row.createdAt, sync };
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+function asConfig(row: ConfigVersionRow): SluiceConfig {
+  const parsed = parseConfig(row.config);
+  // Stored versions were validated on the way in; a failure here means the schema moved.
+  if (!parsed.ok) throw CoreError.validation(parsed.errors, `stored config version ${row.version} no longer validates`);
+  return parsed.value;
+}
+
+export async function currentConfig(db: Pool | pg.PoolClient): Promise<CurrentConfig> {
+  const row = await latestConfigVersion(db);
+  if (!row) return { version: null, config: { tasks: [] }, author: null, message: null, createdAt: null };
+  return { version: row.version, config: asConfig(row), author: row.author, message: row.message, createdAt: row.createdAt };
+}
+
+export async function configAtVersion(db: Pool | pg.PoolClient, version: number): Promise<SluiceConfig> {
+  const row = await getConfigVersion(db, version);
+  if (!row) throw CoreError.notFound(`config version ${version}`);
+  return asConfig(row);
+}

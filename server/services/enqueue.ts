@@ -1,0 +1,310 @@
+// Enqueue: resolve keys and route with server/core, then one transaction that takes the
+// locks in the engine's order, decides backpressure per partition on exact depths,
+// inserts the batch in one statement (spilled ones into `overflow`) and moves the
+// counters. A reject rolls the whole call back and throws TOO_MANY_REQUESTS with the
+// Retry-After; a shed is reported per execution; a throttle delays the executions.
+import type pg from 'pg';
+import { CoreError, isCoreError } from '../core/errors';
+import type { FieldError, TaskDefinition } from '../core/task-definition';
+import { resolveGroupKeys, resolveRoutingKey, resolveStreamKey } from '../core/key-path';
+import { routeBatch } from '../core/routing';
+import { decideBackpressure } from '../core/backpressure';
+import {
+  addEnqueueCounters,
+  addQueuedGroupKeys,
+  addRejectedCounters,
+  findByIdempotencyKeys,
+  insertExecutions,
+  insertOverflow,
+  loadTaskForEnqueue,
+  lockIdempotencyKeys,
+  lockPartitions,
+  lockStreams,
+  streamsWithOverflow,
+  type NewExecutionRow,
+  type PartitionEnqueueDelta,
+} from '../db/enqueue-executions';
+import { roundRobinSequence } from '../db/sync-task-runtime';
+
+export interface EnqueueInput {
+  payload: unknown;
+  /** Explicit group keys; a group without one here reads its keyPath from the payload. */
+  groups?: Record<string, string>;
+  streamKey?: string;
+  idempotencyKey?: string;
+  delayMs?: number;
+  /** Explicit hash-routing key (else routing.keyPath of the payload). */
+  routingKey?: string;
+}
+
+/** New executions are queued/blocked/spilled/shed; a deduplicated one reports its current state. */
+export type EnqueueState = 'queued' | 'blocked' | 'spilled' | 'shed' | 'running' | 'succeeded' | 'dead';
+
+export interface EnqueuedExecution {
+  /** null when shed (dropped by backpressure). */
+  id: number | null;
+  partition: number;
+  state: EnqueueState;
+  /** true when an execution with the same idempotency key already existed. */
+  deduplicated: boolean;
+}
+
+export interface EnqueueResult {
+  executions: EnqueuedExecution[];
+  shed: number;
+  spilled: number;
+  /** throttle: how much the accepted executions were delayed. */
+  throttledMs: number;
+}
+
+export interface EnqueueOptions {
+  rand?: () => number;
+}
+
+const MAX_BATCH = 10_000;
+const MAX_DELAY_MS = 7 * 86_400_000;
+
+function prefixed(e: unknown, prefix: string): never {
+  if (isCoreError(e)) {
+    const errs: FieldError[] = (e.fieldErrors ?? []).map((f) => ({ path: prefix + f.path, message: f.message }));
+    throw CoreError.badRequest(prefix ? `${prefix.slice(0, -1)}: ${e.message}` : e.message, errs.length ? errs : undefined);
+  }
+  throw e;
+}
+
+interface Prepared {
+  input: EnqueueInput;
+  groups: Record<string, string>;
+  streamKey: string | null;
+  routingKey: string | undefined;
+  delayMs: number;
+}
+
+function prepare(def: TaskDefinition, inputs: readonly EnqueueInput[], batch: boolean): Prepared[] {
+  return inputs.map((input, i) => {
+    const prefix = batch ? `executions.${i}.` : '';
+    try {
+      const delayMs = input.delayMs ?? 0;
+      if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) {
+        throw CoreError.badRequest(`delayMs must be between 0 and ${MAX_DELAY_MS}`, [{ path: 'delayMs', message: `must be between 0 and ${MAX_DELAY_MS}` }]);
+      }
+      if (input.idempotencyKey !== undefined && (typeof input.idempotencyKey !== 'string' || input.idempotencyKey === '' || input.idempotencyKey.length > 200)) {
+        throw CoreError.badRequest('idempotencyKey must be a non-empty string of at most 200 characters', [
+          { path: 'idempotencyKey', message: 'must be a non-empty string of at most 200 characters' },
+        ]);
+      }
+      const groups = resolveGroupKeys(def, input.payload, input.groups);
+      const streamKey = resolveStreamKey(def, input.payload, input.streamKey) ?? null;
+      const routingKey = resolveRoutingKey(def, input.payload, input.routingKey);
+      return { input, groups, streamKey, routingKey, delayMs };
+    } catch (e) {
+      return prefixed(e, prefix);
+    }
+  });
+}
+
+/** Thrown inside the transaction when the partition count changed under us; retried. */
+class PartitionsChanged extends Error {}
+
+export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly EnqueueInput[], opts: EnqueueOptions = {}): Promise<EnqueueResult> {
+  if (inputs.length === 0) throw CoreError.badRequest('nothing to enqueue', [{ path: 'executions', message: 'must not be empty' }]);
+  if (inputs.length > MAX_BATCH) {
+    throw CoreError.badRequest(`at most ${MAX_BATCH} executions per call`, [{ path: 'executions', message: `at most ${MAX_BATCH} per call` }]);
+  }
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await enqueueOnce(db, taskName, inputs, opts.rand ?? Math.random);
+    } catch (e) {
+      if (e instanceof PartitionsChanged && attempt < 3) continue;
+      throw e;
+    }
+  }
+}
+
+async function enqueueOnce(db: pg.Pool, taskName: string, inputs: readonly EnqueueInput[], rand: () => number): Promise<EnqueueResult> {
+  const task = await loadTaskForEnqueue(db, taskName, roundRobinSequence(taskName));
+  if (!task || !task.active) throw CoreError.notFound(`task "${taskName}"`);
+  const def = task.definition as TaskDefinition;
+  const prepared = prepare(def, inputs, inputs.length > 1);
+  const partitions = routeBatch({
+    strategy: def.routing.strategy,
+    partitions: task.partitions,
+    keys: prepared.map((p) => p.routingKey),
+    ...(def.routing.keyPath !== undefined ? { keyPath: def.routing.keyPath } : {}),
+    counterStart: task.counter,
+    ...(def.routing.strategy === 'least-loaded' ? { depths: padDepths(task.depths, task.partitions) } : {}),
+    rand,
+  });
+
+  const n = prepared.length;
+  const results: (EnqueuedExecution | undefined)[] = new Array(n);
+  const rejected = new Map<number, number>();
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN');
+
+    // 1. Idempotency: existing executions (or an earlier row of this batch) win.
+    const idemKeys = prepared.map((p) => p.input.idempotencyKey).filter((k): k is string => k !== undefined);
+    const firstWithKey = new Map<string, number>();
+    const live: number[] = [];
+    if (idemKeys.length > 0) {
+      await lockIdempotencyKeys(client, taskName, idemKeys);
+      const existing = new Map((await findByIdempotencyKeys(client, taskName, idemKeys)).map((x) => [x.idempotencyKey, x]));
+      prepared.forEach((p, i) => {
+        const k = p.input.idempotencyKey;
+        const ex = k !== undefined ? existing.get(k) : undefined;
+        if (ex) {
+          results[i] = { id: ex.id, partition: ex.partition, state: stateOf(ex.state), deduplicated: true };
+        } else if (k !== undefined && firstWithKey.has(k)) {
+          // resolved after insert from the first occurrence
+        } else {
+          if (k !== undefined) firstWithKey.set(k, i);
+          live.push(i);
+        }
+      });
+    } else {
+      for (let i = 0; i < n; i++) live.push(i);
+    }
+
+    // 2. Streams with spilled rows still waiting must spill again (keeps their order).
+    const forcedSpillStreams = await streamsWithOverflow(
+      client,
+      taskName,
+      live.map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
+    );
+
+    // 3. Partition counters, locked in order; exact depth for the backpressure decision.
+    const locked = await lockPartitions(client, taskName, live.map((i) => partitions[i]!));
+    const byPartition = new Map(locked.map((l) => [l.partition, l]));
+    const wanted = new Set(live.map((i) => partitions[i]!));
+    if (byPartition.size !== wanted.size) throw new PartitionsChanged();
+
+    const fate = new Map<number, 'accept' | 'spill' | 'shed'>();
+    let throttledMs = 0;
+    const perPartition = new Map<number, number[]>();
+    for (const i of live) {
+      const p = partitions[i]!;
+      let list = perPartition.get(p);
+      if (!list) perPartition.set(p, (list = []));
+      list.push(i);
+    }
+    for (const [p, items] of [...perPartition].sort((a, b) => a[0] - b[0])) {
+      const stats = byPartition.get(p)!;
+      const forced = items.filter((i) => forcedSpillStreams.has(prepared[i]!.streamKey ?? '\u0000'));
+      const normal = items.filter((i) => !forcedSpillStreams.has(prepared[i]!.streamKey ?? '\u0000'));
+      forced.forEach((i) => fate.set(i, 'spill'));
+      const d = decideBackpressure({
+        policy: def.backpressure.policy,
+        maxDepth: def.backpressure.maxDepth,
+        depth: Math.max(0, stats.depth),
+        incoming: normal.length,
+        shedPercent: def.backpressure.shedPercent,
+        throttleDelayMs: def.backpressure.throttleDelayMs,
+        throttleMaxDelayMs: def.backpressure.throttleMaxDelayMs,
+        retryAfterMs: def.backpressure.retryAfterMs,
+        spilled: Math.max(0, stats.spilled),
+        rand,
+      });
+      if (d.reject > 0) rejected.set(p, d.reject);
+      throttledMs = Math.max(throttledMs, d.delayMs);
+      normal.forEach((i, k) => {
+        if (k < d.accept) fate.set(i, 'accept');
+        else if (d.shed > 0) fate.set(i, 'shed');
+        else fate.set(i, 'spill');
+      });
+    }
+    if (rejected.size > 0) {
+      const retryAfterMs = def.backpressure.retryAfterMs;
+      const total = [...rejected.values()].reduce((a, b) => a + b, 0);
+      throw CoreError.tooManyRequests(
+        `task "${taskName}" is over its backpressure limit (maxDepth ${def.backpressure.maxDepth} per partition): ${total} of ${n} execution(s) rejected; retry after ${retryAfterMs} ms`,
+        retryAfterMs,
+      );
+    }
+    // Within a stream, once one execution spills every later one spills too.
+    const spilledStreams = new Set<string>();
+    for (const i of live) {
+      const s = prepared[i]!.streamKey;
+      if (s === null) continue;
+      if (fate.get(i) === 'spill') spilledStreams.add(s);
+      else if (fate.get(i) === 'accept' && spilledStreams.has(s)) fate.set(i, 'spill');
+    }
+
+    const accepted = live.filter((i) => fate.get(i) === 'accept');
+    const spilled = live.filter((i) => fate.get(i) === 'spill');
+    const shed = live.filter((i) => fate.get(i) === 'shed');
+
+    // 4. Group slot rows (+queued), then 5. stream locks, then 6. the inserts.
+    await addQueuedGroupKeys(
+      client,
+      taskName,
+      accepted.flatMap((i) => Object.entries(prepared[i]!.groups) as [string, string][]),
+    );
+    await lockStreams(
+      client,
+      taskName,
+      [...accepted, ...spilled].map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
+    );
+    const row = (i: number): NewExecutionRow => ({
+      partition: partitions[i]!,
+      payload: prepared[i]!.input.payload,
+      groups: prepared[i]!.groups,
+      streamKey: prepared[i]!.streamKey,
+      idempotencyKey: prepared[i]!.input.idempotencyKey ?? null,
+      delayMs: prepared[i]!.delayMs + throttledMs,
+    });
+    const inserted = await insertExecutions(client, taskName, accepted.map(row));
+    accepted.forEach((i, k) => {
+      const r = inserted[k]!;
+      results[i] = { id: r.id, partition: r.partition, state: r.state, deduplicated: false };
+    });
+    const parked = await insertOverflow(client, taskName, spilled.map(row));
+    spilled.forEach((i, k) => {
+      const r = parked[k]!;
+      results[i] = { id: r.id, partition: r.partition, state: 'spilled', deduplicated: false };
+    });
+    shed.forEach((i) => {
+      results[i] = { id: null, partition: partitions[i]!, state: 'shed', deduplicated: false };
+    });
+
+    const deltas = new Map<number, PartitionEnqueueDelta>();
+    const bump = (i: number, field: 'accepted' | 'spilled' | 'shed') => {
+      const p = partitions[i]!;
+      const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0 };
+      d[field]++;
+      deltas.set(p, d);
+    };
+    accepted.forEach((i) => bump(i, 'accepted'));
+    spilled.forEach((i) => bump(i, 'spilled'));
+    shed.forEach((i) => bump(i, 'shed'));
+    await addEnqueueCounters(client, taskName, [...deltas.values()]);
+    await client.query('COMMIT');
+
+    // Repeats of a key inside the batch point at its first occurrence.
+    prepared.forEach((p, i) => {
+      if (results[i] === undefined) {
+        const first = results[firstWithKey.get(p.input.idempotencyKey!)!]!;
+        results[i] = { ...first, deduplicated: true };
+      }
+    });
+    const out = results as EnqueuedExecution[];
+    return { executions: out, shed: shed.length, spilled: spilled.length, throttledMs };
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    // Same client (not the pool): under load every pooled client may be held by a
+    // producer in this very branch, and borrowing a second one would starve the pool.
+    if (rejected.size > 0) await addRejectedCounters(client, taskName, rejected).catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+function padDepths(depths: number[], partitions: number): number[] {
+  return Array.from({ length: partitions }, (_, i) => Math.max(0, depths[i] ?? 0));
+}
+
+const STATES: readonly EnqueueState[] = ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead'];
+function stateOf(s: string): EnqueueState {
+  return (STATES as readonly string[]).includes(s) ? (s as EnqueueState) : 'queued';
+}

@@ -1,0 +1,38 @@
+// Helpers for engine integration tests: apply a config, stand up a "coordinator" row that
+// owns partitions (for SQL-level tests that claim without a coordinator process), and
+// read counters.
+import type pg from 'pg';
+import { applyConfig } from '../../server/services/config-versions';
+import { SYSTEM_ACTOR } from '../../server/db/audit';
+import type { TaskDefinitionInput } from '../../server/core/task-definition';
+import { registerCoordinator } from '../../server/db/coordinator-membership';
+import { syncOwnership } from '../../server/db/partition-ownership';
+
+export async function applyTasks(pool: pg.Pool, tasks: TaskDefinitionInput[], message = 'test') {
+  return applyConfig(pool, SYSTEM_ACTOR, { tasks }, { message });
+}
+
+/** A registered member owning the given partitions (all of each task's when omitted). */
+export async function fakeCoordinator(
+  pool: pg.Pool,
+  tasks: string[],
+  partitions?: Record<string, number[]>,
+): Promise<string> {
+  const id = await registerCoordinator(pool, { name: `test-${Math.random().toString(36).slice(2, 8)}`, host: 'test', pid: process.pid, tasks, slots: 100, metricsPort: null });
+  const counts = await pool.query<{ task: string; partitions: number }>('SELECT task, partitions FROM task_runtime WHERE task = ANY ($1)', [tasks]);
+  const wanted = counts.rows.flatMap((r) =>
+    (partitions?.[r.task] ?? Array.from({ length: r.partitions }, (_, i) => i)).map((p) => ({ task: r.task, partition: p })),
+  );
+  await syncOwnership(pool, id, wanted, 60_000);
+  return id;
+}
+
+export async function partitionStats(pool: pg.Pool, task: string) {
+  const r = await pool.query<{ partition: number; depth: number; in_flight: number; spilled: number; shed_total: number; rejected_total: number; processed_total: number }>(
+    'SELECT * FROM partition_stats WHERE task = $1 ORDER BY partition',
+    [task],
+  );
+  return r.rows;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
