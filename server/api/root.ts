@@ -9,6 +9,9 @@ import { tasksRouter } from './routers/tasks';
 import { configRouter } from './routers/config';
 import { coordinatorsRouter } from './routers/coordinators';
 import { dlqRouter } from './routers/dlq';
+import { metricsRouter } from './routers/metrics';
+import { alertsRouter } from './routers/alerts';
+import { webhooksRouter } from './routers/webhooks';
 
 export const appRouter = router({
   auth: authRouter,
@@ -19,6 +22,9 @@ export const appRouter = router({
   config: configRouter,
   coordinators: coordinatorsRouter,
   dlq: dlqRouter,
+  metrics: metricsRouter,
+  alerts: alertsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
