@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', '.next/**', '.sluice/**', 'server/db/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'bench-results/**'],
+    ignores: ['node_modules/**', '.next*/**', '.scratch/**', 'bench/peers/node_modules/**', '.sluice/**', 'server/db/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'bench-results/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
