@@ -104,13 +104,23 @@ export async function releaseParkedExecutions(db: Db, ids: readonly number[], at
   return r.rowCount ?? 0;
 }
 
-/** The currently declared group names of tasks (a replay drops keys of removed groups). */
-export async function declaredGroups(db: Db, tasks: readonly string[]): Promise<Map<string, { active: boolean; groups: Set<string>; maxAttempts: number }>> {
-  const r = await db.query<{ task: string; active: boolean; groups: string[] | null; max_attempts: number | null }>(
+/**
+ * What a replay needs of each task's current definition: whether it is active, its group
+ * names and whether it orders by stream (a replay drops group keys and stream keys the
+ * task no longer declares, as the task would for new work), and its maxAttempts.
+ */
+export async function replayTaskConfig(
+  db: Db,
+  tasks: readonly string[],
+): Promise<Map<string, { active: boolean; groups: Set<string>; streams: boolean; maxAttempts: number }>> {
+  const r = await db.query<{ task: string; active: boolean; groups: string[] | null; streams: boolean; max_attempts: number | null }>(
     `SELECT task, active, ARRAY(SELECT jsonb_array_elements(definition -> 'groups') ->> 'name') AS groups,
+            jsonb_typeof(definition -> 'stream') = 'object' AS streams,
             (definition -> 'retry' ->> 'maxAttempts')::int AS max_attempts
        FROM task_runtime WHERE task = ANY ($1::text[])`,
     [[...new Set(tasks)]],
   );
-  return new Map(r.rows.map((x) => [x.task, { active: x.active, groups: new Set(x.groups ?? []), maxAttempts: x.max_attempts ?? 3 }]));
+  return new Map(
+    r.rows.map((x) => [x.task, { active: x.active, groups: new Set(x.groups ?? []), streams: x.streams === true, maxAttempts: x.max_attempts ?? 3 }]),
+  );
 }

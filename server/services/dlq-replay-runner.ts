@@ -17,10 +17,10 @@ import { TokenBucket, replayBurst } from '../core/token-bucket';
 import { enqueue, type EnqueueInput } from './enqueue';
 import { withTransaction } from '../db/pool';
 import {
-  declaredGroups,
   nextReplayItems,
   recordReplayBatch,
   releaseParkedExecutions,
+  replayTaskConfig,
   type ReplayItemRow,
   type ReplayOutcome,
 } from '../db/replay-batch';
@@ -146,7 +146,7 @@ async function replayBatch(pool: pg.Pool, job: ReplayJobRow, items: ReplayItemRo
     } else live.push(it);
   }
   if (live.length === 0) return { outcomes, retryAfterMs: null };
-  const tasks = await declaredGroups(pool, live.map((i) => i.task!));
+  const tasks = await replayTaskConfig(pool, live.map((i) => i.task!));
   // Consecutive runs of one task keep the global seq order within each task's calls.
   const byTask = new Map<string, ReplayItemRow[]>();
   for (const it of live) {
@@ -165,7 +165,7 @@ async function replayBatch(pool: pg.Pool, job: ReplayJobRow, items: ReplayItemRo
       return {
         payload: it.payload,
         groups,
-        ...(it.streamKey !== null ? { streamKey: it.streamKey } : {}),
+        ...(it.streamKey !== null && def.streams ? { streamKey: it.streamKey } : {}),
         idempotencyKey: idempotencyKeyFor(it.deadLetterId),
         ...(job.resetAttempts ? {} : { delayMs: PARK_MS }),
       };

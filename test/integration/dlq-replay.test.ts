@@ -239,16 +239,20 @@ describe('replay', () => {
     expect(dl.rows.map((r) => r.replay_execution_id).sort()).toEqual(firstTry.executions.map((e) => e.id).sort());
   });
 
-  it('keeps attempts when asked, skips purged dead letters, fails those of removed tasks', async () => {
-    const [keep, purged, orphan] = await insertDeadLetters(db.pool, [
+  it('keeps attempts when asked, skips purged dead letters, fails those of removed tasks, drops undeclared keys', async () => {
+    const [keep, purged, orphan, loose] = await insertDeadLetters(db.pool, [
       { task: 'billing', payload: { tenant: 'k' }, groups: { tenant: 'k' }, attempts: 4, fingerprint: 'ka' },
       { task: 'billing', payload: { tenant: 'k' }, groups: { tenant: 'k' }, attempts: 4, fingerprint: 'ka' },
       { task: 'gone-task', payload: {}, attempts: 1, fingerprint: 'ka' },
+      // written when `emails` had a stream and a region group; it declares neither now
+      { task: 'emails', payload: { to: 'x' }, groups: { region: 'eu' }, streamKey: 'user-1', attempts: 1, fingerprint: 'ka' },
     ]);
     const { job } = await createReplayJob(db.pool, alice, { scope: { filter: { fingerprint: 'ka' } }, resetAttempts: false });
     await db.pool.query('DELETE FROM dead_letters WHERE id = $1', [purged!.id]);
     const s = await run('mixed', { jobId: job!.id });
-    expect(s.jobs[0]).toMatchObject({ outcome: 'completed', replayed: 1, skipped: 1, failed: 1 });
+    expect(s.jobs[0]).toMatchObject({ outcome: 'completed', replayed: 2, skipped: 1, failed: 1 });
+    const l = (await executionsByKey(idempotencyKeyFor(loose!.id)))[0]!;
+    expect(l).toMatchObject({ task: 'emails', stream_key: null, groups: {}, state: 'queued' });
     const e = (await executionsByKey(idempotencyKeyFor(keep!.id)))[0]!;
     expect(e.attempts).toBe(3); // maxAttempts 4 − 1: one more try
     const ready = await db.pool.query('SELECT run_at <= now() AS ready FROM executions WHERE id = $1', [e.id]);
@@ -257,7 +261,7 @@ describe('replay', () => {
       'SELECT dead_letter_id, state, error FROM dlq_replay_items WHERE job_id = $1 ORDER BY dead_letter_id',
       [job!.id],
     );
-    expect(items.rows.map((r) => r.state)).toEqual(['replayed', 'skipped', 'failed']);
+    expect(items.rows.map((r) => r.state)).toEqual(['replayed', 'skipped', 'failed', 'replayed']);
     expect(items.rows[2]!.error).toContain('gone-task');
     void orphan;
   });

@@ -5,5 +5,6 @@ import { register as db } from './db';
 import { register as demo } from './demo';
 import { register as users } from './users';
 import { register as tokens } from './tokens';
+import { register as dlq } from './dlq';
 
-export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens];
+export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq];

@@ -16,7 +16,7 @@ import {
   replayJobListInput,
 } from '../../../presenters/dead-letters';
 import { controlReplayInput, controlReplayJob, createReplayJob, replayInput } from '../../../services/dlq-replay';
-import { previewPurge, purgeDeadLetters, purgeInput } from '../../../services/dlq-purge';
+import { previewPurge, purgeDeadLetters, purgeInput, purgePreviewStatus } from '../../../services/dlq-purge';
 import { dlqScopeInput } from '../../../services/dlq-scope';
 import { userActor } from '../../../services/auth';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
@@ -38,5 +38,6 @@ export const dlqRouter = router({
   previewPurge: operatorProcedure
     .input(z.object({ scope: dlqScopeInput }))
     .mutation(({ ctx, input }) => previewPurge(ctx.db, userActor(ctx.user), input.scope)),
+  purgePreview: operatorProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => purgePreviewStatus(ctx.db, input.id)),
   purge: operatorProcedure.input(purgeInput).mutation(({ ctx, input }) => purgeDeadLetters(ctx.db, userActor(ctx.user), input)),
 });

@@ -1,0 +1,13 @@
+// GET /api/v1/dead-letters/fingerprints?<filters>&limit= — groups by error fingerprint.
+import { restRoute } from '@/server/api/rest';
+import { getPool } from '@/server/db/pool';
+import { listFingerprintGroups } from '@/server/presenters/dead-letters';
+import { fingerprintInputFromQuery } from '@/server/services/dlq-rest-query';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = restRoute(['viewer', 'operator'], async ({ req }) => ({
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: { groups: await listFingerprintGroups(getPool(), fingerprintInputFromQuery(new URL(req.url).searchParams)) },
+}));

@@ -1,0 +1,32 @@
+// The HTTP response for a frozen purge set's export: JSON lines streamed page by page
+// (ReadableStream pulls the next page only when the client reads), as a download. Used by
+// the REST route (API token) and the browser's route (session), which differ only in
+// how they check who is asking.
+import type { Db } from '../db/pool';
+import { exportFrozenSet } from '../services/dlq-purge';
+
+export function frozenSetExportResponse(db: Db, previewId: string): Response {
+  const chunks = exportFrozenSet(db, previewId);
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (e) {
+        controller.error(e);
+      }
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'content-disposition': `attachment; filename="dead-letters-${previewId}.jsonl"`,
+      'cache-control': 'no-store',
+    },
+  });
+}
