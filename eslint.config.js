@@ -24,7 +24,6 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'warn',
     },
   },
-,
   {
     // Playwright fixtures take their dependencies as a destructured first argument; `{}` is how a fixture says "none".
     files: ['e2e/**/*.ts'],
