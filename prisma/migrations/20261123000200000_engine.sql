@@ -383,6 +383,15 @@ DECLARE
   v_parts   integer[];
   v_gks     text[];
 BEGIN
+  -- Cheap exit for idle polls: nothing claimable in my partitions → return before taking
+  -- the task lock, so the transaction stays read-only (no xid, no WAL flush at commit).
+  IF NOT EXISTS (
+    SELECT 1 FROM partition_owners o
+    JOIN executions e ON e.task = o.task AND e.partition = o.partition AND e.state = 'queued' AND e.run_at <= now()
+    WHERE o.owner = p_coordinator AND o.task = p_task
+  ) THEN
+    RETURN;
+  END IF;
   SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active INTO v_rt
   FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
   IF NOT FOUND OR v_rt.paused OR NOT v_rt.active THEN RETURN; END IF;

@@ -6,5 +6,7 @@ import { register as demo } from './demo';
 import { register as users } from './users';
 import { register as tokens } from './tokens';
 import { register as dlq } from './dlq';
+import { register as coordinator } from './coordinator';
+import { register as config } from './config';
 
-export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq];
+export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq, coordinator, config];

@@ -1,0 +1,102 @@
+// `sluice config apply <file.yaml|json> [-m message] [--based-on N]`: validates with the
+//   task-definition schema, prints field errors (exit 2) or stores a new version
+//   (audited as `cli (<user>@<host>)`, NOTIFYed to coordinators).
+// `sluice config export [--format yaml|json] [--version N]`: prints the current config.
+// `sluice config diff <file>`: what applying the file would change, task by task.
+import type { Command } from 'commander';
+import fs from 'node:fs';
+import YAML from 'yaml';
+import { CliError } from '../cli-error';
+import { cliActor, withCliDatabase } from '../cli-context';
+import { applyConfig, configAtVersion, currentConfig } from '../../services/config-versions';
+import { parseConfig, type SluiceConfig } from '../../core/task-definition';
+
+export function readConfigFile(file: string): unknown {
+  if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
+  } catch (e) {
+    throw new CliError(`${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
+  }
+}
+
+function validated(file: string): SluiceConfig {
+  const parsed = parseConfig(readConfigFile(file));
+  if (!parsed.ok) {
+    throw new CliError(`${file} is not a valid config:\n` + parsed.errors.map((e) => `  ${e.path || '(root)'}: ${e.message}`).join('\n'));
+  }
+  return parsed.value;
+}
+
+/** Task-level diff: added, removed, and changed fields as dot paths. */
+export function diffConfigs(before: SluiceConfig, after: SluiceConfig): string[] {
+  const out: string[] = [];
+  const b = new Map(before.tasks.map((t) => [t.name, t]));
+  const a = new Map(after.tasks.map((t) => [t.name, t]));
+  const walk = (path: string, x: unknown, y: unknown) => {
+    if (JSON.stringify(x) === JSON.stringify(y)) return;
+    if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y)) {
+      for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+        walk(path ? `${path}.${k}` : k, (x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]);
+      }
+      return;
+    }
+    out.push(`  ~ ${path}: ${JSON.stringify(x)} → ${JSON.stringify(y)}`);
+  };
+  for (const name of [...new Set([...b.keys(), ...a.keys()])].sort()) {
+    if (!b.has(name)) out.push(`+ task ${name}`);
+    else if (!a.has(name)) out.push(`- task ${name}`);
+    else {
+      const lines = out.length;
+      walk('', b.get(name), a.get(name));
+      if (out.length > lines) out.splice(lines, 0, `~ task ${name}`);
+    }
+  }
+  return out;
+}
+
+export function register(program: Command): void {
+  const config = program.command('config').description('Task configuration: apply, export, diff');
+
+  config
+    .command('apply <file>')
+    .description('Validate a YAML/JSON config and store it as a new version')
+    .option('-m, --message <text>', 'why this change', '')
+    .option('--based-on <version>', 'refuse if the latest version is not this one')
+    .action(async (file: string, o: { message: string; basedOn?: string }) => {
+      const cfg = validated(file);
+      if (o.basedOn !== undefined && !/^\d+$/.test(o.basedOn)) throw new CliError(`--based-on must be a version number, got "${o.basedOn}"`);
+      const r = await withCliDatabase((pool) =>
+        applyConfig(pool, cliActor(), cfg, { message: o.message, ...(o.basedOn !== undefined ? { basedOn: Number(o.basedOn) } : {}) }),
+      );
+      console.log(`applied config version ${r.version} (${r.config.tasks.length} task(s))`);
+    });
+
+  config
+    .command('export')
+    .description('Print the current config (or --version N)')
+    .option('--format <format>', 'yaml or json', 'yaml')
+    .option('--version <n>', 'an earlier version')
+    .action(async (o: { format: string; version?: string }) => {
+      if (o.format !== 'yaml' && o.format !== 'json') throw new CliError(`--format must be yaml or json, got "${o.format}"`);
+      const cfg = await withCliDatabase(async (pool) => {
+        if (o.version !== undefined) {
+          if (!/^\d+$/.test(o.version)) throw new CliError(`--version must be a number, got "${o.version}"`);
+          return configAtVersion(pool, Number(o.version));
+        }
+        return (await currentConfig(pool)).config;
+      });
+      process.stdout.write(o.format === 'json' ? JSON.stringify(cfg, null, 2) + '\n' : YAML.stringify(cfg));
+    });
+
+  config
+    .command('diff <file>')
+    .description('Show what applying <file> would change')
+    .action(async (file: string) => {
+      const next = validated(file);
+      const cur = await withCliDatabase((pool) => currentConfig(pool));
+      const lines = diffConfigs(cur.config, next);
+      console.log(lines.length ? lines.join('\n') : `no changes against version ${cur.version ?? '(none)'}`);
+    });
+}

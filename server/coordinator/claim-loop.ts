@@ -1,0 +1,74 @@
+// The claim loop: while this member has free slots, claim from each served task in
+// turn (rotating the starting task for fairness) asking for at most the free slots, so
+// it never fetches more than it can run (River's producer rule). When a round finds
+// nothing, or every slot is busy, it sleeps until the completer signals freed slots or
+// the poll interval passes. An idle poll is cheap: sluice_claim returns before taking
+// any lock when no claimable row exists in this member's partitions.
+import type pg from 'pg';
+import type { TaskDefinition } from '../core/task-definition';
+import { claimExecutions, type ClaimedExecution } from '../db/claim-executions';
+import type { LocalSignal } from './local-signal';
+import type { CoordinatorMetrics } from './coordinator-metrics';
+
+export interface ClaimLoopDeps {
+  pool: pg.Pool;
+  me: string;
+  slots: number;
+  signal: LocalSignal;
+  tasks: () => TaskDefinition[];
+  inFlight: () => number;
+  leaseGraceMs: number;
+  pollMs: number;
+  onClaimed: (rows: ClaimedExecution[], def: TaskDefinition) => void;
+  metrics: CoordinatorMetrics;
+  log: (m: string) => void;
+}
+
+export class ClaimLoop {
+  private stopped = false;
+  private done: Promise<void> | null = null;
+  private rotate = 0;
+
+  constructor(private readonly d: ClaimLoopDeps) {}
+
+  start(): void {
+    this.done = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.d.signal.fire();
+    await this.done;
+  }
+
+  private async run(): Promise<void> {
+    let errors = 0;
+    while (!this.stopped) {
+      try {
+        const tasks = this.d.tasks();
+        let claimed = 0;
+        for (let i = 0; i < tasks.length && !this.stopped; i++) {
+          const def = tasks[(i + this.rotate) % tasks.length]!;
+          const free = this.d.slots - this.d.inFlight();
+          if (free <= 0) break;
+          const t0 = performance.now();
+          const rows = await claimExecutions(this.d.pool, this.d.me, def.name, free, def.timeoutMs + this.d.leaseGraceMs);
+          this.d.metrics.observe('sluice_claim_duration_seconds', { task: def.name }, (performance.now() - t0) / 1000, 'Round trip of one sluice_claim call');
+          if (rows.length > 0) {
+            this.d.metrics.inc('sluice_executions_claimed_total', { task: def.name }, rows.length, 'Executions claimed by this coordinator');
+            claimed += rows.length;
+            this.d.onClaimed(rows, def);
+          }
+        }
+        this.rotate++;
+        errors = 0;
+        if (this.stopped) break;
+        if (claimed === 0 || this.d.slots - this.d.inFlight() <= 0) await this.d.signal.wait(this.d.pollMs);
+      } catch (e) {
+        errors++;
+        this.d.log(`claim failed: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, Math.min(5000, this.d.pollMs * 2 ** Math.min(errors, 8))));
+      }
+    }
+  }
+}

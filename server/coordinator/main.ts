@@ -1,0 +1,237 @@
+// startCoordinator: composes the parts (membership + heartbeat, ownership, config
+// listener, claim loop, handler runner, completer, maintenance, /metrics) into one
+// running member, and stop() takes it down in order: stop claiming, drain (partitions
+// released so others take over), let in-flight handlers finish within the grace
+// period, release the rest back to the queue, flush completions, mark stopped.
+import os from 'node:os';
+import type pg from 'pg';
+import { createPool } from '../db/pool';
+import type { SluiceConfig, TaskDefinition } from '../core/task-definition';
+import { decideFailure } from '../core/backoff';
+import { errorFingerprint } from '../core/fingerprint';
+import { heartbeat, markDraining, markStopped, registerCoordinator } from '../db/coordinator-membership';
+import type { ClaimedExecution } from '../db/claim-executions';
+import type { FinishItem } from '../db/finish-executions';
+import { resolveTimings, type Timings } from './options';
+import { LocalSignal } from './local-signal';
+import { CoordinatorMetrics } from './coordinator-metrics';
+import { startMetricsServer, type MetricsServer } from './metrics-server';
+import { ConfigListener } from './config-listener';
+import { Ownership } from './ownership';
+import { Completer, type CompletedBatch } from './completer';
+import { ClaimLoop } from './claim-loop';
+import { runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
+import { MaintenanceRunner } from './maintenance/runner';
+import { defaultServices, type MaintenanceSettings } from './maintenance';
+
+export interface StartCoordinatorOptions {
+  databaseUrl: string;
+  handlers: HandlerMap;
+  name?: string;
+  slots?: number;
+  /** Narrow the served tasks (each must have a handler). */
+  tasks?: string[];
+  /** null/undefined: no /metrics server; 0: any free port. */
+  metricsPort?: number | null;
+  timings?: Partial<Record<keyof Timings, unknown>>;
+  maintenance?: boolean | Partial<MaintenanceSettings>;
+  log?: (msg: string) => void;
+}
+
+export interface RunningCoordinator {
+  id: string;
+  name: string;
+  metricsPort: number | null;
+  metrics: CoordinatorMetrics;
+  /** Executions this process is running now. */
+  inFlight(): number;
+  appliedVersion(): number | null;
+  stop(): Promise<void>;
+}
+
+interface Running {
+  row: ClaimedExecution;
+  def: TaskDefinition;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export async function startCoordinator(opts: StartCoordinatorOptions): Promise<RunningCoordinator> {
+  const timings = resolveTimings(opts.timings);
+  const slots = opts.slots ?? 10;
+  if (!Number.isInteger(slots) || slots < 1) throw new Error(`slots must be a whole number ≥ 1, got ${opts.slots}`);
+  const handlerNames = Object.keys(opts.handlers).sort();
+  for (const t of opts.tasks ?? []) {
+    if (!opts.handlers[t]) throw new Error(`--tasks names "${t}", but the handlers module has no handler for it (it has: ${handlerNames.join(', ') || 'none'})`);
+    if (typeof opts.handlers[t] !== 'function') throw new Error(`the handler for "${t}" is not a function`);
+  }
+  const served = (opts.tasks && opts.tasks.length > 0 ? [...opts.tasks] : handlerNames).sort();
+  if (served.length === 0) throw new Error('the handlers module serves no task: its default export must map task names to async functions');
+  const name = opts.name ?? `${os.hostname()}-${process.pid}`;
+  const log = opts.log ?? ((m: string) => console.log(`[coordinator ${name}] ${m}`));
+
+  const pool: pg.Pool = createPool(opts.databaseUrl, Math.min(20, 4 + Math.ceil(slots / 50)));
+  const metrics = new CoordinatorMetrics();
+  const signal = new LocalSignal();
+  const running = new Map<number, Running>();
+  let defs = new Map<string, TaskDefinition>();
+  let draining = false;
+
+  const id = await registerCoordinator(pool, { name, host: os.hostname(), pid: process.pid, tasks: served, slots, metricsPort: opts.metricsPort ?? null });
+  const ownership = new Ownership(pool, id, timings.staleMs);
+
+  const apply = async (_version: number, config: SluiceConfig) => {
+    defs = new Map(config.tasks.filter((t) => served.includes(t.name)).map((t) => [t.name, t]));
+    await ownership.tick(served, draining);
+    signal.fire();
+  };
+  const listener = new ConfigListener({ pool, databaseUrl: opts.databaseUrl, coordinatorId: id, pollMs: timings.configPollMs, apply, log });
+
+  const onFlushed = (b: CompletedBatch) => {
+    for (const item of b.items) {
+      const r = running.get(item.id);
+      running.delete(item.id);
+      const applied = b.applied.get(item.id);
+      if (applied) metrics.inc('sluice_executions_finished_total', { task: b.task, outcome: applied }, 1, 'Executions finished by this coordinator, by outcome');
+      else metrics.inc('sluice_executions_fenced_total', { task: b.task }, 1, 'Completions that matched no live lease (fenced)');
+      void r;
+    }
+    signal.fire();
+  };
+  const completer = new Completer(pool, timings.flushMs, onFlushed, log);
+
+  const startOne = (row: ClaimedExecution, def: TaskDefinition) => {
+    const abort = new AbortController();
+    const handler = opts.handlers[def.name]!;
+    const entry: Running = { row, def, abort, done: Promise.resolve() };
+    running.set(row.id, entry);
+    entry.done = (async () => {
+      const res = await runHandler(
+        handler,
+        row.payload,
+        {
+          executionId: row.id,
+          attempt: row.attempts,
+          idempotencyKey: row.idempotencyKey ?? `${def.name}:${row.id}`,
+          groups: row.groups,
+          streamKey: row.streamKey,
+          partition: row.partition,
+        },
+        def.timeoutMs,
+        abort,
+      );
+      metrics.observe('sluice_handler_duration_seconds', { task: def.name }, res.ms / 1000, 'Handler run time');
+      let item: FinishItem;
+      if (res.ok) {
+        item = { id: row.id, leaseToken: row.leaseToken, outcome: 'succeeded' };
+      } else if (abort.signal.reason instanceof ShutdownAbort) {
+        item = { id: row.id, leaseToken: row.leaseToken, outcome: 'release' };
+      } else {
+        const current = defs.get(def.name) ?? def;
+        const d = decideFailure(current.retry, Math.max(1, row.attempts), Date.now(), Math.random);
+        item = {
+          id: row.id,
+          leaseToken: row.leaseToken,
+          outcome: d.kind,
+          ...(d.kind === 'retry' ? { runAt: new Date(d.runAt) } : {}),
+          error: `${res.error.name}: ${res.error.message}`.slice(0, 8000),
+          ...(res.error.stack ? { stack: res.error.stack.slice(0, 16_000) } : {}),
+          fingerprint: errorFingerprint(res.error),
+        };
+      }
+      completer.add(def.name, item);
+    })();
+  };
+
+  const claimLoop = new ClaimLoop({
+    pool,
+    me: id,
+    slots,
+    signal,
+    tasks: () => (draining ? [] : [...defs.values()].filter((d) => !d.paused)),
+    inFlight: () => running.size,
+    leaseGraceMs: timings.leaseGraceMs,
+    pollMs: timings.pollMs,
+    onClaimed: (rows, def) => rows.forEach((r) => startOne(r, def)),
+    metrics,
+    log,
+  });
+
+  metrics.gauge('sluice_coordinator_in_flight', 'Executions running in this coordinator', () => [{ labels: {}, value: running.size }]);
+  metrics.gauge('sluice_coordinator_slots', 'Slots of this coordinator', () => [{ labels: {}, value: slots }]);
+  metrics.gauge('sluice_config_applied_version', 'Config version this coordinator applied', () => [{ labels: {}, value: listener.applied ?? 0 }]);
+  metrics.gauge('sluice_owned_partitions', 'Partitions this coordinator owns, per task', () =>
+    served.map((t) => ({ labels: { task: t }, value: ownership.owned.filter((o) => o.task === t).length })),
+  );
+
+  await listener.start();
+  await ownership.tick(served, false);
+
+  let beating = false;
+  const beat = async () => {
+    if (beating || draining) return;
+    beating = true;
+    try {
+      await heartbeat(pool, id, running.size);
+      const r = await ownership.tick(served, draining);
+      if (r.taken > 0) signal.fire();
+    } catch (e) {
+      log(`heartbeat failed: ${(e as Error).message}`);
+    } finally {
+      beating = false;
+    }
+  };
+  const heartbeatTimer = setInterval(() => void beat(), timings.heartbeatMs);
+
+  const maintenanceOpt = opts.maintenance ?? true;
+  const maintenance =
+    maintenanceOpt === false
+      ? null
+      : new MaintenanceRunner(
+          pool,
+          defaultServices({ heartbeatMs: timings.heartbeatMs, ...(typeof maintenanceOpt === 'object' ? maintenanceOpt : {}) }),
+          timings.maintenanceScale,
+          { coordinatorId: id, staleMs: timings.staleMs, log },
+        );
+  maintenance?.start();
+
+  let server: MetricsServer | null = null;
+  if (opts.metricsPort !== undefined && opts.metricsPort !== null) {
+    server = await startMetricsServer(metrics, opts.metricsPort);
+    await pool.query('UPDATE coordinators SET metrics_port = $2 WHERE id = $1', [id, server.port]);
+  }
+  claimLoop.start();
+  log(`started as ${id} serving ${served.join(', ')} with ${slots} slots`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      draining = true;
+      clearInterval(heartbeatTimer);
+      await claimLoop.stop();
+      await markDraining(pool, id).catch((e) => log(`drain mark failed: ${(e as Error).message}`));
+      const deadline = Date.now() + timings.shutdownGraceMs;
+      while (running.size > completer.pending() && Date.now() < deadline) {
+        await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())))]);
+      }
+      for (const r of running.values()) if (!r.abort.signal.aborted) r.abort.abort(new ShutdownAbort('coordinator shutting down'));
+      await Promise.allSettled([...running.values()].map((r) => r.done));
+      await completer.close();
+      await maintenance?.stop();
+      await listener.stop();
+      await server?.close();
+      await markStopped(pool, id, running.size).catch((e) => log(`stop mark failed: ${(e as Error).message}`));
+      await pool.end();
+      log('stopped');
+    })());
+
+  return {
+    id,
+    name,
+    metricsPort: server?.port ?? null,
+    metrics,
+    inFlight: () => running.size,
+    appliedVersion: () => listener.applied,
+    stop,
+  };
+}

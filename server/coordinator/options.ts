@@ -1,0 +1,55 @@
+// Coordinator timings and sizes, with defaults and the SLUICE_* environment overrides
+// tests use to run with short leases. Validated once at start: a bad value stops the
+// coordinator with a message naming the variable or flag.
+import { z } from 'zod';
+
+const ms = (def: number, min = 1) => z.coerce.number().int().min(min).max(86_400_000).default(def);
+
+export const timingsSchema = z
+  .object({
+    /** How often the membership row is refreshed (and ownership re-evaluated). */
+    heartbeatMs: ms(2000, 10),
+    /** A member whose heartbeat is older than this is stale: others take its partitions and leases. */
+    staleMs: ms(10_000, 50),
+    /** Lease = task timeoutMs + this grace (for the completion batch to land). */
+    leaseGraceMs: ms(5000, 0),
+    /** Idle claim poll; a completion wakes the loop earlier. */
+    pollMs: ms(50, 1),
+    /** Config poll fallback (LISTEN sluice_config is the fast path). */
+    configPollMs: ms(5000, 10),
+    /** On SIGTERM: how long in-flight handlers may finish before they are released. */
+    shutdownGraceMs: ms(10_000, 0),
+    /** Completer: max time a finished execution waits for its batch. */
+    flushMs: ms(5, 0),
+    /** Multiplies every maintenance service's interval (tests use < 1). */
+    maintenanceScale: z.coerce.number().min(0.001).max(1000).default(1),
+  })
+  .refine((t) => t.staleMs > t.heartbeatMs, { message: 'staleMs must be greater than heartbeatMs', path: ['staleMs'] });
+
+export type Timings = z.output<typeof timingsSchema>;
+
+const ENV: Record<keyof Timings, string> = {
+  heartbeatMs: 'SLUICE_HEARTBEAT_MS',
+  staleMs: 'SLUICE_STALE_MS',
+  leaseGraceMs: 'SLUICE_LEASE_GRACE_MS',
+  pollMs: 'SLUICE_POLL_MS',
+  configPollMs: 'SLUICE_CONFIG_POLL_MS',
+  shutdownGraceMs: 'SLUICE_SHUTDOWN_GRACE_MS',
+  flushMs: 'SLUICE_FLUSH_MS',
+  maintenanceScale: 'SLUICE_MAINTENANCE_SCALE',
+};
+
+/** Explicit values win over SLUICE_* env, which wins over defaults. */
+export function resolveTimings(explicit: Partial<Record<keyof Timings, unknown>> = {}, env: Record<string, string | undefined> = process.env): Timings {
+  const raw: Record<string, unknown> = {};
+  for (const [k, name] of Object.entries(ENV) as [keyof Timings, string][]) {
+    const v = explicit[k] ?? (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
+    if (v !== undefined) raw[k] = v;
+  }
+  const r = timingsSchema.safeParse(raw);
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `${ENV[i.path[0] as keyof Timings] ?? i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid coordinator timings: ${msg}`);
+  }
+  return r.data;
+}

@@ -1,0 +1,101 @@
+// Reconciler (seed 003): recomputes one task's counters from the tables — task in_flight,
+// per-partition depth / in_flight / spilled, per-key in_flight / queued — records every
+// mismatch in reconcile_log and repairs it. Runs in the caller's transaction after
+// locking in the engine's order (task_runtime row → partition_stats rows → group_slots
+// rows), so no claim, finish or enqueue of the task moves a counter between the count
+// and the repair. The counts scan the task's unfinished rows once (partial indexes);
+// it is maintenance, never on a hot path.
+import type { Db } from './pool';
+
+export interface Mismatch {
+  counter: string;
+  partition: number | null;
+  groupName: string | null;
+  groupKey: string | null;
+  recorded: number;
+  actual: number;
+}
+
+export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
+  const rt = await db.query<{ in_flight: number }>('SELECT in_flight FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
+  if (rt.rows.length === 0) return [];
+  await db.query('SELECT 1 FROM partition_stats WHERE task = $1 ORDER BY partition FOR UPDATE', [task]);
+  await db.query('SELECT 1 FROM group_slots WHERE task = $1 ORDER BY group_name, group_key FOR UPDATE', [task]);
+  const out: Mismatch[] = [];
+
+  const running = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = $1 AND state = 'running'`, [task]);
+  const actualInFlight = running.rows[0]!.n;
+  if (actualInFlight !== rt.rows[0]!.in_flight) {
+    out.push({ counter: 'task.in_flight', partition: null, groupName: null, groupKey: null, recorded: rt.rows[0]!.in_flight, actual: actualInFlight });
+    await db.query('UPDATE task_runtime SET in_flight = $2 WHERE task = $1', [task, actualInFlight]);
+  }
+
+  const parts = await db.query<{ partition: number; depth: number; in_flight: number; spilled: number; a_depth: number; a_running: number; a_spilled: number }>(
+    `SELECT ps.partition, ps.depth, ps.in_flight, ps.spilled,
+            coalesce(c.depth, 0)::bigint AS a_depth, coalesce(c.running, 0)::int AS a_running, coalesce(o.n, 0)::bigint AS a_spilled
+     FROM partition_stats ps
+     LEFT JOIN (SELECT partition, count(*) FILTER (WHERE state IN ('queued', 'blocked')) AS depth,
+                       count(*) FILTER (WHERE state = 'running') AS running
+                FROM executions WHERE task = $1 AND state IN ('queued', 'blocked', 'running') GROUP BY partition) c
+       ON c.partition = ps.partition
+     LEFT JOIN (SELECT partition, count(*) AS n FROM overflow WHERE task = $1 GROUP BY partition) o ON o.partition = ps.partition
+     WHERE ps.task = $1 ORDER BY ps.partition`,
+    [task],
+  );
+  for (const p of parts.rows) {
+    const fix: [string, number, number][] = [
+      ['partition.depth', p.depth, p.a_depth],
+      ['partition.in_flight', p.in_flight, p.a_running],
+      ['partition.spilled', p.spilled, p.a_spilled],
+    ];
+    const wrong = fix.filter(([, rec, act]) => rec !== act);
+    if (wrong.length === 0) continue;
+    for (const [counter, recorded, actual] of wrong) out.push({ counter, partition: p.partition, groupName: null, groupKey: null, recorded, actual });
+    await db.query('UPDATE partition_stats SET depth = $3, in_flight = $4, spilled = $5, updated_at = now() WHERE task = $1 AND partition = $2', [
+      task, p.partition, p.a_depth, p.a_running, p.a_spilled,
+    ]);
+  }
+
+  const keys = await db.query<{ group_name: string; group_key: string; in_flight: number | null; queued: number | null; a_in_flight: number; a_queued: number }>(
+    `WITH actual AS (
+       SELECT split_part(k, '=', 1) AS group_name, substr(k, strpos(k, '=') + 1) AS group_key,
+              count(*) FILTER (WHERE state = 'running')::int AS a_in_flight,
+              count(*) FILTER (WHERE state IN ('queued', 'blocked'))::int AS a_queued
+       FROM executions, unnest(group_keys) AS k
+       WHERE task = $1 AND state IN ('queued', 'blocked', 'running')
+       GROUP BY k
+     )
+     SELECT coalesce(a.group_name, gs.group_name) AS group_name, coalesce(a.group_key, gs.group_key) AS group_key,
+            gs.in_flight, gs.queued, coalesce(a.a_in_flight, 0) AS a_in_flight, coalesce(a.a_queued, 0) AS a_queued
+     FROM actual a FULL JOIN (SELECT * FROM group_slots WHERE task = $1) gs
+       ON gs.group_name = a.group_name AND gs.group_key = a.group_key
+     WHERE gs.in_flight IS DISTINCT FROM coalesce(a.a_in_flight, 0) OR gs.queued IS DISTINCT FROM coalesce(a.a_queued, 0)
+     ORDER BY 1, 2`,
+    [task],
+  );
+  for (const k of keys.rows) {
+    if ((k.in_flight ?? 0) !== k.a_in_flight) out.push({ counter: 'group.in_flight', partition: null, groupName: k.group_name, groupKey: k.group_key, recorded: k.in_flight ?? 0, actual: k.a_in_flight });
+    if ((k.queued ?? 0) !== k.a_queued) out.push({ counter: 'group.queued', partition: null, groupName: k.group_name, groupKey: k.group_key, recorded: k.queued ?? 0, actual: k.a_queued });
+  }
+  if (keys.rows.length > 0) {
+    await db.query(
+      `INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
+       SELECT $1, g, k, f, q, now() FROM unnest($2::text[], $3::text[], $4::int[], $5::int[]) AS x(g, k, f, q) ORDER BY g, k
+       ON CONFLICT (task, group_name, group_key) DO UPDATE SET in_flight = excluded.in_flight, queued = excluded.queued`,
+      [task, keys.rows.map((k) => k.group_name), keys.rows.map((k) => k.group_key), keys.rows.map((k) => k.a_in_flight), keys.rows.map((k) => k.a_queued)],
+    );
+  }
+  if (out.length > 0) {
+    await db.query(
+      `INSERT INTO reconcile_log (task, counter, partition, group_name, group_key, recorded, actual)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::bigint[])`,
+      [task, out.map((m) => m.counter), out.map((m) => m.partition), out.map((m) => m.groupName), out.map((m) => m.groupKey), out.map((m) => m.recorded), out.map((m) => m.actual)],
+    );
+  }
+  return out;
+}
+
+export async function reconcilableTasks(db: Db): Promise<string[]> {
+  const r = await db.query<{ task: string }>('SELECT task FROM task_runtime ORDER BY task');
+  return r.rows.map((x) => x.task);
+}

@@ -1,0 +1,149 @@
+// Metrics sampler: one read of partition_stats (+ the sampler's cursor), deltas and
+// histogram percentiles computed here, then one multi-row INSERT of samples (per
+// partition and a partition = -1 task total), one cursor upsert and one INSERT…SELECT
+// of the top group keys from group_slots. Nothing reads `executions`: the counters
+// were moved by enqueue/claim/finish, so a sample costs O(partitions + keys with work).
+import type { Db } from './pool';
+
+/** Upper bounds (ms) of the latency buckets; mirrors sluice_latency_bounds() in SQL. */
+export const LATENCY_BOUNDS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000];
+
+/** p-quantile (0..1) of a bucketed histogram, interpolated inside the bucket; null if empty. */
+export function histogramQuantile(counts: readonly number[], q: number): number | null {
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  const rank = q * total;
+  let cum = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const c = counts[i] ?? 0;
+    if (c > 0 && cum + c >= rank) {
+      const lo = i === 0 ? 0 : LATENCY_BOUNDS_MS[i - 1]!;
+      const hi = LATENCY_BOUNDS_MS[i] ?? LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]! * 2;
+      return lo + ((hi - lo) * (rank - cum)) / c;
+    }
+    cum += c;
+  }
+  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
+}
+
+interface StatRow {
+  task: string;
+  partition: number;
+  depth: number;
+  in_flight: number;
+  spilled: number;
+  arrivals_total: number;
+  processed_total: number;
+  failed_total: number;
+  retried_total: number;
+  dead_total: number;
+  shed_total: number;
+  rejected_total: number;
+  lat_hist: number[];
+  now: Date;
+  c_at: Date | null;
+  c_arrivals: number | null;
+  c_processed: number | null;
+  c_failed: number | null;
+  c_retried: number | null;
+  c_dead: number | null;
+  c_shed: number | null;
+  c_rejected: number | null;
+  c_hist: number[] | null;
+}
+
+const TOTALS = ['arrivals', 'processed', 'failed', 'retried', 'dead', 'shed', 'rejected'] as const;
+
+export interface SampleWriteResult {
+  samples: number;
+  topKeys: number;
+}
+
+export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<SampleWriteResult> {
+  const r = await db.query<StatRow>(
+    `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total, ps.processed_total, ps.failed_total,
+            ps.retried_total, ps.dead_total, ps.shed_total, ps.rejected_total, ps.lat_hist, now() AS now,
+            c.at AS c_at, c.arrivals_total AS c_arrivals, c.processed_total AS c_processed, c.failed_total AS c_failed,
+            c.retried_total AS c_retried, c.dead_total AS c_dead, c.shed_total AS c_shed, c.rejected_total AS c_rejected, c.lat_hist AS c_hist
+     FROM partition_stats ps
+     JOIN task_runtime t ON t.task = ps.task AND t.active
+     LEFT JOIN metric_cursor c ON c.task = ps.task AND c.partition = ps.partition
+     ORDER BY ps.task, ps.partition`,
+  );
+  if (r.rows.length === 0) return { samples: 0, topKeys: 0 };
+  const now = r.rows[0]!.now;
+  type Sample = { task: string; partition: number; intervalMs: number; depth: number; inFlight: number; spilled: number; d: Record<(typeof TOTALS)[number], number>; hist: number[] };
+  const samples: Sample[] = [];
+  const perTask = new Map<string, Sample>();
+  for (const row of r.rows) {
+    const hist = Array.from({ length: 17 }, (_, i) => Number(row.lat_hist[i] ?? 0) - Number(row.c_hist?.[i] ?? 0)).map((x) => Math.max(0, x));
+    const cur: Record<(typeof TOTALS)[number], number> = {
+      arrivals: row.arrivals_total, processed: row.processed_total, failed: row.failed_total, retried: row.retried_total,
+      dead: row.dead_total, shed: row.shed_total, rejected: row.rejected_total,
+    };
+    const prev: Record<(typeof TOTALS)[number], number | null> = {
+      arrivals: row.c_arrivals, processed: row.c_processed, failed: row.c_failed, retried: row.c_retried,
+      dead: row.c_dead, shed: row.c_shed, rejected: row.c_rejected,
+    };
+    const d = Object.fromEntries(TOTALS.map((k) => [k, Math.max(0, Number(cur[k]) - Number(prev[k] ?? 0))])) as Sample['d'];
+    const intervalMs = row.c_at ? Math.max(0, now.getTime() - row.c_at.getTime()) : 0;
+    const s: Sample = { task: row.task, partition: row.partition, intervalMs, depth: Number(row.depth), inFlight: row.in_flight, spilled: Number(row.spilled), d, hist };
+    samples.push(s);
+    const t = perTask.get(row.task);
+    if (!t) {
+      perTask.set(row.task, { ...s, partition: -1, d: { ...d }, hist: [...hist] });
+    } else {
+      t.intervalMs = Math.max(t.intervalMs, intervalMs);
+      t.depth += s.depth;
+      t.inFlight += s.inFlight;
+      t.spilled += s.spilled;
+      for (const k of TOTALS) t.d[k] += d[k];
+      hist.forEach((v, i) => (t.hist[i]! += v));
+    }
+  }
+  const all = [...samples, ...perTask.values()];
+  await db.query(
+    `INSERT INTO metric_samples (task, partition, at, interval_ms, depth, in_flight, spilled, arrivals, processed, failed, retried,
+                                 dead_lettered, shed, rejected, latency_p50_ms, latency_p99_ms)
+     SELECT task, partition, $1, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99
+     FROM unnest($2::text[], $3::int[], $4::int[], $5::bigint[], $6::int[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[],
+                 $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::float8[], $16::float8[])
+       AS x(task, partition, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99)
+     ON CONFLICT (task, partition, at) DO NOTHING`,
+    [
+      now,
+      all.map((s) => s.task), all.map((s) => s.partition), all.map((s) => s.intervalMs), all.map((s) => s.depth), all.map((s) => s.inFlight),
+      all.map((s) => s.spilled), all.map((s) => s.d.arrivals), all.map((s) => s.d.processed), all.map((s) => s.d.failed),
+      all.map((s) => s.d.retried), all.map((s) => s.d.dead), all.map((s) => s.d.shed), all.map((s) => s.d.rejected),
+      all.map((s) => histogramQuantile(s.hist, 0.5)), all.map((s) => histogramQuantile(s.hist, 0.99)),
+    ],
+  );
+  // The cursor takes exactly the values diffed above (not a re-read), so events that
+  // land between the read and this write show up in the next sample instead of vanishing.
+  await db.query(
+    `INSERT INTO metric_cursor AS c (task, partition, at, arrivals_total, processed_total, failed_total, retried_total, dead_total,
+                                     shed_total, rejected_total, lat_hist)
+     SELECT task, partition, $1, a, p, f, r, d, sh, rj, h::bigint[]
+     FROM unnest($2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[])
+       AS u(task, partition, a, p, f, r, d, sh, rj, h)
+     ON CONFLICT (task, partition) DO UPDATE SET at = excluded.at, arrivals_total = excluded.arrivals_total,
+       processed_total = excluded.processed_total, failed_total = excluded.failed_total, retried_total = excluded.retried_total,
+       dead_total = excluded.dead_total, shed_total = excluded.shed_total, rejected_total = excluded.rejected_total, lat_hist = excluded.lat_hist`,
+    [
+      now,
+      r.rows.map((x) => x.task), r.rows.map((x) => x.partition), r.rows.map((x) => x.arrivals_total), r.rows.map((x) => x.processed_total),
+      r.rows.map((x) => x.failed_total), r.rows.map((x) => x.retried_total), r.rows.map((x) => x.dead_total), r.rows.map((x) => x.shed_total),
+      r.rows.map((x) => x.rejected_total), r.rows.map((x) => `{${x.lat_hist.join(',')}}`),
+    ],
+  );
+  const top = await db.query(
+    `INSERT INTO metric_top_keys (task, at, group_name, group_key, in_flight, queued)
+     SELECT task, $1, group_name, group_key, in_flight, queued FROM (
+       SELECT gs.*, row_number() OVER (PARTITION BY gs.task ORDER BY gs.in_flight + gs.queued DESC, gs.group_name, gs.group_key) AS rn
+       FROM group_slots gs WHERE gs.in_flight + gs.queued > 0
+     ) ranked WHERE rn <= $2
+     ON CONFLICT DO NOTHING`,
+    [now, topKeysPerTask],
+  );
+  return { samples: all.length, topKeys: top.rowCount ?? 0 };
+}

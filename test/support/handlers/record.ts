@@ -1,0 +1,44 @@
+// Test handlers: each run records (execution, attempt, groups, stream, seq, start, end,
+// pid) in test_runs, so tests can check overlaps per key and order per stream from the
+// database. The payload steers behaviour: sleepMs, failTimes (fail the first N attempts),
+// hangMs (ignore the abort signal), seq (position in its stream).
+import pg from 'pg';
+import type { HandlerContext } from '../../../server/coordinator/handler-runner';
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+
+interface Payload {
+  sleepMs?: number;
+  failTimes?: number;
+  hangMs?: number;
+  seq?: number;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+async function run(task: string, p: Payload, ctx: HandlerContext): Promise<void> {
+  const started = Date.now();
+  if (p.hangMs) await new Promise((r) => setTimeout(r, p.hangMs));
+  if (p.sleepMs) await sleep(p.sleepMs, ctx.signal);
+  if (p.failTimes && ctx.attempt <= p.failTimes) throw new Error(`planned failure on attempt ${ctx.attempt}`);
+  await pool.query(
+    `INSERT INTO test_runs (execution_id, attempt, task, groups, stream_key, seq, started_ms, finished_ms, pid)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [ctx.executionId, ctx.attempt, task, JSON.stringify(ctx.groups), ctx.streamKey, p.seq ?? null, started, Date.now(), process.pid],
+  );
+}
+
+export default {
+  rec: (p: unknown, ctx: HandlerContext) => run('rec', p as Payload, ctx),
+  'rec-b': (p: unknown, ctx: HandlerContext) => run('rec-b', p as Payload, ctx),
+  chaos: (p: unknown, ctx: HandlerContext) => run('chaos', p as Payload, ctx),
+};
