@@ -1,6 +1,6 @@
 // A config diff as an operator reads it: one block per task (added / removed / changed),
 // one row per field with its label, the value before and the value after.
-import type { TaskChangeGroup } from '@/server/core/config-change-view';
+import type { ChangeRow, TaskChangeGroup } from '@/server/core/config-change-view';
 import { Badge } from '@/components/ui/badge';
 import { cx } from '@/components/ui/class-names';
 
@@ -10,7 +10,70 @@ const KIND: Record<TaskChangeGroup['kind'], { text: string; tone: 'success' | 'd
   changed: { text: 'changed', tone: 'accent' },
 };
 
-export function ConfigDiffView({ changes, compact = false }: { changes: TaskChangeGroup[]; compact?: boolean }) {
+function RowsTable({ rows, compact }: { rows: ChangeRow[]; compact: boolean }) {
+  const pad = compact ? 'py-1' : 'py-1.5';
+  return (
+    <table className="w-full table-fixed border-collapse text-[12px]">
+      <thead className="text-left text-[11px] tracking-wide text-muted uppercase">
+        <tr className="border-b border-border">
+          <th scope="col" className="w-[40%] px-3 py-1 font-semibold">
+            Field
+          </th>
+          <th scope="col" className="w-[24%] px-3 py-1 font-semibold">
+            Before
+          </th>
+          <th scope="col" className="px-3 py-1 font-semibold">
+            After
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.path} className="border-b border-border align-top last:border-b-0" data-path={r.path}>
+            <td className={cx('px-3 text-muted', pad)} title={r.path}>
+              {r.label}
+            </td>
+            <td className={cx('px-3 font-mono break-all', pad)}>
+              {r.before === null ? (
+                <span className="text-subtle">—</span>
+              ) : (
+                <del className="rounded-sm bg-danger-soft px-1 text-danger no-underline" aria-label={`before: ${r.before}`}>
+                  {r.before}
+                </del>
+              )}
+            </td>
+            <td className={cx('px-3 font-mono break-all', pad)}>
+              <span aria-hidden="true" className="mr-2 text-subtle">
+                →
+              </span>
+              {r.after === null ? (
+                <span className="text-subtle">removed</span>
+              ) : (
+                <ins className="rounded-sm bg-success-soft px-1 text-success no-underline" aria-label={`after: ${r.after}`}>
+                  {r.after}
+                </ins>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * `collapseWholeTasks`: an added or removed task lists every field; in long lists
+ * (history) that block starts folded behind its summary.
+ */
+export function ConfigDiffView({
+  changes,
+  compact = false,
+  collapseWholeTasks = false,
+}: {
+  changes: TaskChangeGroup[];
+  compact?: boolean;
+  collapseWholeTasks?: boolean;
+}) {
   if (changes.length === 0) return <p className="px-3 py-2 text-[12px] text-subtle">No changes.</p>;
   return (
     <div className="flex flex-col gap-3" data-testid="config-diff">
@@ -23,45 +86,16 @@ export function ConfigDiffView({ changes, compact = false }: { changes: TaskChan
               {g.rows.length} field{g.rows.length === 1 ? '' : 's'}
             </span>
           </header>
-          <table className="w-full border-collapse text-[12px]">
-            <thead className="sr-only">
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Before</th>
-                <th scope="col">After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {g.rows.map((r) => (
-                <tr key={r.path} className="border-b border-border last:border-b-0 align-top" data-path={r.path}>
-                  <td className={cx('w-[38%] px-3 text-muted', compact ? 'py-1' : 'py-1.5')} title={r.path}>
-                    {r.label}
-                  </td>
-                  <td className={cx('w-[31%] px-3 font-mono break-all', compact ? 'py-1' : 'py-1.5')}>
-                    {r.before === null ? (
-                      <span className="text-subtle">—</span>
-                    ) : (
-                      <del className="rounded-sm bg-danger-soft px-1 text-danger no-underline" aria-label={`before: ${r.before}`}>
-                        {r.before}
-                      </del>
-                    )}
-                  </td>
-                  <td className={cx('px-3 font-mono break-all', compact ? 'py-1' : 'py-1.5')}>
-                    <span aria-hidden="true" className="mr-2 text-subtle">
-                      →
-                    </span>
-                    {r.after === null ? (
-                      <span className="text-subtle">removed</span>
-                    ) : (
-                      <ins className="rounded-sm bg-success-soft px-1 text-success no-underline" aria-label={`after: ${r.after}`}>
-                        {r.after}
-                      </ins>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {collapseWholeTasks && g.kind !== 'changed' ? (
+            <details>
+              <summary className="cursor-pointer px-3 py-1.5 text-[12px] text-muted select-none hover:text-fg">
+                {g.kind === 'task-added' ? 'Show the new definition' : 'Show the removed definition'}
+              </summary>
+              <RowsTable rows={g.rows} compact={compact} />
+            </details>
+          ) : (
+            <RowsTable rows={g.rows} compact={compact} />
+          )}
         </section>
       ))}
     </div>

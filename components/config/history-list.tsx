@@ -109,7 +109,7 @@ export function HistoryList({ task, before, canEdit }: { task?: string; before?:
                   onApply={(message) => apply.mutate({ to: v.version, basedOn: rollback.basedOn ?? v.version, message })}
                 />
               ) : (
-                <ConfigDiffView changes={v.changes} compact />
+                <ConfigDiffView changes={v.changes} compact collapseWholeTasks />
               )}
             </li>
           );

@@ -112,7 +112,7 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                 <Th>Started (UTC)</Th>
                 <Th className="text-right">Heartbeat</Th>
                 <Th>Partitions</Th>
-                <Th className="text-right">Slots in use</Th>
+                <Th className="text-right whitespace-nowrap">Slots in use</Th>
                 <Th>Config</Th>
                 <Th className="text-right">Apply</Th>
                 {canEdit && <Th className="text-right">Actions</Th>}
@@ -123,17 +123,17 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                 const out = c.status === 'stale' || c.status === 'stopped';
                 return (
                   <Tr key={c.id} data-coordinator={c.name} className={cx(out && 'opacity-60')}>
-                    <Td className="font-mono font-medium">{c.name}</Td>
+                    <Td className="font-mono font-medium whitespace-nowrap">{c.name}</Td>
                     <Td>
                       <Badge tone={STATUS[c.status]}>{c.status}</Badge>
                     </Td>
-                    <Td className="font-mono text-[12px]">
+                    <Td className="font-mono text-[12px] whitespace-nowrap">
                       {c.host} · {c.pid}
                     </Td>
                     <Td>
                       <Timestamp date={c.startedAt} />
                     </Td>
-                    <Td className={cx('text-right font-mono text-[12px] tabular-nums', c.status === 'stale' && 'text-danger')}>{age(c.heartbeatAgeMs)} ago</Td>
+                    <Td className={cx('text-right font-mono text-[12px] whitespace-nowrap tabular-nums', c.status === 'stale' && 'text-danger')}>{age(c.heartbeatAgeMs)} ago</Td>
                     <Td className="text-[12px]">
                       <span className="font-mono tabular-nums">{c.ownedPartitions}</span>
                       {c.ownedByTask.length > 0 && (
@@ -143,10 +143,10 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                         </span>
                       )}
                     </Td>
-                    <Td className="text-right font-mono text-[12px] tabular-nums">
+                    <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
                       {c.inFlight} / {c.slots}
                     </Td>
-                    <Td className="text-[12px]" data-applied-version={c.appliedVersion ?? ''}>
+                    <Td className="text-[12px] whitespace-nowrap" data-applied-version={c.appliedVersion ?? ''}>
                       {c.appliedVersion === null ? (
                         <span className="text-subtle">none yet</span>
                       ) : (
@@ -161,7 +161,7 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                       )}
                       {c.applyError && <p className="mt-0.5 max-w-72 text-danger">Apply failed: {c.applyError}</p>}
                     </Td>
-                    <Td className="text-right font-mono text-[12px] tabular-nums">
+                    <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
                       {c.applyMs === null ? '—' : `${c.applyMs} ms`}
                       {c.pushLatencyMs !== null && <div className="text-muted" title="commit → applied">push {c.pushLatencyMs} ms</div>}
                     </Td>

@@ -43,7 +43,7 @@ export function GroupsEditor({ form, errors, update, readOnly }: { form: TaskFor
             )}
           </div>
           <div className="p-3">
-            <div className="mb-1.5 flex items-center justify-between">
+            <div className="mb-1.5 flex max-w-2xl items-center justify-between">
               <span className="text-[12px] font-medium text-muted">
                 Per-key overrides <span className="font-normal text-subtle">(win over the group limit)</span>
               </span>
@@ -59,7 +59,7 @@ export function GroupsEditor({ form, errors, update, readOnly }: { form: TaskFor
             {g.overrides.length === 0 ? (
               <p className="text-[12px] text-subtle">Every key gets {Number.isFinite(g.limit) ? g.limit : 'the group limit'}.</p>
             ) : (
-              <table className="w-full border-collapse text-[13px]" aria-label={`Overrides of ${g.name}`}>
+              <table className="w-full max-w-2xl border-collapse text-[13px]" aria-label={`Overrides of ${g.name}`}>
                 <thead>
                   <tr className="text-left text-[11px] font-semibold tracking-wide text-muted uppercase">
                     <th scope="col" className="pb-1 font-semibold">Key</th>

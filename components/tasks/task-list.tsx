@@ -77,7 +77,7 @@ export function TaskList({ canEdit }: { canEdit: boolean }) {
                 <Th>Routing</Th>
                 <Th>Stream</Th>
                 <Th>Backpressure</Th>
-                <Th className="text-right">Timeout · tries</Th>
+                <Th className="text-right whitespace-nowrap">Timeout · tries</Th>
                 {canEdit && <Th className="text-right">Actions</Th>}
               </tr>
             </thead>
@@ -103,7 +103,7 @@ export function TaskList({ canEdit }: { canEdit: boolean }) {
                     ) : (
                       <ul className="flex flex-col gap-0.5">
                         {t.groups.map((g) => (
-                          <li key={g.name}>
+                          <li key={g.name} className="whitespace-nowrap">
                             <span className="font-mono">{g.name}</span> ≤ {n(g.limit)}
                             {g.overrides > 0 && (
                               <span className="text-muted">
@@ -122,15 +122,15 @@ export function TaskList({ canEdit }: { canEdit: boolean }) {
                   >
                     {t.load.ownedPartitions}/{t.partitions}
                   </Td>
-                  <Td className="text-[12px]">
+                  <Td className="text-[12px] whitespace-nowrap">
                     {t.routing.strategy}
                     {t.routing.keyPath && <span className="font-mono text-muted"> ({t.routing.keyPath})</span>}
                   </Td>
                   <Td className="font-mono text-[12px]">{t.streamKeyPath ?? <span className="text-subtle">—</span>}</Td>
-                  <Td className="text-[12px]">
+                  <Td className="text-[12px] whitespace-nowrap">
                     {t.backpressure.policy} <span className="text-muted">@ {n(t.backpressure.maxDepth)}</span>
                   </Td>
-                  <Td className="text-right font-mono text-[12px] tabular-nums">
+                  <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
                     {n(t.timeoutMs)} ms · {t.maxAttempts}
                   </Td>
                   {canEdit && (
