@@ -1,18 +1,92 @@
+// Dead letters: filters in the URL, fingerprint groups, replay jobs with live progress,
+// and the keyset-paginated list with replay / purge for operators.
 import type { Metadata } from 'next';
+import Link from 'next/link';
+import { redirect } from 'next/navigation';
+import { TRPCError } from '@trpc/server';
+import { currentUser, serverCaller } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
+import type { DeadLetterListPage, FingerprintGroupRow } from '@/server/presenters/dead-letters';
 import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';
-import { EmptyState } from '@/components/ui/empty-state';
+import { Callout } from '@/components/ui/callout';
+import { buttonClass } from '@/components/ui/button';
+import { DlqFilters } from '@/components/dlq/dlq-filters';
+import { FingerprintGroups } from '@/components/dlq/fingerprint-groups';
+import { DeadLetterTable } from '@/components/dlq/dead-letter-table';
+import { ReplayJobs } from '@/components/dlq/replay-jobs';
+import { deadLettersHref, filterFromSearchParams, type DlqSearchParams } from '@/components/dlq/dlq-search-params';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
-export default function DeadLettersPage() {
+export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<DlqSearchParams> }) {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  const canOperate = roleAtLeast(user.role, 'operator');
+  const sp = await searchParams;
+  const { filter, cursor, problems } = filterFromSearchParams(sp);
+  const caller = await serverCaller();
+  const tasks = await caller.dlq.tasks();
+  let page: DeadLetterListPage | null = null;
+  let groups: FingerprintGroupRow[] = [];
+  let problem = problems.length ? problems.join('; ') : null;
+  if (filter) {
+    try {
+      [page, groups] = await Promise.all([
+        caller.dlq.list({ filter, limit: 50, ...(cursor ? { cursor } : {}) }),
+        cursor ? Promise.resolve([]) : caller.dlq.fingerprints({ filter, limit: 10 }),
+      ]);
+    } catch (e) {
+      if (!(e instanceof TRPCError) || e.code !== 'BAD_REQUEST') throw e;
+      problem = e.message;
+    }
+  }
+  const count = page?.count ?? null;
   return (
     <>
-      <PageHeader title="Dead letters" description="Executions that failed their last attempt, to replay or purge." />
-      <Panel>
-        <EmptyState title="No dead letters">
-          An execution lands here after its last retry fails, with its error and payload.
-        </EmptyState>
+      <PageHeader
+        title="Dead letters"
+        description="Executions that failed their last attempt. Replay them through the engine (rate-limited, tracked), or purge an exact, frozen set."
+      />
+      <Panel className="mb-4">
+        <DlqFilters sp={sp} filter={filter} tasks={tasks} />
+        {problem && (
+          <div className="p-3">
+            <Callout tone="danger">{problem}</Callout>
+          </div>
+        )}
+      </Panel>
+      <ReplayJobs canOperate={canOperate} />
+      {filter && !cursor && <FingerprintGroups groups={groups} filter={filter} />}
+      <Panel
+        title={
+          <span>
+            Dead letters{' '}
+            {count !== null && (
+              <span className="ml-1 font-normal text-muted" data-testid="dlq-count">
+                {page?.countCapped ? `${count.toLocaleString('en-US')}+` : count.toLocaleString('en-US')} matching
+              </span>
+            )}
+          </span>
+        }
+      >
+        {page && filter && <DeadLetterTable items={page.items} filter={filter} count={count} countCapped={page.countCapped} canOperate={canOperate} />}
+        {page && filter && (cursor || page.nextCursor) && (
+          <nav aria-label="Dead letter pages" className="flex items-center justify-between gap-2 p-3">
+            {cursor ? (
+              <Link href={deadLettersHref(filter)} className={buttonClass('secondary', 'sm')}>
+                ← Newest
+              </Link>
+            ) : (
+              <span />
+            )}
+            {page.nextCursor && (
+              <Link href={deadLettersHref(filter, { cursor: page.nextCursor })} className={buttonClass('secondary', 'sm')}>
+                Older →
+              </Link>
+            )}
+          </nav>
+        )}
       </Panel>
     </>
   );

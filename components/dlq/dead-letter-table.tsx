@@ -1,0 +1,157 @@
+'use client';
+// The dead-letter list with selection: replay or purge the selected rows, or everything
+// matching the current filter (the count says how many that is). Viewers see the list
+// without the actions.
+import Link from 'next/link';
+import { useState } from 'react';
+import { useRouter } from 'next/navigation';
+import type { DlqFilter } from '@/server/core/dlq-filter';
+import type { DeadLetterListRow } from '@/server/presenters/dead-letters';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Table, Td, Th, Tr } from '@/components/ui/table';
+import { Timestamp } from '@/components/ui/timestamp';
+import { ReplayDialog } from './replay-dialog';
+import { PurgeDialog } from './purge-dialog';
+import { deadLettersHref } from './dlq-search-params';
+import type { UiScope } from './dlq-scope';
+
+type Dialog = { kind: 'replay' | 'purge'; scope: UiScope; count: number | null; capped: boolean } | null;
+
+export function DeadLetterTable({
+  items,
+  filter,
+  count,
+  countCapped,
+  canOperate,
+}: {
+  items: DeadLetterListRow[];
+  filter: DlqFilter;
+  count: number | null;
+  countCapped: boolean;
+  canOperate: boolean;
+}) {
+  const router = useRouter();
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const allOnPage = items.length > 0 && items.every((d) => selected.has(d.id));
+  const toggle = (id: number) =>
+    setSelected((s) => {
+      const n = new Set(s);
+      if (n.has(id)) n.delete(id);
+      else n.add(id);
+      return n;
+    });
+  const sel = [...selected];
+  const matching = count === null ? 'all matching' : `all ${countCapped ? `${count.toLocaleString('en-US')}+` : count.toLocaleString('en-US')} matching`;
+  const close = () => setDialog(null);
+  const done = () => {
+    setSelected(new Set());
+    router.refresh();
+  };
+
+  return (
+    <>
+      {canOperate && (
+        <div className="flex flex-wrap items-center gap-2 border-b border-border px-3 py-2" role="toolbar" aria-label="Dead letter actions">
+          <span className="mr-1 text-[12px] text-muted" aria-live="polite">
+            {sel.length ? `${sel.length} selected` : 'Select rows, or act on everything matching the filter'}
+          </span>
+          <Button size="sm" variant="primary" disabled={sel.length === 0} onClick={() => setDialog({ kind: 'replay', scope: { ids: sel }, count: sel.length, capped: false })}>
+            Replay selected
+          </Button>
+          <Button size="sm" variant="danger" disabled={sel.length === 0} onClick={() => setDialog({ kind: 'purge', scope: { ids: sel }, count: sel.length, capped: false })}>
+            Purge selected
+          </Button>
+          <span className="mx-1 h-4 w-px bg-border" aria-hidden />
+          <Button size="sm" disabled={items.length === 0} onClick={() => setDialog({ kind: 'replay', scope: { filter }, count, capped: countCapped })}>
+            Replay {matching}
+          </Button>
+          <Button size="sm" variant="danger" disabled={items.length === 0} onClick={() => setDialog({ kind: 'purge', scope: { filter }, count, capped: countCapped })}>
+            Purge {matching}
+          </Button>
+        </div>
+      )}
+      {items.length === 0 ? (
+        <EmptyState title="No dead letters match">
+          An execution lands here when its last attempt fails, with its payload, every attempt&apos;s error and the last stack trace.
+        </EmptyState>
+      ) : (
+        <Table>
+          <thead>
+            <tr>
+              {canOperate && (
+                <Th className="w-8">
+                  <input
+                    type="checkbox"
+                    aria-label="Select all on this page"
+                    checked={allOnPage}
+                    onChange={() => setSelected(allOnPage ? new Set() : new Set(items.map((d) => d.id)))}
+                  />
+                </Th>
+              )}
+              <Th className="w-20">ID</Th>
+              <Th className="w-44">Dead at (UTC)</Th>
+              <Th className="w-36">Task</Th>
+              <Th>Error</Th>
+              <Th className="w-32">Fingerprint</Th>
+              <Th className="w-56">Group / stream</Th>
+              <Th className="w-16 text-right">Tries</Th>
+              <Th className="w-32">Replay</Th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((d) => (
+              <Tr key={d.id} data-testid={`dead-letter-row-${d.id}`} className={selected.has(d.id) ? 'bg-accent-soft/40' : ''}>
+                {canOperate && (
+                  <Td>
+                    <input type="checkbox" aria-label={`Select dead letter ${d.id}`} checked={selected.has(d.id)} onChange={() => toggle(d.id)} />
+                  </Td>
+                )}
+                <Td className="font-mono text-[12px]">
+                  <Link href={`/dead-letters/${d.id}`} className="text-accent hover:underline">
+                    {d.id}
+                  </Link>
+                </Td>
+                <Td>
+                  <Timestamp date={d.deadAt} />
+                </Td>
+                <Td className="font-mono text-[12px]">
+                  <Link href={deadLettersHref({ ...filter, task: d.task })} className="hover:underline">
+                    {d.task}
+                  </Link>
+                </Td>
+                <Td className="max-w-0">
+                  <Link href={`/dead-letters/${d.id}`} className="block truncate font-mono text-[12px] hover:underline" title={d.error}>
+                    {d.error}
+                  </Link>
+                </Td>
+                <Td className="font-mono text-[12px]">
+                  <Link href={deadLettersHref({ ...filter, fingerprint: d.fingerprint })} className="text-muted hover:text-fg hover:underline" title={`Only fingerprint ${d.fingerprint}`}>
+                    {d.fingerprint.slice(0, 10) || '—'}
+                  </Link>
+                </Td>
+                <Td className="max-w-0 truncate font-mono text-[12px] text-muted">
+                  {[...Object.entries(d.groups).map(([g, k]) => `${g}=${k}`), d.streamKey ? `stream ${d.streamKey}` : null].filter(Boolean).join(' · ') || '—'}
+                </Td>
+                <Td className="text-right font-mono text-[12px] tabular-nums">{d.attempts}</Td>
+                <Td>
+                  {d.replayedAt ? (
+                    <span title={`replayed ${d.replayedAt.toISOString()}`}>
+                      <Badge tone="success">replayed</Badge> <span className="font-mono text-[11px] text-muted">→ {d.replayExecutionId}</span>
+                    </span>
+                  ) : (
+                    <Badge tone="warning">pending</Badge>
+                  )}
+                </Td>
+              </Tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+      {dialog?.kind === 'replay' && <ReplayDialog scope={dialog.scope} count={dialog.count} countCapped={dialog.capped} onClose={close} onDone={done} />}
+      {dialog?.kind === 'purge' && <PurgeDialog scope={dialog.scope} count={dialog.count} countCapped={dialog.capped} onClose={close} onDone={done} />}
+    </>
+  );
+}
