@@ -168,7 +168,9 @@ export function summarize(spec, jobs, rec, t0, extra = {}) {
     missing,
     duplicates,
     seconds: Number(seconds.toFixed(3)),
-    jobsPerSecond: missing === 0 && seconds > 0 ? Math.round(jobs.length / seconds) : 0,
+    // A run cut off by its timeout reports the rate it kept up over the window (completed ÷
+    // elapsed), flagged by `missing` > 0 (and the driver's `timedOut`).
+    jobsPerSecond: seconds > 0 ? Math.round(rec.done / seconds) : 0,
     maxConcurrency: maxOverlap(intervals.map(([, s, e]) => ['all', s, e])),
     maxPerTenant: null,
     maxPerKey: null,

@@ -1,0 +1,89 @@
+// Sluice driver for the peer benchmark; runs under the machine's Node with the root's tsx,
+// started by bench/peers.ts as `tsx bench/peers/sluice.ts --url URL --workload w1|w2|w4 …`
+// with the same arguments as the peers' drivers. It migrates Sluice's schema into the (fresh)
+// database it is given, applies one task through the config service, enqueues the workload
+// through the enqueue service (batches of 5000), then times one coordinator
+// (`startCoordinator`, `slots` = the benchmark's concurrency) until every job's handler has
+// run once, and prints one RESULT line (see workloads.mjs).
+//
+// Tasks: task concurrency = the benchmark's concurrency; backpressure maxDepth raised to
+// 10,000,000 so the preloaded backlog is accepted (the default 10,000 per partition would
+// reject it); everything else at Sluice's defaults (4 partitions, retries, timeouts).
+// W2: groups tenant (limit 20, keyPath "tenant") and key (limit 1, keyPath "key").
+// W4: stream keyPath "stream".
+import { migrate } from '../../server/db/migrate';
+import { createPool } from '../../server/db/pool';
+import { applyConfig } from '../../server/services/config-versions';
+import { SYSTEM_ACTOR } from '../../server/db/audit';
+import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
+import { startCoordinator } from '../../server/coordinator/main';
+import type { TaskDefinitionInput } from '../../server/core/task-definition';
+import { workloadSpec, buildJobs, RunRecorder, summarize, parseArgs, runDriver, sleep, type WorkloadSpec } from './workloads.mjs';
+
+function taskFor(spec: WorkloadSpec): TaskDefinitionInput {
+  const base = { name: `bench_${spec.workload}`, concurrency: spec.concurrency, backpressure: { maxDepth: 10_000_000 } };
+  if (spec.workload === 'w2') {
+    return {
+      ...base,
+      groups: [
+        { name: 'tenant', limit: spec.tenantLimit, keyPath: 'tenant' },
+        { name: 'key', limit: spec.keyLimit, keyPath: 'key' },
+      ],
+    };
+  }
+  if (spec.workload === 'w4') return { ...base, stream: { keyPath: 'stream' } };
+  return base;
+}
+
+await runDriver('sluice', async () => {
+  const args = parseArgs(process.argv.slice(2));
+  const spec = workloadSpec(args);
+  const url = args.url;
+  if (!url) throw new Error('--url is required');
+  const jobs = buildJobs(spec);
+  const rec = new RunRecorder(jobs.length);
+  const task = taskFor(spec);
+
+  await migrate(url);
+  const pool = createPool(url, 4);
+  try {
+    await applyConfig(pool, SYSTEM_ACTOR, { tasks: [task] }, { message: 'bench:peers' });
+    const enqueueStarted = performance.now();
+    for (let n = 0; n < jobs.length; n += 5000) {
+      const batch: EnqueueInput[] = jobs.slice(n, n + 5000).map((j) => ({
+        payload: j.tenant ? { i: j.index, tenant: j.tenant, key: j.key } : j.stream ? { i: j.index, stream: j.stream } : { i: j.index },
+      }));
+      const r = await enqueue(pool, task.name, batch);
+      const notQueued = r.executions.filter((e) => e.state !== 'queued' && e.state !== 'blocked').length;
+      if (notQueued > 0 || r.shed > 0) throw new Error(`enqueue did not queue ${notQueued + r.shed} of ${batch.length} executions (backpressure)`);
+    }
+    const enqueueSeconds = (performance.now() - enqueueStarted) / 1000;
+
+    const handler = async (payload: unknown) => {
+      const i = (payload as { i: number }).i;
+      const started = rec.start(i);
+      if (spec.workMs > 0) await sleep(spec.workMs);
+      rec.end(i, started);
+    };
+    const t0 = performance.now();
+    const coordinator = await startCoordinator({
+      databaseUrl: url,
+      handlers: { [task.name]: handler },
+      slots: spec.concurrency,
+      metricsPort: null,
+      log: (m) => process.stderr.write(`[sluice] ${m}\n`),
+    });
+    const finished = await rec.waitAll(spec.timeoutMs);
+    const result = summarize(spec, jobs, rec, t0, {
+      timedOut: !finished,
+      enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
+      settings: { slots: spec.concurrency, taskConcurrency: spec.concurrency, partitions: 4, ...(spec.workload === 'w2' ? { groups: { tenant: spec.tenantLimit, key: spec.keyLimit } } : {}) },
+    });
+    await coordinator.stop();
+    const left = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = $1 AND state <> 'succeeded'`, [task.name]);
+    result.leftInDatabase = left.rows[0]?.n ?? -1;
+    return result;
+  } finally {
+    await pool.end();
+  }
+});
