@@ -1,0 +1,135 @@
+// Maintenance services, each run once through the runner (advisory lock + interval claim):
+// reconciler repairs injected drift and logs it, lease rescuer, slot GC, spill drainer,
+// stale-member cleanup, metrics sampler (deltas + percentiles, no executions scan),
+// retention; and two runners never run the same service at once.
+import { describe, it, expect, beforeAll } from 'vitest';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { enqueue } from '../../server/services/enqueue';
+import { claimExecutions } from '../../server/db/claim-executions';
+import { finishExecutions } from '../../server/db/finish-executions';
+import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
+import { reconciler } from '../../server/coordinator/maintenance/reconciler';
+import { leaseRescuer } from '../../server/coordinator/maintenance/lease-rescuer';
+import { slotGc } from '../../server/coordinator/maintenance/slot-gc';
+import { staleMemberCleanup } from '../../server/coordinator/maintenance/stale-members';
+import { metricsSampler } from '../../server/coordinator/maintenance/metrics-sampler';
+import { retention } from '../../server/coordinator/maintenance/retention';
+import { spillDrainer } from '../../server/coordinator/maintenance/spill-drainer';
+import type { MaintenanceService } from '../../server/coordinator/maintenance/service';
+import { histogramQuantile } from '../../server/db/write-metric-samples';
+
+let db: TestDatabase;
+let coord: string;
+beforeAll(async () => {
+  db = await testDatabase();
+  await applyTasks(db.pool, [
+    { name: 'mt', partitions: 2, concurrency: 20, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }], retry: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0 } },
+    { name: 'sp', partitions: 1, backpressure: { maxDepth: 5, policy: 'spill' } },
+  ]);
+  coord = await fakeCoordinator(db.pool, ['mt', 'sp']);
+});
+
+const run = (svc: MaintenanceService, staleMs = 60_000) => runServiceOnce(db.pool, svc, 0, { coordinatorId: coord, staleMs, log: () => {} });
+
+describe('maintenance services', () => {
+  it('reconciler repairs injected drift in every counter and logs each mismatch', async () => {
+    await enqueue(db.pool, 'mt', Array.from({ length: 10 }, (_, i) => ({ payload: { t: `x${i % 2}` } })));
+    await claimExecutions(db.pool, coord, 'mt', 3, 60_000);
+    await db.pool.query(`UPDATE task_runtime SET in_flight = 17 WHERE task = 'mt'`);
+    await db.pool.query(`UPDATE partition_stats SET depth = depth + 40, in_flight = 9 WHERE task = 'mt' AND partition = 1`);
+    await db.pool.query(`UPDATE group_slots SET in_flight = 4, queued = 0 WHERE task = 'mt' AND group_key = 'x0'`);
+    await db.pool.query(`DELETE FROM group_slots WHERE task = 'mt' AND group_key = 'x1'`);
+    const r = await run(reconciler);
+    expect(r.ran).toBe(true);
+    const log = await db.pool.query(`SELECT counter, partition, group_key, recorded, actual FROM reconcile_log WHERE task = 'mt' ORDER BY counter, partition, group_key`);
+    const counters = log.rows.map((x: { counter: string }) => x.counter);
+    expect(counters).toEqual(expect.arrayContaining(['task.in_flight', 'partition.depth', 'partition.in_flight', 'group.in_flight', 'group.queued']));
+    expect(log.rows.find((x: { counter: string }) => x.counter === 'task.in_flight')).toMatchObject({ recorded: 17, actual: 3 });
+    const truth = await db.pool.query(`SELECT
+        (SELECT in_flight FROM task_runtime WHERE task = 'mt') AS tf,
+        (SELECT sum(depth)::int FROM partition_stats WHERE task = 'mt') AS d,
+        (SELECT sum(in_flight)::int FROM partition_stats WHERE task = 'mt') AS pf,
+        (SELECT sum(in_flight + queued)::int FROM group_slots WHERE task = 'mt') AS g`);
+    expect(truth.rows[0]).toEqual({ tf: 3, d: 7, pf: 3, g: 10 });
+    // a second pass finds nothing
+    await db.pool.query('DELETE FROM reconcile_log');
+    await run(reconciler);
+    expect(Number((await db.pool.query('SELECT count(*) AS n FROM reconcile_log')).rows[0].n)).toBe(0);
+  });
+
+  it('lease rescuer requeues expired leases as failed attempts; stale members lose their partitions', async () => {
+    await db.pool.query(`UPDATE executions SET lease_expires_at = now() - interval '1 second' WHERE task = 'mt' AND state = 'running'`);
+    const r = await run(leaseRescuer);
+    expect(r.result).toMatchObject({ rescued: 3 });
+    const rows = await db.pool.query(`SELECT count(*)::int AS n FROM executions WHERE task = 'mt' AND state = 'running'`);
+    expect(rows.rows[0].n).toBe(0);
+    const att = await db.pool.query(`SELECT count(*)::int AS n FROM execution_attempts WHERE task = 'mt' AND error LIKE 'lease expired%'`);
+    expect(att.rows[0].n).toBe(3);
+    await db.pool.query(`UPDATE coordinators SET last_heartbeat_at = now() - interval '1 minute' WHERE id = $1`, [coord]);
+    const s = await run(staleMemberCleanup(100, 3_600_000), 1000);
+    expect(s.result).toMatchObject({ stopped: 1 });
+    expect(Number((await db.pool.query(`SELECT count(*) AS n FROM partition_owners WHERE owner = $1`, [coord])).rows[0].n)).toBe(0);
+    coord = await fakeCoordinator(db.pool, ['mt', 'sp']);
+  });
+
+  it('metrics sampler writes deltas and latency percentiles from counters', async () => {
+    await run(metricsSampler); // establishes the cursor
+    const got = await claimExecutions(db.pool, coord, 'mt', 20, 60_000);
+    await finishExecutions(db.pool, 'mt', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+    await enqueue(db.pool, 'mt', [{ payload: { t: 'y' } }, { payload: { t: 'y' } }]);
+    const r = await run(metricsSampler);
+    expect(r.ran).toBe(true);
+    const total = await db.pool.query(`SELECT * FROM metric_samples WHERE task = 'mt' AND partition = -1 ORDER BY at DESC LIMIT 1`);
+    expect(total.rows[0]).toMatchObject({ processed: 10, arrivals: 2, depth: 2, in_flight: 0 });
+    expect(total.rows[0].latency_p50_ms).toBeGreaterThan(0);
+    expect(total.rows[0].latency_p99_ms).toBeGreaterThanOrEqual(total.rows[0].latency_p50_ms);
+    const parts = await db.pool.query(`SELECT sum(processed)::int AS p FROM metric_samples WHERE task = 'mt' AND partition >= 0 AND at = $1`, [total.rows[0].at]);
+    expect(parts.rows[0].p).toBe(10);
+    const top = await db.pool.query(`SELECT group_key, queued FROM metric_top_keys WHERE task = 'mt' AND at = $1`, [total.rows[0].at]);
+    expect(top.rows).toEqual([{ group_key: 'y', queued: 2 }]);
+    expect(histogramQuantile([0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 0.5)).toBeGreaterThan(2);
+    expect(histogramQuantile(new Array(17).fill(0), 0.5)).toBeNull();
+  });
+
+  it('slot GC removes idle slot rows only; retention deletes old succeeded executions', async () => {
+    const before = Number((await db.pool.query(`SELECT count(*) AS n FROM group_slots WHERE task = 'mt' AND in_flight = 0 AND queued = 0`)).rows[0].n);
+    expect(before).toBeGreaterThan(0);
+    const r = await run(slotGc(0));
+    expect(r.result).toMatchObject({ deleted: before });
+    expect(Number((await db.pool.query(`SELECT count(*) AS n FROM group_slots WHERE task = 'mt'`)).rows[0].n)).toBe(1); // 'y' still queued
+    await db.pool.query(`UPDATE executions SET finished_at = now() - interval '2 days' WHERE task = 'mt' AND state = 'succeeded'`);
+    const ret = await run(retention(24 * 3_600_000, 7 * 24 * 3_600_000));
+    expect(ret.result).toMatchObject({ executions: 10 });
+  });
+
+  it('spill drainer moves parked executions back as depth falls', async () => {
+    await enqueue(db.pool, 'sp', Array.from({ length: 8 }, (_, i) => ({ payload: { i } })));
+    expect(Number((await db.pool.query(`SELECT count(*) AS n FROM overflow`)).rows[0].n)).toBe(3);
+    const got = await claimExecutions(db.pool, coord, 'sp', 5, 60_000);
+    await finishExecutions(db.pool, 'sp', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+    const r = await run(spillDrainer);
+    expect(r.result).toMatchObject({ drained: 3 });
+  });
+
+  it('only one runner runs a service at a time, and at most once per interval', async () => {
+    let concurrent = 0;
+    let max = 0;
+    const slow: MaintenanceService = {
+      name: 'slow-test',
+      intervalMs: 1000,
+      async run() {
+        concurrent++;
+        max = Math.max(max, concurrent);
+        await new Promise((r) => setTimeout(r, 150));
+        concurrent--;
+        return {};
+      },
+    };
+    const runs = await Promise.all(Array.from({ length: 4 }, () => runServiceOnce(db.pool, slow, 60_000, { coordinatorId: coord, staleMs: 60_000, log: () => {} })));
+    expect(max).toBe(1);
+    expect(runs.filter((r) => r.ran)).toHaveLength(1);
+    const again = await runServiceOnce(db.pool, slow, 60_000, { coordinatorId: coord, staleMs: 60_000, log: () => {} });
+    expect(again.ran).toBe(false);
+  });
+});
