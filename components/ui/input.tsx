@@ -10,5 +10,5 @@ export function Input({ className, ...rest }: InputHTMLAttributes<HTMLInputEleme
 }
 
 export function Select({ className, ...rest }: SelectHTMLAttributes<HTMLSelectElement>) {
-  return <select className={cx(control, 'pr-7', className)} {...rest} />;
+  return <select className={cx(control, 'pr-1.5', className)} {...rest} />;
 }

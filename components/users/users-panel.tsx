@@ -77,7 +77,7 @@ export function UsersPanel({ canEdit, currentUserId }: { canEdit: boolean; curre
                     value={u.role}
                     disabled={update.isPending}
                     onChange={(e) => update.mutate({ id: u.id, role: e.target.value as Role })}
-                    className="h-7 min-w-28"
+                    className="h-7 min-w-32"
                   >
                     {ROLES.map((r) => (
                       <option key={r} value={r}>
