@@ -4,7 +4,7 @@
 import os from 'node:os';
 import type pg from 'pg';
 import { createPool } from '../db/pool';
-import { portIsFree } from '../db/embedded';
+import { portIsFree, embeddedUrl } from '../db/embedded';
 import type { Actor } from '../db/audit';
 import { isCoreError } from '../core/errors';
 import { env } from '../env';
@@ -28,7 +28,7 @@ export async function cliDatabaseUrl(): Promise<string> {
   const e = env();
   if (e.DATABASE_URL) return e.DATABASE_URL;
   if (!(await portIsFree(e.SLUICE_EMBEDDED_PG_PORT))) {
-    return `postgresql://postgres:sluice-embedded@127.0.0.1:${e.SLUICE_EMBEDDED_PG_PORT}/sluice`;
+    return embeddedUrl(e.SLUICE_EMBEDDED_PG_PORT);
   }
   throw new CliError(
     `DATABASE_URL is not set and no embedded Postgres is running on port ${e.SLUICE_EMBEDDED_PG_PORT}. ` +

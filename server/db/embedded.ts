@@ -15,6 +15,11 @@ export interface EmbeddedPostgres {
 const USER = 'postgres';
 const PASSWORD = 'sluice-embedded';
 
+/** The URL of a database on the embedded server (fixed user and password, loopback only). */
+export function embeddedUrl(port: number, database = 'sluice'): string {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
 export async function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();
@@ -81,7 +86,7 @@ export async function startEmbeddedPostgres(opts: {
     fs.rmSync(pidFile);
   }
   await server.start();
-  const adminUrl = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/postgres`;
+  const adminUrl = embeddedUrl(opts.port, 'postgres');
   const database = opts.database ?? 'sluice';
   const pg = (await import('pg')).default;
   const c = new pg.Client({ connectionString: adminUrl });
@@ -95,7 +100,7 @@ export async function startEmbeddedPostgres(opts: {
   let stopped = false;
   return {
     adminUrl,
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`,
+    url: embeddedUrl(opts.port, database),
     async stop() {
       if (stopped) return;
       stopped = true;
