@@ -47,9 +47,59 @@ export function buildIsFresh(): boolean {
   return fs.readFileSync(STAMP, 'utf8').trim() === buildInputsHash();
 }
 
+/**
+ * A lock file beside the dist dir: two processes (npm start and an e2e run, or two test
+ * runs) must not run `next build` into one folder at once. The holder's pid is in the
+ * file; a lock whose holder is gone is taken over.
+ */
+async function withBuildLock<T>(fn: () => Promise<T>, log: (m: string) => void): Promise<T> {
+  const lock = `${DIST_DIR}.build-lock`;
+  let announced = false;
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch {
+      let holder = 0;
+      try {
+        holder = Number(fs.readFileSync(lock, 'utf8').trim() || '0');
+      } catch {
+        continue; // released between our attempt and the read: try again
+      }
+      let alive = false;
+      try {
+        if (holder > 0) process.kill(holder, 0);
+        alive = holder > 0;
+      } catch {
+        alive = false;
+      }
+      if (!alive) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+      if (!announced) log(`waiting for another build (pid ${holder}) to finish…`);
+      announced = true;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
 export async function ensureBuild(opts: { log?: (m: string) => void; force?: boolean } = {}): Promise<'fresh' | 'built'> {
   const log = opts.log ?? ((m: string) => console.log(m));
   if (!opts.force && buildIsFresh()) return 'fresh';
+  return withBuildLock(async () => {
+    // Someone else may have built it while we waited.
+    if (!opts.force && buildIsFresh()) return 'fresh';
+    return build(log);
+  }, log);
+}
+
+async function build(log: (m: string) => void): Promise<'built'> {
   const hash = buildInputsHash();
   log('Building the control plane (next build); this happens once per source change…');
   const started = Date.now();
