@@ -44,7 +44,7 @@ test('an operator creates a task in the form: inline errors, diff, message, new 
 
   await page.getByLabel('DLQ rate warning').fill('10');
   await page.getByLabel('DLQ rate critical').fill('5');
-  await expect(page.getByText('warning must be below critical')).toBeVisible();
+  await expect(page.getByText('warning must be below critical', { exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Review changes' }).click();
   await expect(page.getByText('1 field to fix before review')).toBeVisible();
   await page.getByLabel('DLQ rate critical').fill('20');
@@ -93,7 +93,7 @@ test('an edit based on a stale version is refused with a clear message and nothi
   const after = await latestVersion();
 
   await page.getByRole('button', { name: 'Review changes' }).click();
-  await expect(page.getByRole('alert')).toContainText(/config changed since version \d+: the latest is version \d+; reload and re-apply your change/);
+  await expect(page.getByRole('alert').filter({ hasText: 'Not applied' })).toContainText(/config changed since version \d+: the latest is version \d+; reload and re-apply your change/);
   // The operator's draft is still there; the database has the other change only.
   await expect(page.getByLabel('Concurrency', { exact: true })).toHaveValue('12');
   expect(await latestVersion()).toBe(after);
@@ -119,7 +119,9 @@ test('history shows each version with its diff; rollback adds a version equal to
   await expect(newest.locator('tr[data-path="groups.tenant.limit"]')).toContainText('5');
 
   await page.getByRole('button', { name: `Roll back to v${original}…` }).click();
-  await expect(page.getByRole('region', { name: `Changes to ${name}` }).locator('tr[data-path="groups.tenant.limit"]')).toContainText('20');
+  const review = page.getByRole('region', { name: `Roll back to version ${original}: what changes against the current version` });
+  await expect(review.locator('tr[data-path="groups.tenant.limit"]').getByLabel('before: 5')).toBeVisible();
+  await expect(review.locator('tr[data-path="groups.tenant.limit"]').getByLabel('after: 20')).toBeVisible();
   await page.getByRole('button', { name: /^Roll back \(new version \d+\)$/ }).click();
   await expect(page.getByText(`has the config of version ${original}`)).toBeVisible();
   const v = await latestVersion();
@@ -168,7 +170,7 @@ test('the current config downloads as YAML that parses back to the stored versio
   expect(res.headers()['content-disposition']).toBe(`attachment; filename="sluice-config-v${v}.yaml"`);
   const doc = parse(await res.text()) as { tasks: { name: string }[] };
   const stored = await e2eDb().query<{ names: string[] }>(
-    `SELECT array(SELECT t->>'name' FROM jsonb_array_elements(config->'tasks') t ORDER BY 1 COLLATE "C") AS names FROM config_versions WHERE version = $1`,
+    `SELECT array(SELECT t->>'name' FROM jsonb_array_elements(config->'tasks') t ORDER BY t->>'name' COLLATE "C") AS names FROM config_versions WHERE version = $1`,
     [v],
   );
   expect(doc.tasks.map((t) => t.name)).toEqual(stored.rows[0]!.names);
