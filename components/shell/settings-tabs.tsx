@@ -6,6 +6,7 @@ import { cx } from '@/components/ui/class-names';
 const TABS = [
   { href: '/settings/users', label: 'Users' },
   { href: '/settings/tokens', label: 'API tokens' },
+  { href: '/settings/webhooks', label: 'Webhooks' },
 ];
 
 export function SettingsTabs() {

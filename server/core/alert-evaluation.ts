@@ -9,6 +9,9 @@ export const ALERT_RULES = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99La
 export type AlertRule = (typeof ALERT_RULES)[number];
 export type AlertSeverity = 'warning' | 'critical';
 
+/** Filters of the Alerts list: open = firing + acknowledged. */
+export const ALERT_LIST_STATUSES = ['open', 'firing', 'acknowledged', 'resolved', 'all'] as const;
+
 export interface AlertPolicy {
   /** Breaching continuously this long before an alert fires. */
   forMs: number;

@@ -7,7 +7,7 @@ import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { Prisma } from '../db/generated/prisma/client';
 import { CoreError } from '../core/errors';
-import { ALERT_RULE_LABEL, ALERT_RULES, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
+import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
 import type { AlertStatus } from '../core/alert-rules';
 import { median } from '../core/metrics';
 import { bucketAxis, resolutionForRange } from '../core/rollup-buckets';
@@ -16,8 +16,6 @@ import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { thresholdsOf } from '../core/stored-definition';
 import { toChartPoint, type ChartPoint } from './task-metrics';
-
-export const ALERT_LIST_STATUSES = ['open', 'firing', 'acknowledged', 'resolved', 'all'] as const;
 
 export const alertListInput = z.object({
   /** open = firing + acknowledged. */
@@ -259,7 +257,8 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
       from: axis[0]!,
       to: toMs,
       metric,
-      thresholds: item.rule in thresholds ? thresholds[item.rule as keyof typeof thresholds] : null,
+      // A hot partition is charted as depth, so it gets the depth lines.
+      thresholds: item.rule in thresholds ? thresholds[item.rule as keyof typeof thresholds] : item.rule === 'hotPartition' ? thresholds.depth : null,
       points,
     };
   }

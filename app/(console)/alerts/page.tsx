@@ -1,17 +1,33 @@
 import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/services/roles';
 import { PageHeader } from '@/components/ui/page-header';
-import { Panel } from '@/components/ui/panel';
-import { EmptyState } from '@/components/ui/empty-state';
+import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { AlertsView } from '@/components/alerts/alerts-view';
+import { alertListQueryInput, alertParams } from '@/components/alerts/alert-search-params';
 
 export const metadata: Metadata = { title: 'Alerts' };
 
-export default function AlertsPage() {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function AlertsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const user = await currentUser();
+  if (!user) redirect('/login');
+  const sp = await searchParams;
+  const p = alertParams((k) => {
+    const v = sp[k];
+    return Array.isArray(v) ? v[0] : v;
+  });
+  const qc = getQueryClient();
+  await qc.prefetchQuery(trpc.alerts.list.queryOptions(alertListQueryInput(p)));
+  if (p.alert) await qc.prefetchQuery(trpc.alerts.get.queryOptions({ id: p.alert }));
   return (
     <>
-      <PageHeader title="Alerts" description="Threshold breaches and hot partitions, to acknowledge, silence or resolve." />
-      <Panel>
-        <EmptyState title="No alerts">Alerts are raised when a metric crosses a task&apos;s warning or critical threshold.</EmptyState>
-      </Panel>
+      <PageHeader title="Alerts" description="Threshold breaches, hot partitions and hot keys — with their evidence, to acknowledge, silence or resolve." />
+      <HydrateClient>
+        <AlertsView canAct={roleAtLeast(user.role, 'operator')} />
+      </HydrateClient>
     </>
   );
 }

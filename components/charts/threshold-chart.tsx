@@ -1,0 +1,286 @@
+'use client';
+// A time-series chart drawn against a task's warning and critical thresholds: the two
+// lines (labelled, with data-testid/data-value so tests can read what was drawn), faint
+// bands above them, breach points coloured, a tooltip listing every series at that
+// bucket, a legend, and honest loading / empty states. Gaps in the data stay gaps.
+import { useMemo } from 'react';
+import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
+import { cx } from '@/components/ui/class-names';
+import { formatTick, formatTooltipTime, formatValue, timeTicks, type ValueKind } from './chart-format';
+
+export interface SeriesDef {
+  key: string;
+  name: string;
+  color: string;
+  /** Thinner, dimmer line (e.g. siblings for comparison). */
+  muted?: boolean;
+  dashed?: boolean;
+}
+
+export type ChartRow = { t: number } & Record<string, number | null>;
+
+export interface Thresholds {
+  warning: number;
+  critical: number;
+}
+
+export interface ThresholdChartProps {
+  /** Used for data-testid="chart-<id>". */
+  id: string;
+  title: string;
+  subtitle?: string;
+  rows: ChartRow[];
+  series: SeriesDef[];
+  kind: ValueKind;
+  thresholds: Thresholds | null;
+  from: number;
+  to: number;
+  resolutionS: number;
+  loading?: boolean;
+  height?: number;
+  /** Shown under the chart instead of per-series entries (e.g. "64 partitions"). */
+  legendNote?: string;
+  emptyText?: string;
+}
+
+type Status = 'ok' | 'warning' | 'critical' | 'unknown';
+
+function statusOf(v: number | null, t: Thresholds | null): Status {
+  if (v === null) return 'unknown';
+  if (!t) return 'ok';
+  return v > t.critical ? 'critical' : v > t.warning ? 'warning' : 'ok';
+}
+
+const STATUS_TEXT: Record<Status, string> = {
+  ok: 'text-success',
+  warning: 'text-warning',
+  critical: 'text-danger',
+  unknown: 'text-subtle',
+};
+
+function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: number }; kind: 'warning' | 'critical'; value: number; text: string }) {
+  const { viewBox, kind, value, text } = props;
+  if (!viewBox || viewBox.x === undefined || viewBox.y === undefined || viewBox.width === undefined) return null;
+  return (
+    <g data-testid={`threshold-${kind}`} data-value={value}>
+      <text
+        x={viewBox.x + viewBox.width - 4}
+        y={viewBox.y - 4}
+        textAnchor="end"
+        fontSize={10}
+        fontWeight={600}
+        fill={kind === 'critical' ? 'var(--danger)' : 'var(--warning)'}
+      >
+        {text}
+      </text>
+    </g>
+  );
+}
+
+/** The value a card header shows: the worst (max) series value in the last bucket with data. */
+function latest(rows: ChartRow[], series: SeriesDef[]): number | null {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const vals = series.filter((s) => !s.muted).map((s) => rows[i]![s.key]).filter((v): v is number => v !== null && v !== undefined);
+    if (vals.length) return Math.max(...vals);
+  }
+  return null;
+}
+
+interface TooltipPayloadItem {
+  dataKey?: string | number;
+  value?: number | null;
+  color?: string;
+  name?: string;
+}
+
+function ChartTooltip({ active, payload, label, kind, thresholds, resolutionS }: {
+  active?: boolean;
+  payload?: TooltipPayloadItem[];
+  label?: number;
+  kind: ValueKind;
+  thresholds: Thresholds | null;
+  resolutionS: number;
+}) {
+  if (!active || !payload?.length || label === undefined) return null;
+  const items = payload
+    .filter((p) => p.value !== null && p.value !== undefined)
+    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
+  const shown = items.slice(0, 10);
+  return (
+    <div className="min-w-44 rounded-md border border-border bg-surface px-2.5 py-2 text-[12px] shadow-lg" data-testid="chart-tooltip">
+      <div className="mb-1 font-mono text-[11px] text-muted">{formatTooltipTime(label, resolutionS)}</div>
+      {shown.length === 0 && <div className="text-subtle">No samples in this bucket</div>}
+      {shown.map((p) => {
+        const st = statusOf(p.value ?? null, thresholds);
+        return (
+          <div key={String(p.dataKey)} className="flex items-center justify-between gap-4 py-px">
+            <span className="flex items-center gap-1.5 text-muted">
+              <span className="inline-block h-2 w-2 rounded-full" style={{ background: p.color }} />
+              {p.name}
+            </span>
+            <span className={cx('font-mono tabular-nums', st === 'ok' ? 'text-fg' : STATUS_TEXT[st])}>{formatValue(p.value, kind)}</span>
+          </div>
+        );
+      })}
+      {items.length > shown.length && <div className="pt-0.5 text-subtle">+{items.length - shown.length} more</div>}
+      {thresholds && (
+        <div className="mt-1 border-t border-border pt-1 text-[11px] text-subtle">
+          warning &gt; {formatValue(thresholds.warning, kind)} · critical &gt; {formatValue(thresholds.critical, kind)}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function ThresholdChart(p: ThresholdChartProps) {
+  const { rows, series, kind, thresholds, from, to, resolutionS, height = 190 } = p;
+  const hasData = useMemo(() => rows.some((r) => series.some((s) => r[s.key] !== null && r[s.key] !== undefined)), [rows, series]);
+  const current = latest(rows, series);
+  const status = statusOf(current, thresholds);
+  const ticks = useMemo(() => timeTicks(from, to), [from, to]);
+  const breachDot = (color: string) =>
+    function Dot(props: { cx?: number; cy?: number; value?: number | null; index?: number }) {
+      const v = props.value;
+      if (!thresholds || v === null || v === undefined || props.cx === undefined || props.cy === undefined || v <= thresholds.warning) {
+        return <g key={props.index} />;
+      }
+      return (
+        <circle
+          key={props.index}
+          cx={props.cx}
+          cy={props.cy}
+          r={1.75}
+          fill={v > thresholds.critical ? 'var(--danger)' : 'var(--warning)'}
+          stroke={color}
+          strokeWidth={0}
+          data-breach={v > thresholds.critical ? 'critical' : 'warning'}
+        />
+      );
+    };
+
+  return (
+    <figure
+      className="flex min-w-0 flex-col rounded-lg border border-border bg-surface"
+      data-testid={`chart-${p.id}`}
+      data-state={p.loading ? 'loading' : hasData ? 'ready' : 'empty'}
+      data-points={rows.length}
+      aria-label={p.title}
+    >
+      <figcaption className="flex items-start justify-between gap-3 px-3 pt-2.5">
+        <div className="min-w-0">
+          <div className="text-[13px] font-semibold">{p.title}</div>
+          {p.subtitle && <div className="truncate text-[11px] text-subtle">{p.subtitle}</div>}
+        </div>
+        <div className="text-right">
+          <div className={cx('font-mono text-[15px] font-semibold tabular-nums', STATUS_TEXT[status])} data-testid="chart-current">
+            {formatValue(current, kind)}
+          </div>
+          {thresholds && (
+            <div className="text-[10px] text-subtle">
+              <span className="text-warning">▬</span> {formatValue(thresholds.warning, kind)} <span className="text-danger">▬</span>{' '}
+              {formatValue(thresholds.critical, kind)}
+            </div>
+          )}
+        </div>
+      </figcaption>
+      <div className="relative px-1 pb-1" style={{ height }}>
+        {p.loading ? (
+          <div className="m-2 h-[calc(100%-1rem)] animate-pulse rounded bg-surface-2" aria-label="Loading chart" />
+        ) : !hasData ? (
+          <div className="flex h-full flex-col items-center justify-center gap-1 text-center text-[12px] text-subtle">
+            <span>{p.emptyText ?? 'No samples in this range'}</span>
+            {thresholds && (
+              <span className="text-[11px]">
+                warning &gt; {formatValue(thresholds.warning, kind)} · critical &gt; {formatValue(thresholds.critical, kind)}
+              </span>
+            )}
+          </div>
+        ) : (
+          <LineChart responsive data={rows} margin={{ top: 14, right: 10, bottom: 0, left: 0 }} style={{ width: '100%', height: '100%' }}>
+            <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              scale="time"
+              domain={[from, to]}
+              ticks={ticks}
+              tickFormatter={(t: number) => formatTick(t, to - from)}
+              tick={{ fontSize: 10, fill: 'var(--subtle)' }}
+              tickLine={false}
+              axisLine={{ stroke: 'var(--border)' }}
+              minTickGap={24}
+            />
+            <YAxis
+              width={54}
+              tickFormatter={(v: number) => formatValue(v, kind)}
+              tick={{ fontSize: 10, fill: 'var(--subtle)' }}
+              tickLine={false}
+              axisLine={false}
+              allowDecimals={kind !== 'count'}
+              domain={[0, 'auto']}
+            />
+            {thresholds && (
+              <>
+                <ReferenceArea y1={thresholds.warning} y2={thresholds.critical} fill="var(--warning)" fillOpacity={0.05} ifOverflow="hidden" />
+                <ReferenceArea y1={thresholds.critical} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />
+                <ReferenceLine
+                  y={thresholds.warning}
+                  stroke="var(--warning)"
+                  strokeDasharray="5 4"
+                  strokeWidth={1.25}
+                  ifOverflow="extendDomain"
+                  className="threshold-warning"
+                  label={<ThresholdLabel kind="warning" value={thresholds.warning} text={`warning ${formatValue(thresholds.warning, kind)}`} />}
+                />
+                <ReferenceLine
+                  y={thresholds.critical}
+                  stroke="var(--danger)"
+                  strokeDasharray="5 4"
+                  strokeWidth={1.25}
+                  ifOverflow="extendDomain"
+                  className="threshold-critical"
+                  label={<ThresholdLabel kind="critical" value={thresholds.critical} text={`critical ${formatValue(thresholds.critical, kind)}`} />}
+                />
+              </>
+            )}
+            <Tooltip
+              content={<ChartTooltip kind={kind} thresholds={thresholds} resolutionS={resolutionS} />}
+              cursor={{ stroke: 'var(--border-strong)', strokeWidth: 1 }}
+              isAnimationActive={false}
+            />
+            {series.map((s) => (
+              <Line
+                key={s.key}
+                dataKey={s.key}
+                name={s.name}
+                type="monotone"
+                stroke={s.color}
+                strokeWidth={s.muted ? 1 : 1.5}
+                strokeOpacity={s.muted ? 0.55 : 1}
+                strokeDasharray={s.dashed ? '3 3' : undefined}
+                dot={s.muted ? false : breachDot(s.color)}
+                activeDot={{ r: 3 }}
+                connectNulls={false}
+                isAnimationActive={false}
+              />
+            ))}
+          </LineChart>
+        )}
+      </div>
+      {!p.loading && hasData && (
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 pb-2 text-[11px] text-muted" data-testid="chart-legend">
+          {p.legendNote ? (
+            <span>{p.legendNote}</span>
+          ) : (
+            series.map((s) => (
+              <span key={s.key} className="flex items-center gap-1">
+                <span className="inline-block h-[3px] w-3 rounded" style={{ background: s.color, opacity: s.muted ? 0.6 : 1 }} />
+                {s.name}
+              </span>
+            ))
+          )}
+        </div>
+      )}
+    </figure>
+  );
+}

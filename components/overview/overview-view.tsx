@@ -1,0 +1,197 @@
+'use client';
+// The Overview: fleet health, one card per task with its worst status, and the charts of
+// the selected task. Range, task and live refresh are in the URL; while live, the query
+// refetches every 10 s and keeps the previous data on screen during a range change.
+import Link from 'next/link';
+import { useRouter, useSearchParams } from 'next/navigation';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useTRPC } from '@/components/trpc/trpc-provider';
+import type { Overview, TaskCard } from '@/server/presenters/overview';
+import type { ThresholdMetric, ThresholdStatus } from '@/server/core/thresholds';
+import { Badge, type Tone } from '@/components/ui/badge';
+import { Callout } from '@/components/ui/callout';
+import { Command, EmptyState } from '@/components/ui/empty-state';
+import { cx } from '@/components/ui/class-names';
+import { formatDuration, formatValue, type ValueKind } from '@/components/charts/chart-format';
+import { LiveToggle, RangePicker } from './range-picker';
+import { TaskChartsGrid } from './task-charts';
+import { overviewHref, overviewParams, overviewQueryInput, type OverviewParams } from './overview-search-params';
+
+export const REFRESH_MS = 10_000;
+
+const STATUS_TONE: Record<ThresholdStatus, Tone> = { ok: 'success', warning: 'warning', critical: 'danger', unknown: 'neutral' };
+const STATUS_LABEL: Record<ThresholdStatus, string> = { ok: 'Healthy', warning: 'Warning', critical: 'Critical', unknown: 'No data' };
+const METRIC_LABEL: Record<ThresholdMetric, string> = {
+  depth: 'depth',
+  imbalance: 'imbalance',
+  retryRate: 'retry rate',
+  dlqRate: 'DLQ rate',
+  p99LatencyMs: 'p99',
+};
+const METRIC_KIND: Record<ThresholdMetric, ValueKind> = { depth: 'count', imbalance: 'ratio', retryRate: 'percent', dlqRate: 'percent', p99LatencyMs: 'ms' };
+
+export function StatusBadge({ status }: { status: ThresholdStatus }) {
+  return <Badge tone={STATUS_TONE[status]}>{STATUS_LABEL[status]}</Badge>;
+}
+
+function Stat({ label, value, tone, href }: { label: string; value: string; tone?: 'danger' | 'warning' | 'success'; href?: string }) {
+  const body = (
+    <>
+      <div className="text-[11px] font-medium tracking-wide text-muted uppercase">{label}</div>
+      <div className={cx('mt-0.5 font-mono text-[20px] font-semibold tabular-nums', tone === 'danger' ? 'text-danger' : tone === 'warning' ? 'text-warning' : tone === 'success' ? 'text-success' : 'text-fg')}>
+        {value}
+      </div>
+    </>
+  );
+  return href ? (
+    <Link href={href} className="rounded-lg border border-border bg-surface px-3 py-2.5 hover:border-border-strong">
+      {body}
+    </Link>
+  ) : (
+    <div className="rounded-lg border border-border bg-surface px-3 py-2.5">{body}</div>
+  );
+}
+
+function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
+  const firing = fleet.alertsFiring.critical + fleet.alertsFiring.warning;
+  return (
+    <section aria-label="Fleet health" className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" data-testid="fleet-strip">
+      <Stat
+        label="Coordinators live"
+        value={`${fleet.coordinatorsLive}${fleet.coordinatorsRegistered > fleet.coordinatorsLive ? ` / ${fleet.coordinatorsRegistered}` : ''}`}
+        tone={fleet.coordinatorsLive === 0 && fleet.tasks > 0 ? 'danger' : undefined}
+        href="/coordinators"
+      />
+      <Stat label="Tasks" value={String(fleet.tasks)} href="/tasks" />
+      <Stat label="Critical tasks" value={String(fleet.tasksByStatus.critical)} tone={fleet.tasksByStatus.critical ? 'danger' : undefined} />
+      <Stat label="Warning tasks" value={String(fleet.tasksByStatus.warning)} tone={fleet.tasksByStatus.warning ? 'warning' : undefined} />
+      <Stat label="Alerts firing" value={String(firing)} tone={fleet.alertsFiring.critical ? 'danger' : firing ? 'warning' : undefined} href="/alerts" />
+      <Stat
+        label="Data delay"
+        value={fleet.rollupLagMs === null ? '—' : formatDuration(fleet.rollupLagMs)}
+        tone={fleet.rollupLagMs !== null && fleet.rollupLagMs > 60_000 ? 'warning' : undefined}
+      />
+    </section>
+  );
+}
+
+function TaskCardView({ card, selected, href }: { card: TaskCard; selected: boolean; href: string }) {
+  const breaches = card.health.breaches;
+  const alerts = card.openAlerts.critical + card.openAlerts.warning;
+  return (
+    <li>
+      <Link
+        href={href}
+        scroll={false}
+        aria-current={selected ? 'true' : undefined}
+        data-testid={`task-card-${card.task}`}
+        data-status={card.worst}
+        className={cx(
+          'flex h-full flex-col gap-2 rounded-lg border bg-surface p-3 transition-colors hover:border-border-strong',
+          selected ? 'border-accent ring-1 ring-accent' : 'border-border',
+          card.worst === 'critical' && 'border-l-4 border-l-danger',
+          card.worst === 'warning' && 'border-l-4 border-l-warning',
+        )}
+      >
+        <div className="flex items-start justify-between gap-2">
+          <span className="truncate font-mono text-[13px] font-semibold">{card.task}</span>
+          <span className="flex items-center gap-1">
+            {card.paused && <Badge>Paused</Badge>}
+            <StatusBadge status={card.worst} />
+          </span>
+        </div>
+        <dl className="grid grid-cols-3 gap-2 text-[11px]">
+          <div>
+            <dt className="text-subtle">Depth</dt>
+            <dd className="font-mono text-[13px] text-fg tabular-nums">{formatValue(card.depth, 'count')}</dd>
+          </div>
+          <div>
+            <dt className="text-subtle">Running</dt>
+            <dd className="font-mono text-[13px] text-fg tabular-nums">
+              {card.inFlight}
+              <span className="text-subtle">/{card.concurrency}</span>
+            </dd>
+          </div>
+          <div>
+            <dt className="text-subtle">Throughput</dt>
+            <dd className="font-mono text-[13px] text-fg tabular-nums">{formatValue(card.throughput, 'rate')}</dd>
+          </div>
+        </dl>
+        <div className="mt-auto flex min-h-5 flex-wrap items-center gap-1 text-[11px]">
+          {breaches.length === 0 && <span className="text-subtle">{card.worst === 'unknown' ? 'No samples yet' : 'All metrics within thresholds'}</span>}
+          {breaches.map((m) => (
+            <Badge key={m} tone={card.health.metrics[m].status === 'critical' ? 'danger' : 'warning'}>
+              {METRIC_LABEL[m]} {formatValue(card.health.metrics[m].value, METRIC_KIND[m])}
+            </Badge>
+          ))}
+          {alerts > 0 && <span className="ml-auto text-danger">{alerts} alert{alerts === 1 ? '' : 's'}</span>}
+        </div>
+      </Link>
+    </li>
+  );
+}
+
+export function OverviewView() {
+  const sp = useSearchParams();
+  const router = useRouter();
+  const params = overviewParams((k) => sp.get(k));
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.metrics.overview.queryOptions(overviewQueryInput(params)),
+    refetchInterval: params.live ? REFRESH_MS : false,
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+  const go = (p: Partial<OverviewParams>) => router.replace(overviewHref({ ...params, ...p }), { scroll: false });
+  const data = q.data;
+
+  return (
+    <div className="flex flex-col gap-4">
+      {q.error && <Callout tone="danger">Could not load the overview: {q.error.message}</Callout>}
+      {data && <FleetStrip fleet={data.fleet} />}
+      {data && data.cards.length === 0 && (
+        <section className="rounded-lg border border-border bg-surface">
+          <EmptyState title="No tasks yet">
+            Apply a config with <Command>npx sluice config apply sluice.yaml</Command> or <Link className="text-accent hover:underline" href="/tasks/new">create a task</Link>; its charts appear here once coordinators report samples.
+          </EmptyState>
+        </section>
+      )}
+      {data && data.cards.length > 0 && (
+        <section aria-labelledby="overview-tasks">
+          <h2 id="overview-tasks" className="mb-2 text-[13px] font-semibold">
+            Tasks <span className="font-normal text-subtle">— worst first; pick one to chart it</span>
+          </h2>
+          <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-4" data-testid="task-cards">
+            {data.cards.map((c) => (
+              <TaskCardView key={c.task} card={c} selected={c.task === data.selectedTask} href={overviewHref({ ...params, task: c.task })} />
+            ))}
+          </ul>
+        </section>
+      )}
+      {!data && !q.error && (
+        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2" aria-busy="true" aria-label="Loading overview">
+          {Array.from({ length: 4 }, (_, i) => (
+            <div key={i} className="h-56 animate-pulse rounded-lg border border-border bg-surface" />
+          ))}
+        </div>
+      )}
+      {data?.charts && (
+        <section aria-labelledby="overview-charts" className="flex flex-col gap-2">
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <h2 id="overview-charts" className="text-[13px] font-semibold">
+              <span className="font-mono">{data.charts.task}</span>
+              <Link href={`/tasks/${encodeURIComponent(data.charts.task)}/metrics${params.range !== '1h' ? `?range=${params.range}` : ''}`} className="ml-3 text-[12px] font-normal text-accent hover:underline">
+                Partitions and drain forecast →
+              </Link>
+            </h2>
+            <div className="flex items-center gap-2">
+              <LiveToggle live={params.live} fetching={q.isFetching} onChange={(live) => go({ live })} />
+              <RangePicker value={params.range} onChange={(range) => go({ range })} />
+            </div>
+          </div>
+          <TaskChartsGrid charts={data.charts} loading={q.isPlaceholderData} />
+        </section>
+      )}
+    </div>
+  );
+}
