@@ -94,9 +94,16 @@ async function burnDown(task: string, total: number, handlers: Record<string, ()
     if (Date.now() > deadline) throw new Error(`${task}: burn-down did not finish in time`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const secs = (performance.now() - start) / 1000;
   await Promise.all(cs.map((c) => c.stop()));
+  void start;
   void t0;
+  // The burn-down window from the database: first claim → last finish of this task, so
+  // neither member start-up nor this loop's polling granularity counts.
+  const w = await pool.query<{ s: number }>(
+    `SELECT extract(epoch FROM max(finished_at) - min(started_at)) AS s FROM executions WHERE task = $1`,
+    [task],
+  );
+  const secs = Math.max(0.001, Number(w.rows[0]!.s));
   const c1 = await commits();
   return { perS: total / secs, commitsPerJob: (c1 - c0) / total };
 }

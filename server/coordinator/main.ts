@@ -5,7 +5,7 @@
 // period, release the rest back to the queue, flush completions, mark stopped.
 import os from 'node:os';
 import type pg from 'pg';
-import { createPool } from '../db/pool';
+import pgModule from 'pg';
 import type { SluiceConfig, TaskDefinition } from '../core/task-definition';
 import { decideFailure } from '../core/backoff';
 import { errorFingerprint } from '../core/fingerprint';
@@ -49,6 +49,8 @@ export interface RunningCoordinator {
   stop(): Promise<void>;
 }
 
+const PgPool = pgModule.Pool;
+
 interface Running {
   row: ClaimedExecution;
   def: TaskDefinition;
@@ -70,7 +72,20 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   const name = opts.name ?? `${os.hostname()}-${process.pid}`;
   const log = opts.log ?? ((m: string) => console.log(`[coordinator ${name}] ${m}`));
 
-  const pool: pg.Pool = createPool(opts.databaseUrl, Math.min(20, 4 + Math.ceil(slots / 50)));
+  // Claims, finishes and maintenance commit asynchronously (synchronous_commit = off):
+  // every claimer and finisher of a task queues on its task_runtime row lock, which is
+  // held until commit, so a WAL flush per commit (~1–10 ms here) would be the ceiling on
+  // claims per second. Losing the last few commits in a database crash is safe for these
+  // writes: a lost claim leaves the row queued (the handler's completion is then fenced
+  // and the execution runs again), a lost finish leaves it running until its lease
+  // expires — both keep at-least-once. Enqueue (the producer's acceptance) stays durable.
+  const pool: pg.Pool = new PgPool({
+    connectionString: opts.databaseUrl,
+    max: Math.min(20, 4 + Math.ceil(slots / 50)),
+    application_name: 'sluice-coordinator',
+    options: '-c synchronous_commit=off',
+  });
+  pool.on('error', (err) => log(`idle client error: ${err.message}`));
   const metrics = new CoordinatorMetrics();
   const signal = new LocalSignal();
   const running = new Map<number, Running>();
