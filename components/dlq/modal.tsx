@@ -26,7 +26,7 @@ export function Modal({ open, title, onClose, children, width = 'max-w-xl' }: { 
         <div className="flex flex-col">
           <header className="flex items-center justify-between border-b border-border px-4 py-2.5">
             <h2 className="text-[14px] font-semibold">{title}</h2>
-            <button type="button" onClick={onClose} aria-label="Close" className="rounded px-1.5 text-[18px] leading-none text-muted hover:bg-surface-2 hover:text-fg">
+            <button type="button" onClick={onClose} aria-label="Close dialog" className="rounded px-1.5 text-[18px] leading-none text-muted hover:bg-surface-2 hover:text-fg">
               ×
             </button>
           </header>
