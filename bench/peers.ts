@@ -173,7 +173,7 @@ function driverArgs(run: RunDef, sizes: Sizes, url: string): string[] {
 function commandFor(run: RunDef): { cmd: string; args: string[] } | { notRun: string } {
   if (run.system === 'sluice') {
     if (!fs.existsSync(sluiceDriver)) {
-      return { notRun: 'not run: the Sluice engine driver (bench/peers/sluice.ts) does not exist yet; the coordinator is still being built' };
+      return { notRun: 'not run: bench/peers/sluice.ts (the Sluice driver) is missing' };
     }
     return { cmd: process.execPath, args: [tsxCli, sluiceDriver] };
   }
