@@ -7,8 +7,9 @@
 //
 // Settings (the same for every workload; the benchmark's concurrency C is split as
 // `localConcurrency` workers × `batchSize` jobs per fetch, so at most C handlers run at once):
-//   --workers W (default 4) × --batch B (default C / W)  — 4 × 8 was the fastest split for W1 on
-//   this machine among 1×32, 4×8, 8×4 and 32×1 (see docs/benchmarks.md);
+//   --workers W (default 4) × --batch B (default C / W). Measured on W1: 1×32 and 4×8 about
+//   equal, 8×4 half, 32×1 unusable (0.5 s poll after each single-job fetch); 1×32 ran W2 at a
+//   tenth of 4×8's rate (group-limited fetches come back short), so 4×8 (docs/benchmarks.md);
 //   `burstWhenBatchFull: true` (fetch again at once while fetches come back full) and the
 //   smallest polling interval pg-boss accepts (0.5 s) so a drained fetch does not idle 2 s.
 // W1: a `standard` queue.
