@@ -28,6 +28,12 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, application_name: 'sluice' });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', (err) => console.error('[db] idle client error:', err.message));
+  // pg-pool listens for errors only while a client is idle; one that is checked out and
+  // between queries when the server goes away would emit an unhandled 'error' and kill
+  // the process. The query in progress (if any) still rejects as usual.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => console.error('[db] client error:', err.message));
+  });
   return pool;
 }
 

@@ -86,10 +86,13 @@ export class MaintenanceRunner {
       const tick = () => {
         if (busy || this.stopped) return;
         busy = true;
-        const p = runServiceOnce(this.pool, svc, interval, this.base).finally(() => {
-          busy = false;
-          this.running.delete(p);
-        });
+        // A database that is down or restarting (pool.connect rejects) skips this tick.
+        const p = runServiceOnce(this.pool, svc, interval, this.base)
+          .catch((e: unknown) => this.base.log(`maintenance ${svc.name} skipped: ${(e as Error).message}`))
+          .finally(() => {
+            busy = false;
+            this.running.delete(p);
+          });
         this.running.add(p);
       };
       // Spread first runs so members started together do not all knock at once.
