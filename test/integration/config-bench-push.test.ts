@@ -36,7 +36,7 @@ describe('npm run bench:push', () => {
     const j = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, unknown>;
     expect(j).toMatchObject({ coordinators: 4, pushes: 8 });
     for (const k of ['p50_ms', 'p99_ms', 'max_ms', 'reconverge_ms']) expect(typeof j[k], k).toBe('number');
-    const { p50_ms, p99_ms, max_ms, reconverge_ms } = j as Record<string, number>;
+    const { p50_ms, p99_ms, max_ms, reconverge_ms } = j as { p50_ms: number; p99_ms: number; max_ms: number; reconverge_ms: number };
     expect(p50_ms).toBeGreaterThan(0);
     expect(p50_ms).toBeLessThanOrEqual(p99_ms);
     expect(p99_ms).toBeLessThanOrEqual(max_ms);
