@@ -16,6 +16,7 @@ import { resolveTimings, type Timings } from './options';
 import { LocalSignal } from './local-signal';
 import { CoordinatorMetrics } from './coordinator-metrics';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
+import { watchDrainRequest } from './drain-request';
 import { ConfigListener } from './config-listener';
 import { Ownership } from './ownership';
 import { Completer, type CompletedBatch } from './completer';
@@ -47,6 +48,8 @@ export interface RunningCoordinator {
   inFlight(): number;
   appliedVersion(): number | null;
   stop(): Promise<void>;
+  /** Resolves once stopped, whoever asked (SIGTERM, or an operator's drain request). */
+  stopped: Promise<void>;
 }
 
 const PgPool = pgModule.Pool;
@@ -86,6 +89,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     options: '-c synchronous_commit=off',
   });
   pool.on('error', (err) => log(`idle client error: ${err.message}`));
+  // A checked-out client (a maintenance transaction, a claim) whose connection dies emits
+  // 'error' on itself; without a listener that crashes the process. Its pending query
+  // fails anyway and the pool discards the dead client on release.
+  pool.on('connect', (client) => client.on('error', (err) => log(`connection error: ${err.message}`)));
   const metrics = new CoordinatorMetrics();
   const signal = new LocalSignal();
   const running = new Map<number, Running>();
@@ -216,12 +223,16 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     await pool.query('UPDATE coordinators SET metrics_port = $2 WHERE id = $1', [id, server.port]);
   }
   claimLoop.start();
+  const drainWatch = watchDrainRequest({ pool, id, everyMs: timings.heartbeatMs, log, onRequest: () => void stop() });
   log(`started as ${id} serving ${served.join(', ')} with ${slots} slots`);
 
   let stopping: Promise<void> | null = null;
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   const stop = () =>
     (stopping ??= (async () => {
       draining = true;
+      drainWatch.stop();
       clearInterval(heartbeatTimer);
       await claimLoop.stop();
       await markDraining(pool, id).catch((e) => log(`drain mark failed: ${(e as Error).message}`));
@@ -238,7 +249,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       await markStopped(pool, id, running.size).catch((e) => log(`stop mark failed: ${(e as Error).message}`));
       await pool.end();
       log('stopped');
-    })());
+    })().finally(() => resolveStopped()));
 
   return {
     id,
@@ -248,5 +259,6 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     inFlight: () => running.size,
     appliedVersion: () => listener.applied,
     stop,
+    stopped,
   };
 }

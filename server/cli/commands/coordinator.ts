@@ -110,6 +110,8 @@ export function register(program: Command): void {
         };
         process.once('SIGTERM', () => onSignal('SIGTERM'));
         process.once('SIGINT', () => onSignal('SIGINT'));
+        // Stopped from inside: an operator asked it to drain (server/coordinator/drain-request.ts).
+        void coordinator.stopped.then(resolve);
       });
       process.exit(0);
     });
