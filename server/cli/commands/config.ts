@@ -10,6 +10,7 @@ import { CliError } from '../cli-error';
 import { cliActor, withCliDatabase } from '../cli-context';
 import { applyConfig, configAtVersion, currentConfig } from '../../services/config-versions';
 import { parseConfig, type SluiceConfig } from '../../core/task-definition';
+import { diffConfigs, formatChange } from '../../core/config-diff';
 
 export function readConfigFile(file: string): unknown {
   if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
@@ -27,33 +28,6 @@ function validated(file: string): SluiceConfig {
     throw new CliError(`${file} is not a valid config:\n` + parsed.errors.map((e) => `  ${e.path || '(root)'}: ${e.message}`).join('\n'));
   }
   return parsed.value;
-}
-
-/** Task-level diff: added, removed, and changed fields as dot paths. */
-export function diffConfigs(before: SluiceConfig, after: SluiceConfig): string[] {
-  const out: string[] = [];
-  const b = new Map(before.tasks.map((t) => [t.name, t]));
-  const a = new Map(after.tasks.map((t) => [t.name, t]));
-  const walk = (path: string, x: unknown, y: unknown) => {
-    if (JSON.stringify(x) === JSON.stringify(y)) return;
-    if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y)) {
-      for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
-        walk(path ? `${path}.${k}` : k, (x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]);
-      }
-      return;
-    }
-    out.push(`  ~ ${path}: ${JSON.stringify(x)} → ${JSON.stringify(y)}`);
-  };
-  for (const name of [...new Set([...b.keys(), ...a.keys()])].sort()) {
-    if (!b.has(name)) out.push(`+ task ${name}`);
-    else if (!a.has(name)) out.push(`- task ${name}`);
-    else {
-      const lines = out.length;
-      walk('', b.get(name), a.get(name));
-      if (out.length > lines) out.splice(lines, 0, `~ task ${name}`);
-    }
-  }
-  return out;
 }
 
 export function register(program: Command): void {
@@ -96,7 +70,9 @@ export function register(program: Command): void {
     .action(async (file: string) => {
       const next = validated(file);
       const cur = await withCliDatabase((pool) => currentConfig(pool));
-      const lines = diffConfigs(cur.config, next);
-      console.log(lines.length ? lines.join('\n') : `no changes against version ${cur.version ?? '(none)'}`);
+      // The same diff the console shows before apply: tasks by name, groups by name,
+      // overrides by key, so reordering is no change.
+      const lines = diffConfigs(cur.config, next).map(formatChange);
+      console.log(lines.length ? `against version ${cur.version ?? '(none)'}:\n` + lines.join('\n') : `no changes against version ${cur.version ?? '(none)'}`);
     });
 }
