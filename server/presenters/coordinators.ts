@@ -5,11 +5,24 @@
 // each took from commit to applied. One scan of coordinators (a handful of rows), one
 // grouped scan of partition_owners by owner, one PK read of the latest version.
 import type pg from 'pg';
+import { resolveTimings } from '../coordinator/options';
 
 type Db = pg.Pool | pg.PoolClient;
 
-/** A member silent this long is stale (not live): it no longer counts for ownership or rollout. */
-export const COORDINATOR_STALE_MS = 15_000;
+/**
+ * A member silent this long is stale: it no longer counts for ownership or rollout. The
+ * coordinators' own threshold (SLUICE_STALE_MS, default 10 s, server/coordinator/options.ts),
+ * so this page and partition ownership agree on who is live.
+ */
+export const COORDINATOR_STALE_MS = staleThreshold();
+
+function staleThreshold(): number {
+  try {
+    return resolveTimings().staleMs;
+  } catch {
+    return resolveTimings({}, {}).staleMs; // a bad SLUICE_* value: the coordinators refuse to start anyway
+  }
+}
 
 export interface CoordinatorView {
   id: string;
