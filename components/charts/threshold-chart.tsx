@@ -223,24 +223,18 @@ export function ThresholdChart(p: ThresholdChartProps) {
               <>
                 <ReferenceArea y1={thresholds.warning} y2={thresholds.critical} fill="var(--warning)" fillOpacity={0.05} ifOverflow="hidden" />
                 <ReferenceArea y1={thresholds.critical} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />
-                <ReferenceLine
-                  y={thresholds.warning}
-                  stroke="var(--warning)"
-                  strokeDasharray="5 4"
-                  strokeWidth={1.25}
-                  ifOverflow="extendDomain"
-                  className="threshold-warning"
-                  label={<ThresholdLabel kind="warning" value={thresholds.warning} text={`warning ${formatValue(thresholds.warning, kind)}`} />}
-                />
-                <ReferenceLine
-                  y={thresholds.critical}
-                  stroke="var(--danger)"
-                  strokeDasharray="5 4"
-                  strokeWidth={1.25}
-                  ifOverflow="extendDomain"
-                  className="threshold-critical"
-                  label={<ThresholdLabel kind="critical" value={thresholds.critical} text={`critical ${formatValue(thresholds.critical, kind)}`} />}
-                />
+                {(['warning', 'critical'] as const).map((k) => (
+                  <ReferenceLine
+                    key={k}
+                    y={thresholds[k]}
+                    stroke={k === 'critical' ? 'var(--danger)' : 'var(--warning)'}
+                    strokeDasharray="5 4"
+                    strokeWidth={1.25}
+                    ifOverflow="extendDomain"
+                    className={`threshold-${k}`}
+                    label={<ThresholdLabel kind={k} value={thresholds[k]} text={`${k} ${formatValue(thresholds[k], kind)}`} />}
+                  />
+                ))}
               </>
             )}
             <Tooltip

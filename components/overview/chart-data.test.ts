@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { depthChartData, metricChartData, throughputChartData, TOP_PARTITIONS } from './chart-data';
-import type { ChartPoint } from '@/server/presenters/task-metrics';
+import { depthChartData, metricChartData, throughputChartData } from './chart-data';
+import { reduceDepthSeries, TOP_PARTITIONS, type ChartPoint } from '@/server/presenters/task-metrics';
 
 const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> = {}): ChartPoint => ({
   t,
@@ -15,9 +15,12 @@ const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> =
   ...extra,
 });
 
-describe('depthChartData', () => {
+describe('depth series', () => {
   it('one line per partition for a few partitions, gaps kept', () => {
-    const d = depthChartData({ partitions: 3, points: [point(0, [1, 2, null]), point(10, [4, 5, 6])] });
+    const points = [point(0, [1, 2, null]), point(10, [4, 5, 6])];
+    const r = reduceDepthSeries(points, 3);
+    expect(r.points).toBe(points);
+    const d = depthChartData({ partitions: 3, points: r.points, depthSeries: r.series });
     expect(d.series.map((s) => s.key)).toEqual(['p0', 'p1', 'p2']);
     expect(d.rows).toEqual([
       { t: 0, p0: 1, p1: 2, p2: null },
@@ -28,12 +31,15 @@ describe('depthChartData', () => {
 
   it('64 partitions: the deepest by peak get lines, the rest one max line', () => {
     const depths = (k: number) => Array.from({ length: 64 }, (_, i) => (i % 10 === 3 ? 1000 + i + k : i));
-    const d = depthChartData({ partitions: 64, points: [point(0, depths(0)), point(10, depths(5))] });
-    expect(d.series).toHaveLength(TOP_PARTITIONS + 1);
-    expect(d.series.slice(0, TOP_PARTITIONS).map((s) => s.key)).toEqual(['p13', 'p23', 'p33', 'p43', 'p53', 'p63', 'p3', 'p62'].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))));
-    // partition 3 is the smallest of the heavy ones (1003), still among the top 8 (7 heavy + p62 = 62).
-    expect(d.rows[1]!.others).toBe(61);
-    expect(d.legendNote).toMatch(/64 partitions/);
+    const r = reduceDepthSeries([point(0, depths(0)), point(10, depths(5))], 64);
+    // Heavy partitions 3, 13, …, 63 (7 of them) and the next deepest, 62.
+    expect(r.series.map((s) => s.partition)).toEqual([3, 13, 23, 33, 43, 53, 62, 63, null]);
+    expect(r.series).toHaveLength(TOP_PARTITIONS + 1);
+    expect(r.points[1]!.depth).toEqual([1008, 1018, 1028, 1038, 1048, 1058, 62, 1068, 61]);
+    const d = depthChartData({ partitions: 64, points: r.points, depthSeries: r.series });
+    expect(d.rows[1]).toMatchObject({ p3: 1008, p62: 62, others: 61 });
+    expect(d.series.at(-1)).toMatchObject({ key: 'others', muted: true });
+    expect(d.legendNote).toMatch(/64 partitions: the 8 deepest drawn one by one, the other 56/);
   });
 });
 

@@ -20,6 +20,7 @@ export async function pruneMetrics(db: Db, now: Date, rawRetentionMs: number): P
       new Date(now.getTime() - ROLLUP_RETENTION_MS[res]),
     ]);
     rollups += r.rowCount ?? 0;
+    await db.query('DELETE FROM metric_rollup_series WHERE resolution_s = $1 AND bucket < $2', [res, new Date(now.getTime() - ROLLUP_RETENTION_MS[res])]);
   }
   const cutoff = new Date(now.getTime() - rawRetentionMs);
   const samples = await db.query('DELETE FROM metric_samples WHERE at < $1', [cutoff]);

@@ -17,16 +17,17 @@ export interface PartitionLiveRow {
   owner_stopped: boolean | null;
 }
 
-export async function readPartitionLive(db: Db, tasks: readonly string[]): Promise<PartitionLiveRow[]> {
+/** `tasks` = null: every active task's partitions (no need to read the task list first). */
+export async function readPartitionLive(db: Db, tasks: readonly string[] | null): Promise<PartitionLiveRow[]> {
   const r = await db.query<PartitionLiveRow>(
     `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total,
             o.owner AS owner_id, c.name AS owner_name, c.host AS owner_host,
             c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped
      FROM partition_stats ps
-     JOIN task_runtime tr ON tr.task = ps.task AND ps.partition < tr.partitions
+     JOIN task_runtime tr ON tr.task = ps.task AND ps.partition < tr.partitions AND ($1::text[] IS NOT NULL OR tr.active)
      LEFT JOIN partition_owners o ON o.task = ps.task AND o.partition = ps.partition
      LEFT JOIN coordinators c ON c.id = o.owner
-     WHERE ps.task = ANY ($1)
+     WHERE $1::text[] IS NULL OR ps.task = ANY ($1)
      ORDER BY ps.task, ps.partition`,
     [tasks],
   );

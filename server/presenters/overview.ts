@@ -12,7 +12,7 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
-import { getTaskCharts, OWNER_STALE_MS, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
+import { buildTaskCharts, OWNER_STALE_MS, readChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.object({
   range: timeRangeSchema.default('1h'),
@@ -56,13 +56,16 @@ export interface Overview {
 const STATUS_ORDER: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
 
 export async function getOverview(db: Db, input: z.output<typeof overviewInput>, now = new Date()): Promise<Overview> {
-  const [tasks, fleet, alertCounts, totals] = await Promise.all([
+  // One round of parallel reads; the charts of an explicitly chosen task start at once
+  // too (only the default "worst task" has to wait for the cards).
+  const [tasks, fleet, alertCounts, totals, live, chosenRows] = await Promise.all([
     readActiveTasks(db),
     readFleetSummary(db, OWNER_STALE_MS),
     readOpenAlertCounts(db),
     readTaskWindowTotals(db, new Date(now.getTime() - RECENT_WINDOW_MS)),
+    readPartitionLive(db, null),
+    input.task ? readChartRows(db, input.task, input.range, now) : null,
   ]);
-  const live = await readPartitionLive(db, tasks.map((t) => t.task));
   const depthsByTask = new Map<string, number[]>();
   for (const p of live) {
     const d = depthsByTask.get(p.task) ?? [];
@@ -104,7 +107,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
 
   const selected = input.task && tasks.some((t) => t.task === input.task) ? input.task : (cards[0]?.task ?? null);
   const selectedRow = tasks.find((t) => t.task === selected);
-  const charts = selectedRow ? await getTaskCharts(db, { task: selectedRow.task, range: input.range }, now, selectedRow) : null;
+  const rows = selectedRow ? (selected === input.task && chosenRows ? chosenRows : await readChartRows(db, selectedRow.task, input.range, now)) : null;
+  const charts = selectedRow && rows ? buildTaskCharts(selectedRow, input.range, now, rows) : null;
 
   const tasksByStatus: Record<ThresholdStatus, number> = { ok: 0, warning: 0, critical: 0, unknown: 0 };
   for (const c of cards) tasksByStatus[c.worst]++;

@@ -29,7 +29,10 @@ export const RECENT_WINDOW_MS = 5 * 60_000;
 export interface ChartPoint {
   /** Bucket start, ms epoch. */
   t: number;
-  /** Max depth in the bucket per partition (index = partition); null = no sample. */
+  /**
+   * Max depth in the bucket per depth series (TaskCharts.depthSeries; for toChartPoint
+   * alone: per partition, index = partition); null = no sample.
+   */
   depth: (number | null)[];
   depthTotal: number | null;
   imbalance: number | null;
@@ -50,9 +53,46 @@ export interface TaskCharts {
   to: number;
   partitions: number;
   thresholds: TaskThresholds;
+  /** What each point's `depth` array holds: one partition per entry, or the deepest few and the max of the rest. */
+  depthSeries: DepthSeries[];
   points: ChartPoint[];
   /** Buckets with any data; 0 means "no samples in this range" (the empty state). */
   pointsWithData: number;
+}
+
+export interface DepthSeries {
+  key: string;
+  name: string;
+  /** The partition drawn; null for "max of the others". */
+  partition: number | null;
+}
+
+/** Up to this many partitions, one line each; beyond, the TOP_PARTITIONS deepest and the max of the rest. */
+export const MAX_PARTITION_LINES = 16;
+export const TOP_PARTITIONS = 8;
+
+/**
+ * The depth lines a chart draws. A 64-partition task would otherwise ship (and draw)
+ * 64 lines × every bucket; the deepest partitions by peak in the range keep their own
+ * line and the rest become one "max of the others" line, so what is drawn is what is sent.
+ */
+export function reduceDepthSeries(points: ChartPoint[], partitions: number): { series: DepthSeries[]; points: ChartPoint[] } {
+  const one = (i: number): DepthSeries => ({ key: `p${i}`, name: `partition ${i}`, partition: i });
+  if (partitions <= MAX_PARTITION_LINES) return { series: Array.from({ length: partitions }, (_, i) => one(i)), points };
+  const peak = new Array<number>(partitions).fill(-1);
+  for (const p of points) p.depth.forEach((d, i) => d !== null && d > peak[i]! && (peak[i] = d));
+  const top = [...peak.keys()].sort((a, b) => peak[b]! - peak[a]! || a - b).slice(0, TOP_PARTITIONS).sort((a, b) => a - b);
+  const topSet = new Set(top);
+  return {
+    series: [...top.map(one), { key: 'others', name: `max of other ${partitions - top.length}`, partition: null }],
+    points: points.map((p) => {
+      let others: number | null = null;
+      p.depth.forEach((d, i) => {
+        if (d !== null && !topSet.has(i) && (others === null || d > others)) others = d;
+      });
+      return { ...p, depth: [...top.map((i) => p.depth[i] ?? null), others] };
+    }),
+  };
 }
 
 export async function findTask(db: Db, task: string): Promise<ActiveTaskRow> {
@@ -97,25 +137,43 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
   };
 }
 
-export async function getTaskCharts(db: Db, input: z.output<typeof taskChartsInput>, now = new Date(), known?: ActiveTaskRow): Promise<TaskCharts> {
-  const task = known ?? (await findTask(db, input.task));
-  const rangeMs = TIME_RANGE_MS[input.range];
+/** The buckets a range reads: resolution and bucket starts up to now. */
+export function chartWindow(range: TimeRange, now: Date): { resolutionS: RollupResolution; axis: number[] } {
+  const rangeMs = TIME_RANGE_MS[range];
   const resolutionS = resolutionForRange(rangeMs);
-  const axis = bucketAxis(now.getTime(), rangeMs, resolutionS);
-  const rows = await readTaskSeries(db, task.task, resolutionS, new Date(axis[0]!), now);
+  return { resolutionS, axis: bucketAxis(now.getTime(), rangeMs, resolutionS) };
+}
+
+export function readChartRows(db: Db, task: string, range: TimeRange, now: Date): Promise<SeriesBucketRow[]> {
+  const w = chartWindow(range, now);
+  return readTaskSeries(db, task, w.resolutionS, new Date(w.axis[0]!), now);
+}
+
+/** Chart points over the window's axis from the series rows (missing buckets stay gaps). */
+export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date, rows: SeriesBucketRow[]): TaskCharts {
+  const { resolutionS, axis } = chartWindow(range, now);
   const byBucket = new Map(rows.map((r) => [r.bucket.getTime(), r]));
-  const points = axis.map((t) => toChartPoint(t, byBucket.get(t), task.partitions, resolutionS));
+  const reduced = reduceDepthSeries(
+    axis.map((t) => toChartPoint(t, byBucket.get(t), task.partitions, resolutionS)),
+    task.partitions,
+  );
   return {
     task: task.task,
-    range: input.range,
+    range,
     resolutionS,
     from: axis[0]!,
     to: now.getTime(),
     partitions: task.partitions,
     thresholds: thresholdsOf(task.definition),
-    points,
+    depthSeries: reduced.series,
+    points: reduced.points,
     pointsWithData: rows.length,
   };
+}
+
+export async function getTaskCharts(db: Db, input: z.output<typeof taskChartsInput>, now = new Date()): Promise<TaskCharts> {
+  const [task, rows] = await Promise.all([findTask(db, input.task), readChartRows(db, input.task, input.range, now)]);
+  return buildTaskCharts(task, input.range, now, rows);
 }
 
 // ─── Partition drill-down ──────────────────────────────────────────────────────────

@@ -38,7 +38,6 @@ import {
   thresholdRemedy,
   type AlertPolicy,
   type AlertRule,
-  type AlertSeverity,
 } from '../core/alert-evaluation';
 import { imbalanceRatio, rate } from '../core/metrics';
 import { withTransaction, type Db } from '../db/pool';
@@ -56,26 +55,17 @@ import {
   rowToState,
   updateAlert,
   type AlertRow,
+  type NewAlert,
 } from '../db/alert-store';
 import { routingOf, thresholdsOf } from '../core/stored-definition';
 import { enqueueAlertNotification, type AlertNotificationEvent } from './webhooks';
 import { parseInput } from './validate-input';
 
-/** One rule's verdict for one subject in this evaluation. */
-export interface Observation {
-  key: string;
-  task: string;
-  rule: AlertRule;
-  subject: string;
-  partition: number | null;
-  groupName: string | null;
-  groupKey: string | null;
+/** One rule's verdict for one subject in this evaluation: the alert it would open, plus the reading. */
+export interface Observation extends NewAlert {
   breaching: boolean;
   value: number | null;
-  severity: AlertSeverity;
-  threshold: number | null;
   evidence: Record<string, unknown>;
-  remedy: string | null;
 }
 
 /** Keys considered per group when computing hot-key shares (the rest are summed). */
@@ -314,7 +304,7 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   const details = obs.breaching ? { evidence: obs.evidence, remedy: obs.remedy, threshold: obs.threshold } : {};
   let row: AlertRow;
   if (opening) {
-    row = await insertAlert(db, { ...obs, evidence: obs.evidence, severity: obs.severity }, state);
+    row = await insertAlert(db, obs, state);
   } else if (prev) {
     const severity = obs.breaching && state.status !== 'resolved' ? escalate(prev.severity, obs.severity) : prev.severity;
     row = await updateAlert(db, prev.id, state, { ...details, severity, ...(state.status === 'resolved' && step.events.length ? { resolvedBy: null } : {}) });

@@ -177,3 +177,16 @@ describe('partition drill-down', () => {
     expect(d.imbalance).toBeCloseTo(6000 / (6030 / 4));
   });
 });
+
+describe('rollup rebuild', () => {
+  it('a back-filled sample older than the lateness allowance needs a rebuild', async () => {
+    const at = NOW - 5 * 60_000 + 1_000; // 5 minutes back: a normal tick does not revisit it
+    await insertSamples(db.pool, { task: 'idle', partitions: 2, intervalMs: 5000, times: [at], values: () => ({ depth: 77 }) });
+    await rollupMetrics(db.pool, new Date(NOW + 4_500));
+    const probe = () =>
+      db.pool.query(`SELECT depth_max FROM metric_rollups WHERE task = 'idle' AND resolution_s = 10 AND partition = 0 AND bucket = $1`, [new Date(bucketStart(at, 10))]);
+    expect((await probe()).rows).toEqual([]);
+    await rollupMetrics(db.pool, new Date(NOW + 4_500), { rebuild: true });
+    expect((await probe()).rows).toEqual([{ depth_max: 77 }]);
+  });
+});

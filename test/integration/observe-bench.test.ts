@@ -1,0 +1,47 @@
+// The dashboard benchmark (`npm run bench:dashboard`): a `--quick` run on this run's
+// Postgres writes the JSON figures with a measured overview p95 per range, and rejects
+// unknown arguments with a clear error.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/dashboard.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: inject('pgAdminUrl') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (b) => (output += b));
+    child.stderr.on('data', (b) => (output += b));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('npm run bench:dashboard -- --quick', () => {
+  it('measures the overview API on 64 partitions and writes {overview_p95_ms}', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-dashboard-')), 'quick.json');
+    const { code, output } = await runBench(['--quick', '--json', out]);
+    expect(code, output).toBe(0);
+    const r = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(r).toMatchObject({ quick: true, partitions: 64, target_p95_ms: 50 });
+    expect(r.overview_p95_ms).toBeGreaterThan(0);
+    expect(r.overview_p95_ms).toBe(r.overview_by_range['24h'].p95);
+    expect(r.overview_by_range['24h'].points).toBe(289);
+    expect(r.overview_by_range['1h'].points).toBe(361);
+    expect(r.samples_written).toBe((2 * 3600) / 10 * 65 + 1 * 65 + 3 * (3600 / 10 + 1) * 9);
+    expect(r.rollup_catch_up_ms).toBeGreaterThan(0);
+    expect(output).toContain('overview_p95_ms');
+  }, 180_000);
+
+  it('rejects an unknown argument', async () => {
+    const { code, output } = await runBench(['--fast']);
+    expect(code).toBe(2);
+    expect(output).toMatch(/unknown argument\(s\): --fast/);
+  });
+});
