@@ -2,18 +2,23 @@
 // replayed, first and last seen, tasks, the newest error. A row narrows the list to it.
 import Link from 'next/link';
 import type { DlqFilter } from '@/server/core/dlq-filter';
-import type { FingerprintGroupRow } from '@/server/presenters/dead-letters';
+import type { FingerprintGroups as Groups } from '@/server/presenters/dead-letters';
 import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
 import { deadLettersHref } from './dlq-search-params';
 
-export function FingerprintGroups({ groups, filter }: { groups: FingerprintGroupRow[]; filter: DlqFilter }) {
+export function FingerprintGroups({ groups, sampledNewest, filter }: { groups: Groups['groups']; sampledNewest: number | null; filter: DlqFilter }) {
   if (groups.length === 0) return null;
   const max = Math.max(...groups.map((g) => g.count));
   return (
     <Panel
-      title="By error fingerprint"
+      title={
+        <span>
+          By error fingerprint
+          {sampledNewest !== null && <span className="ml-2 font-normal text-muted">counted over the newest {sampledNewest.toLocaleString('en-US')} matching</span>}
+        </span>
+      }
       className="mb-4"
       actions={filter.fingerprint ? <Link href={deadLettersHref({ ...filter, fingerprint: undefined })} className="text-[12px] text-accent hover:underline">All fingerprints</Link> : undefined}
     >

@@ -4,7 +4,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase } from './db';
 import { insertDeadLetters, type DeadLetterSeed } from '../support/dead-letter-fixtures';
-import { deadLetterDetail, listDeadLetterPage, listFingerprintGroups } from '../../server/presenters/dead-letters';
+import { COUNT_CAP, TEXT_COUNT_CAP, deadLetterDetail, listDeadLetterPage, listFingerprintGroups } from '../../server/presenters/dead-letters';
 import { dlqFilterSchema, type DlqFilterInput } from '../../server/core/dlq-filter';
 import { isCoreError } from '../../server/core/errors';
 
@@ -81,8 +81,9 @@ describe('dead-letter list', () => {
     expect(want.length).toBeGreaterThan(0);
     expect(await allPages(filter, 11)).toEqual(want);
     const first = await listDeadLetterPage(db.pool, { filter, limit: 5 });
-    expect(first.count).toBe(want.length);
-    expect(first.countCapped).toBe(false);
+    const cap = filter.q ? TEXT_COUNT_CAP : COUNT_CAP; // a text filter's count stops early
+    expect(first.count).toBe(Math.min(want.length, cap));
+    expect(first.countCapped).toBe(want.length > cap);
   });
 
   it('reports bad filters and cursors field by field', async () => {
@@ -101,7 +102,8 @@ describe('dead-letter list', () => {
 
 describe('fingerprint groups', () => {
   it('counts, first/last seen, tasks and pending per fingerprint, under the filter', async () => {
-    const groups = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({ task: 'billing' }) });
+    const { groups, sampledNewest } = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({ task: 'billing' }) });
+    expect(sampledNewest).toBeNull();
     const rows = seeded.map((s, i) => ({ s, i })).filter(({ s }) => s.task === 'billing');
     const fps = [...new Set(rows.map((r) => r.s.fingerprint!))];
     expect(groups.map((g) => g.fingerprint).sort()).toEqual(fps.sort());
@@ -110,12 +112,56 @@ describe('fingerprint groups', () => {
       expect(g.count).toBe(mine.length);
       expect(g.pending).toBe(mine.filter((r) => r.i % 9 !== 0).length);
       expect(g.tasks).toEqual(['billing']);
-      expect(g.firstSeen.getTime()).toBe(Math.min(...mine.map((r) => r.s.deadAtMs)));
-      expect(g.lastSeen.getTime()).toBe(Math.max(...mine.map((r) => r.s.deadAtMs)));
+      expect(g.firstSeen!.getTime()).toBe(Math.min(...mine.map((r) => r.s.deadAtMs)));
+      expect(g.lastSeen!.getTime()).toBe(Math.max(...mine.map((r) => r.s.deadAtMs)));
       expect(g.sampleError.length).toBeGreaterThan(0);
     }
     // biggest first
     expect(groups.map((g) => g.count)).toEqual([...groups.map((g) => g.count)].sort((a, b) => b - a));
+  });
+});
+
+describe('fingerprint stats (trigger-maintained)', () => {
+  const truth = async () =>
+    (
+      await db.pool.query(
+        `SELECT task, fingerprint, count(*)::int AS count, count(*) FILTER (WHERE replayed_at IS NULL)::int AS pending,
+                min(dead_at) AS first_seen, max(dead_at) AS last_seen
+           FROM dead_letters GROUP BY 1, 2 ORDER BY 1, 2`,
+      )
+    ).rows;
+  const stats = async () =>
+    (await db.pool.query(`SELECT task, fingerprint, count::int, pending::int, first_seen, last_seen FROM dlq_fingerprint_stats ORDER BY 1, 2`)).rows;
+
+  it('stay equal to an aggregate over dead_letters through inserts, replay marks and deletes', async () => {
+    expect(await stats()).toEqual(await truth());
+    await db.pool.query(`UPDATE dead_letters SET replayed_at = now(), replay_execution_id = 1 WHERE fingerprint = 'ccc3' AND replayed_at IS NULL AND id % 2 = 0`);
+    expect(await stats()).toEqual(await truth());
+    // delete the oldest and the newest of one key: first/last seen move
+    await db.pool.query(`DELETE FROM dead_letters WHERE id IN (
+      (SELECT id FROM dead_letters WHERE task = 'emails' AND fingerprint = 'bbb2' ORDER BY dead_at, id LIMIT 3)
+      UNION ALL (SELECT id FROM dead_letters WHERE task = 'emails' AND fingerprint = 'bbb2' ORDER BY dead_at DESC, id DESC LIMIT 2))`);
+    expect(await stats()).toEqual(await truth());
+    // a whole key goes: its stats row goes
+    await insertDeadLetters(db.pool, [{ task: 'tmp', fingerprint: 'gone' }, { task: 'tmp', fingerprint: 'gone' }]);
+    expect(await stats()).toEqual(await truth());
+    await db.pool.query(`DELETE FROM dead_letters WHERE task = 'tmp'`);
+    expect((await stats()).some((r) => r.task === 'tmp')).toBe(false);
+    expect(await stats()).toEqual(await truth());
+  });
+
+  it('answer unfiltered and task-only groups; other filters aggregate the matching rows', async () => {
+    const all = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({}) });
+    const t = await truth();
+    for (const g of all.groups) {
+      const rows = t.filter((r) => r.fingerprint === g.fingerprint);
+      expect(g.count).toBe(rows.reduce((a, r) => a + r.count, 0));
+      expect(g.tasks).toEqual(rows.map((r) => r.task).sort());
+    }
+    const narrowed = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({ group: 'tenant=acme' }) });
+    expect(narrowed.sampledNewest).toBeNull();
+    const acme = await db.pool.query(`SELECT fingerprint, count(*)::int AS n FROM dead_letters WHERE groups @> '{"tenant":"acme"}' GROUP BY 1 ORDER BY 2 DESC, 1`);
+    expect(narrowed.groups.map((g) => [g.fingerprint, g.count]).sort()).toEqual(acme.rows.map((r) => [r.fingerprint, r.n]).sort());
   });
 });
 

@@ -6,7 +6,7 @@ import { redirect } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
 import { currentUser, serverCaller } from '@/server/api/rsc';
 import { roleAtLeast } from '@/server/services/roles';
-import type { DeadLetterListPage, FingerprintGroupRow } from '@/server/presenters/dead-letters';
+import type { DeadLetterListPage, FingerprintGroups as Groups } from '@/server/presenters/dead-letters';
 import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';
 import { Callout } from '@/components/ui/callout';
@@ -28,13 +28,13 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   const caller = await serverCaller();
   const tasks = await caller.dlq.tasks();
   let page: DeadLetterListPage | null = null;
-  let groups: FingerprintGroupRow[] = [];
+  let groups: Groups = { groups: [], sampledNewest: null };
   let problem = problems.length ? problems.join('; ') : null;
   if (filter) {
     try {
       [page, groups] = await Promise.all([
         caller.dlq.list({ filter, limit: 50, ...(cursor ? { cursor } : {}) }),
-        cursor ? Promise.resolve([]) : caller.dlq.fingerprints({ filter, limit: 10 }),
+        cursor ? Promise.resolve(groups) : caller.dlq.fingerprints({ filter, limit: 10 }),
       ]);
     } catch (e) {
       if (!(e instanceof TRPCError) || e.code !== 'BAD_REQUEST') throw e;
@@ -57,7 +57,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         )}
       </Panel>
       <ReplayJobs canOperate={canOperate} />
-      {filter && !cursor && <FingerprintGroups groups={groups} filter={filter} />}
+      {filter && !cursor && <FingerprintGroups groups={groups.groups} sampledNewest={groups.sampledNewest} filter={filter} />}
       <Panel
         title={
           <span>

@@ -95,9 +95,11 @@ export function register(program: Command): void {
       const filter = filterFrom(o);
       await withCliDatabase(async (pool) => {
         if (o.byFingerprint) {
-          const groups = await listFingerprintGroups(pool, { filter, limit: Number(o.limit) > 200 ? 200 : Number(o.limit) });
-          if (o.json) return printJson(groups);
+          const r = await listFingerprintGroups(pool, { filter, limit: Number(o.limit) > 200 ? 200 : Number(o.limit) });
+          if (o.json) return printJson(r);
+          const groups = r.groups;
           if (groups.length === 0) return console.log('No dead letters match.');
+          if (r.sampledNewest !== null) console.log(`Counted over the newest ${r.sampledNewest} matching dead letters.`);
           console.log(`${'COUNT'.padStart(7)}  ${'PENDING'.padStart(7)}  ${'FINGERPRINT'.padEnd(16)}  ${'LAST SEEN'.padEnd(19)}  ERROR`);
           for (const g of groups) {
             console.log(`${String(g.count).padStart(7)}  ${String(g.pending).padStart(7)}  ${g.fingerprint.padEnd(16)}  ${fmtTime(g.lastSeen)}  ${oneLine(g.sampleError, 70)}`);

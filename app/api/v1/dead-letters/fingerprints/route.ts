@@ -9,5 +9,5 @@ export const dynamic = 'force-dynamic';
 export const GET = restRoute(['viewer', 'operator'], async ({ req }) => ({
   status: 200,
   headers: { 'content-type': 'application/json' },
-  body: { groups: await listFingerprintGroups(getPool(), fingerprintInputFromQuery(new URL(req.url).searchParams)) },
+  body: await listFingerprintGroups(getPool(), fingerprintInputFromQuery(new URL(req.url).searchParams)),
 }));
