@@ -31,7 +31,7 @@ $$;
 -- A replay marks each dead letter (replayed_at, replay_execution_id — columns no index
 -- covers). With free space left on each page those updates are HOT: no new entry in any
 -- of the table's eight indexes (two of them GIN). Measured on a 5k-row replay: the mark
--- went from ~50 ms to ~? ms per 500-row batch.
+-- went from 495 ms to 182 ms for ten 500-row batches.
 ALTER TABLE dead_letters SET (fillfactor = 85);
 
 -- Fingerprint groups without aggregating a million rows per page view: per (task,
