@@ -27,6 +27,14 @@ import { finishExecutions } from '../server/db/finish-executions';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
+// --only w1,w2,w2skew,w3,w4,claim runs just those workloads (default: all).
+const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',').filter(Boolean)) : null;
+const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'claim'];
+if (only && (only.size === 0 || [...only].some((w) => !ALL.includes(w)))) {
+  console.error(`--only takes a comma-separated list of ${ALL.join(', ')}`);
+  process.exit(2);
+}
+const want = (w: string) => !only || only.has(w);
 if (args.includes('--json') && !jsonFile) {
   console.error('--json needs a file name');
   process.exit(2);
@@ -111,11 +119,14 @@ async function burnDown(task: string, total: number, handlers: Record<string, ()
 const noop = () => {};
 
 // ---- W1
-await addTask({ name: 'w1', partitions: 4, concurrency: 200, backpressure: { maxDepth: 10_000_000 } });
-await enqueueAll('w1', Array.from({ length: S.w1 }, (_, i) => ({ payload: { i } })));
-const w1 = await burnDown('w1', S.w1, { w1: noop });
-results.w1_jobs_per_s = Math.round(w1.perS);
-rows.push(['W1 ungrouped burn-down', `${results.w1_jobs_per_s} jobs/s`, `${w1.commitsPerJob.toFixed(3)} commits/job`]);
+if (want('w1')) {
+  await addTask({ name: 'w1', partitions: 4, concurrency: 200, backpressure: { maxDepth: 10_000_000 } });
+  await enqueueAll('w1', Array.from({ length: S.w1 }, (_, i) => ({ payload: { i } })));
+  const w1 = await burnDown('w1', S.w1, { w1: noop });
+  results.w1_jobs_per_s = Math.round(w1.perS);
+  rows.push(['W1 ungrouped burn-down', `${results.w1_jobs_per_s} jobs/s`, `${w1.commitsPerJob.toFixed(3)} commits/job`]);
+  results.w1_commits_per_job = Number(w1.commitsPerJob.toFixed(4));
+}
 
 // ---- W2
 const w2def = (name: string): TaskDefinitionInput => ({
@@ -128,17 +139,21 @@ const w2def = (name: string): TaskDefinitionInput => ({
   ],
   backpressure: { maxDepth: 10_000_000 },
 });
-await addTask(w2def('w2'));
 let seed = 42;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+if (want('w2')) {
+await addTask(w2def('w2'));
 await enqueueAll('w2', Array.from({ length: S.w2 }, () => {
   const t = Math.floor(rnd() * 10);
   return { payload: { t: `t${t}`, k: `t${t}-k${Math.floor(rnd() * 100)}` } };
 }));
 const w2 = await burnDown('w2', S.w2, { w2: noop });
 results.w2_jobs_per_s = Math.round(w2.perS);
-rows.push(['W2 10×100 keys, 20/tenant 1/key', `${results.w2_jobs_per_s} jobs/s (${Math.round((100 * w2.perS) / w1.perS)}% of W1)`, `${w2.commitsPerJob.toFixed(3)} commits/job`]);
+rows.push(['W2 10×100 keys, 20/tenant 1/key', `${results.w2_jobs_per_s} jobs/s${results.w1_jobs_per_s ? ` (${Math.round((100 * w2.perS) / results.w1_jobs_per_s)}% of W1)` : ''}`, `${w2.commitsPerJob.toFixed(3)} commits/job`]);
+results.w2_commits_per_job = Number(w2.commitsPerJob.toFixed(4));
+}
 
+if (want('w2skew')) {
 await addTask(w2def('w2skew'));
 await enqueueAll('w2skew', Array.from({ length: S.w2 }, () => {
   const t = rnd() < 0.9 ? 0 : 1 + Math.floor(rnd() * 9);
@@ -147,8 +162,10 @@ await enqueueAll('w2skew', Array.from({ length: S.w2 }, () => {
 const w2s = await burnDown('w2skew', S.w2, { w2skew: noop });
 results.w2_skew_jobs_per_s = Math.round(w2s.perS);
 rows.push(['W2 skew (90% on one tenant)', `${results.w2_skew_jobs_per_s} jobs/s`, `${w2s.commitsPerJob.toFixed(3)} commits/job`]);
+}
 
 // ---- W3
+if (want('w3')) {
 await addTask({ name: 'w3', partitions: 4, concurrency: 50, groups: [{ name: 'tenant', limit: 1, keyPath: 't' }], backpressure: { maxDepth: 10_000_000 } });
 let release!: () => void;
 const hogDone = new Promise<void>((r) => (release = r));
@@ -178,8 +195,10 @@ await Promise.all(w3c.map((c) => c.stop()));
 results.w3_pickup_p50_ms = Number((percentile(lat, 50) ?? NaN).toFixed(2));
 results.w3_pickup_p99_ms = Number((percentile(lat, 99) ?? NaN).toFixed(2));
 rows.push(['W3 pickup latency (backlog held at 1000)', `p50 ${results.w3_pickup_p50_ms} ms, p99 ${results.w3_pickup_p99_ms} ms`, `${lat.length} samples, backlog at end ${backlog}, poll ${BENCH_TIMINGS.pollMs} ms`]);
+}
 
 // ---- W4
+if (want('w4')) {
 await addTask({ name: 'w4', partitions: 4, concurrency: 200, stream: { keyPath: 's' }, backpressure: { maxDepth: 10_000_000 } });
 const w4inputs: EnqueueInput[] = [];
 for (let e = 0; e < S.w4Events; e++) for (let s = 0; s < S.w4Streams; s++) w4inputs.push({ payload: { s: `s${s}`, e } });
@@ -187,6 +206,7 @@ await enqueueAll('w4', w4inputs);
 const w4 = await burnDown('w4', w4inputs.length, { w4: noop });
 results.w4_jobs_per_s = Math.round(w4.perS);
 rows.push([`W4 ${S.w4Streams} streams × ${S.w4Events} events`, `${results.w4_jobs_per_s} jobs/s`, `${w4.commitsPerJob.toFixed(3)} commits/job`]);
+}
 
 // ---- claim p99 vs distinct keys
 async function claimP99(keys: number): Promise<number> {
@@ -204,18 +224,18 @@ async function claimP99(keys: number): Promise<number> {
   }
   return Number((percentile(times, 99) ?? NaN).toFixed(2));
 }
+if (want('claim')) {
 results.claim_p99_ms_1k_keys = await claimP99(1000);
 results.claim_p99_ms_10k_keys = await claimP99(10_000);
 rows.push(['claim p99, 1k distinct keys', `${results.claim_p99_ms_1k_keys} ms`, 'batch 50']);
 rows.push(['claim p99, 10k distinct keys', `${results.claim_p99_ms_10k_keys} ms`, `growth ×${(results.claim_p99_ms_10k_keys / results.claim_p99_ms_1k_keys).toFixed(2)}`]);
-results.w1_commits_per_job = Number(w1.commitsPerJob.toFixed(4));
-results.w2_commits_per_job = Number(w2.commitsPerJob.toFixed(4));
+}
 
 await pool.end();
 await pgServer.stop();
 
 const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))];
-console.log(`\nSluice engine bench (${quick ? 'quick' : 'full'}: W1 ${S.w1}, W2 ${S.w2}, W4 ${S.w4Streams}×${S.w4Events})`);
+console.log(`\nSluice engine bench (${quick ? 'quick' : 'full'}${only ? `, only ${[...only].join(',')}` : ''}: W1 ${S.w1}, W2 ${S.w2}, W4 ${S.w4Streams}×${S.w4Events})`);
 for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`);
 console.log(`  targets: W2 ≥ 60% of W1; W3 p50 ≤ 5 ms, p99 ≤ 25 ms; claim p99 growth < 2× from 1k to 10k keys`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');

@@ -4,6 +4,10 @@
 // nothing, or every slot is busy, it sleeps until the completer signals freed slots or
 // the poll interval passes. An idle poll is cheap: sluice_claim returns before taking
 // any lock when no claimable row exists in this member's partitions.
+// The completer refills the slots a flush frees in the same round trip
+// (sluice_finish_and_claim); this loop fills the rest — idle polls, start-up, other tasks
+// — concurrently with flushes. Both reserve slots before their call (`hold`), so the two
+// can never hand out the same local slot twice.
 import type pg from 'pg';
 import type { TaskDefinition } from '../core/task-definition';
 import { claimExecutions, type ClaimedExecution } from '../db/claim-executions';
@@ -16,7 +20,10 @@ export interface ClaimLoopDeps {
   slots: number;
   signal: LocalSignal;
   tasks: () => TaskDefinition[];
+  /** Running here + slots reserved by calls in flight (claims, finish-and-claims). */
   inFlight: () => number;
+  /** Reserve (n > 0) or return (n < 0) local slots around one claim call. */
+  hold?: (n: number) => void;
   leaseGraceMs: number;
   pollMs: number;
   onClaimed: (rows: ClaimedExecution[], def: TaskDefinition) => void;
@@ -52,7 +59,13 @@ export class ClaimLoop {
           const free = this.d.slots - this.d.inFlight();
           if (free <= 0) break;
           const t0 = performance.now();
-          const rows = await claimExecutions(this.d.pool, this.d.me, def.name, free, def.timeoutMs + this.d.leaseGraceMs);
+          this.d.hold?.(free);
+          let rows: ClaimedExecution[];
+          try {
+            rows = await claimExecutions(this.d.pool, this.d.me, def.name, free, def.timeoutMs + this.d.leaseGraceMs);
+          } finally {
+            this.d.hold?.(-free);
+          }
           this.d.metrics.observe('sluice_claim_duration_seconds', { task: def.name }, (performance.now() - t0) / 1000, 'Round trip of one sluice_claim call');
           if (rows.length > 0) {
             this.d.metrics.inc('sluice_executions_claimed_total', { task: def.name }, rows.length, 'Executions claimed by this coordinator');

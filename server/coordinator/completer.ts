@@ -3,13 +3,28 @@
 // out after flushMs or as soon as it reaches maxBatch; a failed write is retried on the
 // next flush (the rows stay running with their lease, so nothing is lost — if the lease
 // runs out first the rescuer takes over and the late write is fenced).
+// With a `refill` hook the batch goes out as sluice_finish_and_claim instead: the slots it
+// frees are refilled in the same round trip and commit. The hook reserves the local slots
+// the claim may fill before the call (so the claim loop, running concurrently on its own
+// connection, cannot hand them out twice) and receives the claimed rows afterwards.
 import type pg from 'pg';
 import { finishExecutions, type FinishItem, type FinishOutcome } from '../db/finish-executions';
+import type { ClaimedExecution } from '../db/claim-executions';
+import { finishAndClaimExecutions } from '../db/finish-and-claim-executions';
 
 export interface CompletedBatch {
   task: string;
   items: FinishItem[];
   applied: Map<number, FinishOutcome>;
+}
+
+export interface Refill {
+  coordinatorId: string;
+  /** Reserve up to this many local slots for a claim riding on the flush of `freeing`
+   *  rows of `task`; null = finish only. Must be undone by `done`. */
+  plan(task: string, freeing: number): { max: number; leaseMs: number } | null;
+  /** After onFlushed: hand over the claimed rows and return the reservation. */
+  done(task: string, reserved: number, rows: ClaimedExecution[]): void;
 }
 
 export class Completer {
@@ -23,6 +38,7 @@ export class Completer {
     private readonly onFlushed: (b: CompletedBatch) => void,
     private readonly log: (m: string) => void,
     private readonly maxBatch = 500,
+    private readonly refill: Refill | null = null,
   ) {}
 
   add(task: string, item: FinishItem): void {
@@ -64,10 +80,18 @@ export class Completer {
     this.buffers = new Map();
     await Promise.all(
       batches.map(async ([task, items]) => {
+        const plan = this.refill?.plan(task, items.length) ?? null;
         try {
-          const applied = await finishExecutions(this.pool, task, items);
-          this.onFlushed({ task, items, applied });
+          if (plan && this.refill) {
+            const r = await finishAndClaimExecutions(this.pool, this.refill.coordinatorId, task, items, plan.max, plan.leaseMs);
+            this.onFlushed({ task, items, applied: r.applied });
+            this.refill.done(task, plan.max, r.claimed);
+          } else {
+            const applied = await finishExecutions(this.pool, task, items);
+            this.onFlushed({ task, items, applied });
+          }
         } catch (e) {
+          if (plan) this.refill?.done(task, plan.max, []);
           this.log(`finish batch for ${task} failed (${items.length} kept for retry): ${(e as Error).message}`);
           const b = this.buffers.get(task) ?? [];
           this.buffers.set(task, [...items, ...b]);

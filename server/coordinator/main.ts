@@ -19,7 +19,7 @@ import { startMetricsServer, type MetricsServer } from './metrics-server';
 import { watchDrainRequest } from './drain-request';
 import { ConfigListener } from './config-listener';
 import { Ownership } from './ownership';
-import { Completer, type CompletedBatch } from './completer';
+import { Completer, type CompletedBatch, type Refill } from './completer';
 import { ClaimLoop } from './claim-loop';
 import { runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
 import { MaintenanceRunner } from './maintenance/runner';
@@ -120,7 +120,37 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     }
     signal.fire();
   };
-  const completer = new Completer(pool, timings.flushMs, onFlushed, log);
+  // Local slots reserved by claim calls in flight (the claim loop's, and the claims that
+  // ride on a flush): counted as busy so no two calls can fill the same slot.
+  let reserved = 0;
+  const planned = new Map<string, TaskDefinition>(); // one flush per task at a time
+  const busy = () => running.size + reserved;
+  const refill: Refill = {
+    coordinatorId: id,
+    plan: (task, freeing) => {
+      const def = defs.get(task);
+      if (!def || draining || def.paused) return null;
+      // The flush's rows are still in `running`; they free their slots with this call.
+      // With several tasks served, take only a share so the claim loop's rotation can
+      // give the rest to the other tasks (no task starves another by always refilling).
+      const free = slots - busy() + freeing;
+      const active = [...defs.values()].filter((d) => !d.paused).length;
+      const max = Math.max(0, active > 1 ? Math.min(freeing, Math.ceil(free / active)) : free);
+      if (max === 0) return null;
+      reserved += max;
+      planned.set(task, def);
+      return { max, leaseMs: def.timeoutMs + timings.leaseGraceMs };
+    },
+    done: (task, n, rows) => {
+      reserved -= n;
+      const def = planned.get(task)!;
+      planned.delete(task);
+      if (rows.length > 0) metrics.inc('sluice_executions_claimed_total', { task }, rows.length, 'Executions claimed by this coordinator');
+      // Started with the definition the claim was planned under (as the claim loop does).
+      for (const r of rows) startOne(r, def);
+    },
+  };
+  const completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill);
 
   const startOne = (row: ClaimedExecution, def: TaskDefinition) => {
     const abort = new AbortController();
@@ -171,7 +201,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     slots,
     signal,
     tasks: () => (draining ? [] : [...defs.values()].filter((d) => !d.paused)),
-    inFlight: () => running.size,
+    inFlight: busy,
+    hold: (n) => {
+      reserved += n;
+    },
     leaseGraceMs: timings.leaseGraceMs,
     pollMs: timings.pollMs,
     onClaimed: (rows, def) => rows.forEach((r) => startOne(r, def)),

@@ -1,0 +1,74 @@
+// Finish a batch and refill the freed slots in one round trip: one call of the plpgsql
+// function sluice_finish_and_claim (migration 20261123000500000), which runs sluice_finish
+// and then sluice_claim in the same transaction (one commit). A busy coordinator pays one
+// round trip per cycle instead of finish → wake → claim in series.
+// Guarantees are the two functions' own: each finished row matches on (id, lease_token,
+// state = running) — a completion from a lost lease changes nothing (fenced; its id is
+// absent from `applied`); the claim takes at most `max` rows (the caller's free local
+// slots, counting the rows being finished) and at most the task's free cluster-wide slots,
+// read under the task_runtime row lock after the finish lowered in_flight.
+import type { Db } from './pool';
+import type { ClaimedExecution } from './claim-executions';
+import type { FinishItem, FinishOutcome } from './finish-executions';
+
+export interface FinishAndClaimResult {
+  /** Ids that took effect, with their outcome (absent = fenced). */
+  applied: Map<number, FinishOutcome>;
+  claimed: ClaimedExecution[];
+}
+
+interface Row {
+  kind: 'finished' | 'claimed';
+  id: number;
+  outcome: FinishOutcome | null;
+  task: string;
+  partition: number;
+  attempts: number;
+  payload: unknown;
+  groups: Record<string, string>;
+  streamKey: string | null;
+  idempotencyKey: string | null;
+  leaseToken: string;
+  enqueuedAt: Date;
+  runAt: Date;
+}
+
+export async function finishAndClaimExecutions(
+  db: Db,
+  coordinatorId: string,
+  task: string,
+  items: readonly FinishItem[],
+  max: number,
+  leaseMs: number,
+): Promise<FinishAndClaimResult> {
+  const take = Math.max(0, Math.floor(max));
+  if (items.length === 0 && take === 0) return { applied: new Map(), claimed: [] };
+  const r = await db.query<Row>(
+    `SELECT kind, id, outcome, task, partition, attempts, payload, groups, stream_key AS "streamKey",
+            idempotency_key AS "idempotencyKey", lease_token AS "leaseToken", enqueued_at AS "enqueuedAt", run_at AS "runAt"
+     FROM sluice_finish_and_claim($1, $2, $3, $4, $5::bigint[], $6::uuid[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[])`,
+    [
+      coordinatorId,
+      task,
+      take,
+      Math.max(1, Math.floor(leaseMs)),
+      items.map((i) => i.id),
+      items.map((i) => i.leaseToken),
+      items.map((i) => i.outcome),
+      items.map((i) => i.runAt ?? null),
+      items.map((i) => i.error ?? null),
+      items.map((i) => i.stack ?? null),
+      items.map((i) => i.fingerprint ?? null),
+    ],
+  );
+  const applied = new Map<number, FinishOutcome>();
+  const claimed: ClaimedExecution[] = [];
+  for (const x of r.rows) {
+    if (x.kind === 'finished') applied.set(Number(x.id), x.outcome!);
+    else {
+      const { kind: _k, outcome: _o, ...row } = x;
+      claimed.push(row);
+    }
+  }
+  return { applied, claimed };
+}
