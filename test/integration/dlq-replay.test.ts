@@ -131,7 +131,9 @@ describe('replay', () => {
     const burst = 4; // replayBurst(40) = 4
     const span = (times[n - 1]! - times[0]!) / 1000;
     const measured = (n - burst) / span;
-    expect(measured).toBeGreaterThan(rate * 0.9);
+    // The guarantee is the ceiling: never faster than the rate (+ burst). The floor only
+    // catches a broken pacer; a loaded machine (CI on 2 cores) legitimately runs slower.
+    expect(measured).toBeGreaterThan(rate * 0.5);
     expect(measured).toBeLessThan(rate * 1.1);
     // no one-second window holds more than rate + burst
     let maxWindow = 0;
