@@ -42,7 +42,8 @@ export interface CoordinatorView {
   appliedAt: Date | null;
   applyMs: number | null;
   applyError: string | null;
-  /** commit of the applied version → applied_at, when this member applied the latest version */
+  /** commit of the applied version → applied_at, when this member applied the latest version
+   *  and was already running at that commit */
   pushLatencyMs: number | null;
   onLatest: boolean;
 }
@@ -100,7 +101,10 @@ export async function listCoordinators(db: Db, opts: { staleMs?: number } = {}):
             (extract(epoch FROM (now() - c.last_heartbeat_at)) * 1000)::float8 AS age_ms,
             c.stopped_at IS NOT NULL AS stopped, c.draining, c.slots, c.in_flight,
             c.applied_version, c.applied_at, c.apply_ms, c.apply_error,
-            (extract(epoch FROM (c.applied_at - cv.created_at)) * 1000)::float8 AS push_ms
+            -- Push latency only means something for a member that was running when the
+            -- version was committed (one started later applied it at start-up).
+            CASE WHEN c.started_at <= cv.created_at
+                 THEN (extract(epoch FROM (c.applied_at - cv.created_at)) * 1000)::float8 END AS push_ms
      FROM coordinators c
      LEFT JOIN config_versions cv ON cv.version = c.applied_version
      ORDER BY c.stopped_at IS NOT NULL, c.name, c.started_at`,

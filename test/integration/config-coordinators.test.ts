@@ -56,6 +56,13 @@ describe('listCoordinators', () => {
     expect(page.rollout).toMatchObject({ version: 2, live: 2, applied: 2, pending: [], failed: [], rollingOut: false });
     expect(page.rollout!.maxPushLatencyMs).toBeGreaterThanOrEqual(0);
 
+    // A member started after the commit applied it at start-up: no push latency for it.
+    const late = await member('late');
+    await recordAppliedVersion(db.pool, late, { version: 2, applyMs: 2, error: null });
+    page = await listCoordinators(db.pool);
+    expect(page.coordinators.find((c) => c.name === 'late')).toMatchObject({ onLatest: true, pushLatencyMs: null });
+    expect(page.rollout).toMatchObject({ live: 3, applied: 3, rollingOut: false });
+
     // The Tasks list counts partitions owned by live members only.
     const tasks = await listTasks(db.pool);
     expect(tasks.tasks.map((t) => [t.name, t.load.ownedPartitions, t.partitions])).toEqual([
