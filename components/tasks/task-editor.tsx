@@ -163,6 +163,9 @@ function TaskEditor({
         </div>
         {mode === 'update' && definition && (
           <div className="flex items-center gap-2">
+            <Link href={`/tasks/${encodeURIComponent(definition.name)}/metrics`} className={buttonClass('secondary', 'sm')}>
+              Metrics
+            </Link>
             <Link href={`/tasks/${encodeURIComponent(definition.name)}/history`} className={buttonClass('secondary', 'sm')}>
               History
             </Link>

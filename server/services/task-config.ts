@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { CoreError, isCoreError } from '../core/errors';
 import { configsEqual, diffConfigs } from '../core/config-diff';
 import { groupChangesByTask, type TaskChangeGroup } from '../core/config-change-view';
-import { findTask, withTask, withTaskPaused, withoutTask } from '../core/config-edits';
+import { withTask, withTaskPaused, withoutTask } from '../core/config-edits';
 import { parseTaskDefinition, taskNameSchema, type SluiceConfig } from '../core/task-definition';
 import { errorFingerprint } from '../core/fingerprint';
 import { recordAudit, type Actor } from '../db/audit';
