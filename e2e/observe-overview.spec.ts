@@ -60,6 +60,7 @@ test('overview charts draw the task thresholds and the range picker changes the 
   await expect(page.getByTestId('chart-throughput').locator('.recharts-reference-line')).toHaveCount(0);
   // A legend per partition and a tooltip on hover.
   await expect(page.getByTestId('chart-depth').getByTestId('chart-legend')).toContainText('partition 3');
+  await page.getByTestId('chart-depth').scrollIntoViewIfNeeded();
   const box = (await page.getByTestId('chart-depth').locator('.recharts-surface').boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
   await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, { steps: 5 });
