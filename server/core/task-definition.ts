@@ -11,15 +11,18 @@ export const keyPathSchema = z
   .regex(KEY_PATH_RE, 'must be a dot path such as "tenant" or "customer.id"');
 
 export const TASK_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+/** Names the browser uses as routes under /tasks/ (e.g. /tasks/new) cannot be task names. */
+export const RESERVED_TASK_NAMES = ['new'] as const;
 export const taskNameSchema = z
   .string()
-  .regex(TASK_NAME_RE, 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters');
+  .regex(TASK_NAME_RE, 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters')
+  .refine((n) => !(RESERVED_TASK_NAMES as readonly string[]).includes(n), { message: 'is reserved (it names a page); pick another name' });
 
 export const GROUP_NAME_RE = /^[a-z][a-z0-9_-]{0,39}$/;
 
 const limit = z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000);
 
-export const groupSchema = z.object({
+export const groupSchema = z.strictObject({
   name: z.string().regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
   limit,
   /** Where the key comes from when the producer does not pass it explicitly. */
@@ -29,12 +32,12 @@ export const groupSchema = z.object({
 });
 
 export const ROUTING_STRATEGIES = ['round-robin', 'hash', 'random', 'least-loaded'] as const;
-export const routingSchema = z.object({
+export const routingSchema = z.strictObject({
   strategy: z.enum(ROUTING_STRATEGIES).default('round-robin'),
   keyPath: keyPathSchema.optional(),
 });
 
-export const retrySchema = z.object({
+export const retrySchema = z.strictObject({
   maxAttempts: z.number().int().min(1).max(100).default(3),
   backoff: z.enum(['fixed', 'exponential']).default('exponential'),
   baseDelayMs: z.number().int().min(0).max(86_400_000).default(1000),
@@ -44,7 +47,7 @@ export const retrySchema = z.object({
 });
 
 export const BACKPRESSURE_POLICIES = ['reject', 'throttle', 'shed', 'spill'] as const;
-export const backpressureSchema = z.object({
+export const backpressureSchema = z.strictObject({
   /** Queued + scheduled-retry executions per partition before the policy applies. */
   maxDepth: z.number().int().min(1).max(100_000_000).default(10_000),
   policy: z.enum(BACKPRESSURE_POLICIES).default('reject'),
@@ -57,20 +60,20 @@ export const backpressureSchema = z.object({
   shedPercent: z.number().min(0).max(100).default(50),
 });
 
-export const dlqSchema = z.object({
+export const dlqSchema = z.strictObject({
   maxDepth: z.number().int().min(1).max(100_000_000).default(100_000),
   retentionDays: z.number().int().min(1).max(3650).default(14),
 });
 
 const thresholdPair = (warning: number, critical: number) =>
   z
-    .object({ warning: z.number().min(0), critical: z.number().min(0) })
+    .strictObject({ warning: z.number().min(0), critical: z.number().min(0) })
     .default({ warning, critical })
     .refine((t) => t.warning < t.critical, { message: 'warning must be below critical', path: ['warning'] });
 
 /** Defaults from seed 000's metric table (DESIGN.md). Rates are fractions (0.1 = 10%). */
 export const thresholdsSchema = z
-  .object({
+  .strictObject({
     depth: thresholdPair(1000, 5000),
     imbalance: thresholdPair(2, 5),
     retryRate: thresholdPair(0.1, 0.25),
@@ -86,7 +89,7 @@ export const thresholdsSchema = z
   });
 
 export const taskDefinitionSchema = z
-  .object({
+  .strictObject({
     name: taskNameSchema,
     description: z.string().max(500).optional(),
     partitions: z.number().int().min(1).max(1024).default(4),
@@ -94,7 +97,7 @@ export const taskDefinitionSchema = z
     concurrency: limit.default(10),
     routing: routingSchema.default({ strategy: 'round-robin' }),
     groups: z.array(groupSchema).max(8).default([]),
-    stream: z.object({ keyPath: keyPathSchema.optional() }).optional(),
+    stream: z.strictObject({ keyPath: keyPathSchema.optional() }).optional(),
     retry: retrySchema.default({ maxAttempts: 3, backoff: 'exponential', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }),
     timeoutMs: z.number().int().min(1).max(86_400_000).default(30_000),
     backpressure: backpressureSchema.default({
@@ -131,7 +134,7 @@ export type GroupDefinition = z.output<typeof groupSchema>;
 
 /** The whole configuration: what one config version holds. */
 export const sluiceConfigSchema = z
-  .object({
+  .strictObject({
     tasks: z.array(taskDefinitionSchema).max(500).default([]),
   })
   .superRefine((c, ctx) => {
