@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import YAML from 'yaml';
+import { canonicalConfig } from '../../core/config-diff';
 import { CliError } from '../cli-error';
 import { cliActor, withCliDatabase } from '../cli-context';
 import { applyConfig, configAtVersion, currentConfig } from '../../services/config-versions';
@@ -61,7 +62,9 @@ export function register(program: Command): void {
         }
         return (await currentConfig(pool)).config;
       });
-      process.stdout.write(o.format === 'json' ? JSON.stringify(cfg, null, 2) + '\n' : YAML.stringify(cfg));
+      // The same canonical form as the browser's download: tasks and groups by name, keys sorted.
+      const out = canonicalConfig(cfg);
+      process.stdout.write(o.format === 'json' ? JSON.stringify(out, null, 2) + '\n' : YAML.stringify(out, { lineWidth: 0 }));
     });
 
   config
