@@ -118,7 +118,9 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       else metrics.inc('sluice_executions_fenced_total', { task: b.task }, 1, 'Completions that matched no live lease (fenced)');
       void r;
     }
-    signal.fire();
+    // A batch that carried a refill claim already handed its freed slots back out (done()
+    // below decides whether the claim loop is needed); otherwise wake the claim loop.
+    if (!planned.has(b.task)) signal.fire();
   };
   // Local slots reserved by claim calls in flight (the claim loop's, and the claims that
   // ride on a flush): counted as busy so no two calls can fill the same slot.
@@ -148,6 +150,14 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       if (rows.length > 0) metrics.inc('sluice_executions_claimed_total', { task }, rows.length, 'Executions claimed by this coordinator');
       // Started with the definition the claim was planned under (as the claim loop does).
       for (const r of rows) startOne(r, def);
+      // With one task the refill asked for every free slot: it filled them, or found
+      // nothing more to claim (an empty result means no claimable row: the first
+      // unsaturated candidate always fits), so waking the claim loop would only repeat the
+      // claim — a wasted round trip holding the task lock. Wake it when the task has groups
+      // and the claim came back short (a round may under-admit; the next one fills the
+      // gap), or when other tasks could use the slots. The poll interval stays the fallback.
+      const others = [...defs.values()].filter((d) => !d.paused).length > 1;
+      if (others || (rows.length > 0 && rows.length < n && def.groups.length > 0)) signal.fire();
     },
   };
   const completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill);
