@@ -23,19 +23,9 @@ import { percentile } from '../server/core/metrics';
 import superjson from 'superjson';
 import { callerAs } from '../test/support/trpc-caller';
 import type { TimeRange } from '../server/core/rollup-buckets';
+import { parseBenchArgs } from './support/bench-args';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-if (args.includes('--json') && !jsonFile) {
-  console.error('--json needs a file name');
-  process.exit(2);
-}
-const unknown = args.filter((a, i) => !['--quick', '--json'].includes(a) && args[i - 1] !== '--json');
-if (unknown.length) {
-  console.error(`unknown argument(s): ${unknown.join(' ')} (use --quick, --json FILE)`);
-  process.exit(2);
-}
+const { quick, jsonFile } = parseBenchArgs();
 
 const S = quick
   ? { partitions: 64, hours: 2, intervalS: 10, iterations: 20, warmup: 3, ranges: ['1h', '24h'] as TimeRange[] }

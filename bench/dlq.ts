@@ -23,19 +23,9 @@ import { percentile } from '../server/core/metrics';
 import { listDeadLetterPage, listFingerprintGroups, type DeadLetterListInput } from '../server/presenters/dead-letters';
 import { createReplayJob } from '../server/services/dlq-replay';
 import { runReplayJobs } from '../server/services/dlq-replay-runner';
+import { parseBenchArgs } from './support/bench-args';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-if (args.includes('--json') && !jsonFile) {
-  console.error('--json needs a file name');
-  process.exit(2);
-}
-const unknown = args.filter((a, i) => !['--quick', '--json'].includes(a) && args[i - 1] !== '--json');
-if (unknown.length) {
-  console.error(`unknown argument(s): ${unknown.join(' ')} (use --quick, --json FILE)`);
-  process.exit(2);
-}
+const { quick, jsonFile } = parseBenchArgs();
 
 const S = quick
   ? { total: 20_000, replay: 5_000, rounds: 3, deepPages: 5, groupRounds: 2 }

@@ -2,25 +2,10 @@
 // dead_letter_id through the items' primary key), for the JSON-lines export that an
 // operator may download before purging. Whole rows: payload and stack included.
 import type { Db } from './pool';
+import type { DeadLetterRow } from './get-dead-letter';
 
-export interface ExportedDeadLetter {
-  id: number;
-  executionId: number;
-  task: string;
-  payload: unknown;
-  groups: Record<string, string>;
-  streamKey: string | null;
-  idempotencyKey: string | null;
-  partition: number;
-  attempts: number;
-  lastError: string;
-  stack: string | null;
-  fingerprint: string;
-  enqueuedAt: Date;
-  deadAt: Date;
-  replayedAt: Date | null;
-  replayExecutionId: number | null;
-}
+/** A frozen dead letter as exported: the detail row without its replay's current state. */
+export type ExportedDeadLetter = Omit<DeadLetterRow, 'replayExecutionState'>;
 
 export async function readFrozenSetPage(db: Db, previewId: string, afterId: number, limit: number): Promise<ExportedDeadLetter[]> {
   const r = await db.query<ExportedDeadLetter>(
