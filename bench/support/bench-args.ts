@@ -13,7 +13,7 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchArg
     console.error('--json needs a file name');
     process.exit(2);
   }
-  const unknown = argv.filter((a, i) => !['--quick', '--json'].includes(a) && i !== jsonAt + 1);
+  const unknown = argv.filter((a, i) => !['--quick', '--json'].includes(a) && !(jsonAt >= 0 && i === jsonAt + 1));
   if (unknown.length) {
     console.error(`unknown argument(s): ${unknown.join(' ')} (use --quick, --json FILE)`);
     process.exit(2);
