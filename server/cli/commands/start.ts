@@ -14,6 +14,20 @@ import { Supervisor } from '../supervisor';
 import { CliError } from '../cli-error';
 import { startExtras } from '../start-extras';
 
+/** Resolves once the URL answers (any HTTP status); throws after timeoutMs. */
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5000) });
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new CliError(`The control plane did not answer at ${url} within ${timeoutMs / 1000} s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 export function register(program: Command): void {
   program
     .command('start')
@@ -74,9 +88,11 @@ export function register(program: Command): void {
           },
         });
 
+        const url = `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
+        await waitForHttp(`${url}/login`, 120_000);
+
         await startExtras({ env, databaseUrl, supervisor, log });
 
-        const url = `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`;
         console.log('');
         console.log(`  Sluice is running at ${url}`);
         if (admin.created && admin.password) {
