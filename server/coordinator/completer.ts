@@ -39,13 +39,16 @@ export class Completer {
     private readonly log: (m: string) => void,
     private readonly maxBatch = 500,
     private readonly refill: Refill | null = null,
+    /** True when waiting flushMs cannot batch anything more (e.g. every running handler
+     *  of this member has finished): the batch goes out at once. */
+    private readonly nothingMoreComing: () => boolean = () => false,
   ) {}
 
   add(task: string, item: FinishItem): void {
     let b = this.buffers.get(task);
     if (!b) this.buffers.set(task, (b = []));
     b.push(item);
-    if (b.length >= this.maxBatch) void this.flush();
+    if (b.length >= this.maxBatch || this.nothingMoreComing()) void this.flush();
     else this.schedule();
   }
 

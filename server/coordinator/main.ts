@@ -160,7 +160,9 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       if (others || (rows.length > 0 && rows.length < n && def.groups.length > 0)) signal.fire();
     },
   };
-  const completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill);
+  // The flush delay exists to batch completions; once every running handler has finished
+  // (all of them are buffered or being written), no more can join, so flush at once.
+  const completer: Completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill, (): boolean => completer.pending() >= running.size);
 
   const startOne = (row: ClaimedExecution, def: TaskDefinition) => {
     const abort = new AbortController();
