@@ -43,14 +43,40 @@ describe('assignPartitions', () => {
     expect(Object.fromEntries(assignPartitions('t', partitions, members))).toEqual(expected);
   });
 
-  it('gives every partition exactly one owner, ascending, matching ownerOf', () => {
+  it('gives every partition exactly one owner, ascending', () => {
     const members = ['host-1:123', 'host-2:77', 'host-3:9'];
     const map = assignPartitions('send-email', 256, members);
     const all = [...map.values()].flat().sort((a, b) => a - b);
     expect(all).toEqual(Array.from({ length: 256 }, (_, i) => i));
+    for (const ps of map.values()) expect([...ps].sort((a, b) => a - b)).toEqual(ps);
+  });
+
+  it('with room everywhere, each partition goes to its rendezvous favourite', () => {
+    // 3 members, 3 partitions each favoured by a different member would need luck; instead
+    // check the weaker invariant: a member never holds a partition whose favourite still
+    // has room at the end (the greedy takes favourites first).
+    const members = ['a', 'b', 'c', 'd'];
+    const map = assignPartitions('t', 64, members);
+    const load = new Map([...map].map(([m, ps]) => [m, ps.length]));
     for (const [m, ps] of map) {
-      expect([...ps].sort((a, b) => a - b)).toEqual(ps);
-      for (const p of ps) expect(ownerOf('send-email', p, members)).toBe(m);
+      for (const p of ps) {
+        const fav = ownerOf('t', p, members)!;
+        if (fav !== m) expect(load.get(fav)).toBeGreaterThanOrEqual(16);
+      }
+    }
+  });
+
+  it.each([
+    { partitions: 4, members: 2 },
+    { partitions: 4, members: 3 },
+    { partitions: 5, members: 4 },
+    { partitions: 7, members: 7 },
+  ])('few partitions: $partitions over $members members, loads differ by at most one, whatever the ids', ({ partitions, members }) => {
+    for (let run = 0; run < 50; run++) {
+      const ms = Array.from({ length: members }, (_, i) => `m${i}-${(run * 7919 + i * 104729).toString(36)}`);
+      const loads = [...assignPartitions('rec', partitions, ms).values()].map((ps) => ps.length);
+      expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(1);
+      expect(loads.reduce((a, b) => a + b, 0)).toBe(partitions);
     }
   });
 
@@ -58,12 +84,11 @@ describe('assignPartitions', () => {
     { members: 2, partitions: 1024 },
     { members: 3, partitions: 1024 },
     { members: 8, partitions: 1024 },
-  ])('spreads $partitions partitions over $members members within ±25% of fair', ({ members, partitions }) => {
+  ])('spreads $partitions partitions over $members members evenly (⌊P/N⌋ or ⌈P/N⌉ each)', ({ members, partitions }) => {
     const ms = Array.from({ length: members }, (_, i) => `coordinator-${i}`);
-    const fair = partitions / members;
     for (const ps of assignPartitions('resize-image', partitions, ms).values()) {
-      expect(ps.length).toBeGreaterThan(fair * 0.75);
-      expect(ps.length).toBeLessThan(fair * 1.25);
+      expect(ps.length).toBeGreaterThanOrEqual(Math.floor(partitions / members));
+      expect(ps.length).toBeLessThanOrEqual(Math.ceil(partitions / members));
     }
   });
 
@@ -71,29 +96,37 @@ describe('assignPartitions', () => {
     { task: 'send-email', partitions: 1024 },
     { task: 'resize-image', partitions: 1024 },
     { task: 'billing.sync', partitions: 512 },
-  ])('a 4th member joining $task takes ≈1/4 of $partitions partitions, all moves go to it', ({ task, partitions }) => {
+  ])('a 4th member joining $task takes ≈1/4 of $partitions partitions, nearly all moves go to it', ({ task, partitions }) => {
     const three = ['c-1', 'c-2', 'c-3'];
     const before = owners(task, partitions, three);
     const after = owners(task, partitions, [...three, 'c-4']);
     let moved = 0;
+    let toNew = 0;
     before.forEach((b, p) => {
       if (after[p] !== b) {
         moved++;
-        expect(after[p]).toBe('c-4');
+        if (after[p] === 'c-4') toNew++;
       }
     });
     expect(moved / partitions).toBeGreaterThan(0.18);
     expect(moved / partitions).toBeLessThan(0.32);
+    expect(toNew / moved).toBeGreaterThan(0.9);
   });
 
-  it('a member leaving moves only its own partitions', () => {
+  it('a member leaving moves its own partitions and few others (> 95% of the rest stay)', () => {
     const four = ['c-1', 'c-2', 'c-3', 'c-4'];
     const before = owners('t', 1024, four);
     const after = owners('t', 1024, ['c-1', 'c-2', 'c-4']);
+    let others = 0;
+    let stayed = 0;
     before.forEach((b, p) => {
-      if (b !== 'c-3') expect(after[p]).toBe(b);
-      else expect(after[p]).not.toBe('c-3');
+      expect(after[p]).not.toBe('c-3');
+      if (b !== 'c-3') {
+        others++;
+        if (after[p] === b) stayed++;
+      }
     });
+    expect(stayed / others).toBeGreaterThan(0.95);
   });
 
   it('distinct tasks get independent layouts', () => {
