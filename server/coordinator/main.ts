@@ -9,7 +9,7 @@ import pgModule from 'pg';
 import type { SluiceConfig, TaskDefinition } from '../core/task-definition';
 import { decideFailure } from '../core/backoff';
 import { errorFingerprint } from '../core/fingerprint';
-import { heartbeat, markDraining, markStopped, registerCoordinator } from '../db/coordinator-membership';
+import { drainingHeartbeat, heartbeat, markDraining, markStopped, registerCoordinator } from '../db/coordinator-membership';
 import type { ClaimedExecution } from '../db/claim-executions';
 import type { FinishItem } from '../db/finish-executions';
 import { resolveTimings, type Timings } from './options';
@@ -162,7 +162,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   };
   // The flush delay exists to batch completions; once every running handler has finished
   // (all of them are buffered or being written), no more can join, so flush at once.
-  const completer: Completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill, (): boolean => completer.pending() >= running.size);
+  const completer: Completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill, (): boolean => completer.unflushed() >= running.size);
 
   const startOne = (row: ClaimedExecution, def: TaskDefinition) => {
     const abort = new AbortController();
@@ -236,9 +236,14 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
 
   let beating = false;
   const beat = async () => {
-    if (beating || draining) return;
+    if (beating) return;
     beating = true;
     try {
+      if (draining) {
+        // Finishing in-flight work: stay alive for the rescuer, take no partitions.
+        await drainingHeartbeat(pool, id, running.size);
+        return;
+      }
       await heartbeat(pool, id, running.size);
       const r = await ownership.tick(served, draining);
       if (r.taken > 0) signal.fire();
@@ -278,16 +283,22 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     (stopping ??= (async () => {
       draining = true;
       drainWatch.stop();
-      clearInterval(heartbeatTimer);
       await claimLoop.stop();
       await markDraining(pool, id).catch((e) => log(`drain mark failed: ${(e as Error).message}`));
       const deadline = Date.now() + timings.shutdownGraceMs;
-      while (running.size > completer.pending() && Date.now() < deadline) {
+      // unflushed, not pending: a batch being written has left the buffer but its rows stay
+      // in `running` until written; counting them as still running made this loop spin on
+      // settled promises (microtasks only: no timer or I/O ran, heartbeats stopped, the
+      // member looked dead and its leases were rescued) until the grace period ran out.
+      while (running.size > completer.unflushed() && Date.now() < deadline) {
         await Promise.race([Promise.allSettled([...running.values()].map((r) => r.done)), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())))]);
       }
       for (const r of running.values()) if (!r.abort.signal.aborted) r.abort.abort(new ShutdownAbort('coordinator shutting down'));
       await Promise.allSettled([...running.values()].map((r) => r.done));
       await completer.close();
+      // Heartbeats continue until the work above is finished and recorded.
+      clearInterval(heartbeatTimer);
+      while (beating) await new Promise((r) => setTimeout(r, 5));
       await maintenance?.stop();
       await listener.stop();
       await server?.close();

@@ -37,6 +37,15 @@ export async function updateServedTasks(db: Db, id: string, tasks: string[]): Pr
 }
 
 /** Draining members stop counting as live for ownership, so others take their partitions. */
+/**
+ * A draining member's heartbeat: it stays visibly alive, so the lease rescuer leaves the
+ * work it is still finishing alone, but it does not rejoin (draining stays set, and
+ * ownership ignores draining members).
+ */
+export async function drainingHeartbeat(db: Db, id: string, inFlight: number): Promise<void> {
+  await db.query('UPDATE coordinators SET last_heartbeat_at = now(), in_flight = $2 WHERE id = $1 AND stopped_at IS NULL', [id, inFlight]);
+}
+
 export async function markDraining(db: Db, id: string): Promise<void> {
   await db.query('UPDATE coordinators SET draining = true WHERE id = $1', [id]);
   await releaseAllPartitions(db, id);
