@@ -31,6 +31,7 @@ export class Completer {
   private buffers = new Map<string, FinishItem[]>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  private writing = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -50,6 +51,11 @@ export class Completer {
     b.push(item);
     if (b.length >= this.maxBatch || this.nothingMoreComing()) void this.flush();
     else this.schedule();
+  }
+
+  /** Items handed to add() and not yet written: buffered + in the flush being written. */
+  unflushed(): number {
+    return this.pending() + this.writing;
   }
 
   pending(): number {
@@ -81,6 +87,7 @@ export class Completer {
   private async flushOnce(): Promise<void> {
     const batches = [...this.buffers.entries()].filter(([, b]) => b.length > 0);
     this.buffers = new Map();
+    for (const [, items] of batches) this.writing += items.length;
     await Promise.all(
       batches.map(async ([task, items]) => {
         const plan = this.refill?.plan(task, items.length) ?? null;
@@ -99,6 +106,8 @@ export class Completer {
           const b = this.buffers.get(task) ?? [];
           this.buffers.set(task, [...items, ...b]);
           this.schedule();
+        } finally {
+          this.writing -= items.length;
         }
       }),
     );
