@@ -1,6 +1,7 @@
 // End-to-end tests: a fresh migrated database, the production build served by
 // `next start` on a free port (e2e/global-setup.ts), and Chromium — the system one at
-// /usr/bin/chromium when present, else Playwright's own.
+// /usr/bin/chromium when present, else Playwright's own. The `tour` project walks the
+// demo that `npm start` runs (e2e/tour.spec.ts).
 import { defineConfig } from '@playwright/test';
 import fs from 'node:fs';
 
@@ -26,5 +27,10 @@ export default defineConfig({
         }
       : {},
   },
-  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  projects: [
+    { name: 'chromium', use: { browserName: 'chromium' }, testIgnore: 'tour.spec.ts' },
+    // The operator's tour against `sluice start` itself (demo coordinators and producer):
+    // its own server and database (e2e/support/tour-server.ts), minutes rather than seconds.
+    { name: 'tour', use: { browserName: 'chromium' }, testMatch: 'tour.spec.ts' },
+  ],
 });

@@ -73,7 +73,7 @@ function generators(hot: boolean): Array<{ task: string; perSecond: number; make
 export async function runDemoProducer(opts: DemoProducerOptions): Promise<void> {
   const log = opts.log ?? (() => {});
   const started = Date.now();
-  const episodeStart = opts.episodeStartMs ?? 15_000;
+  const episodeStart = opts.episodeStartMs ?? 5_000;
   const every = opts.episodeEveryMs ?? 300_000;
   const length = opts.episodeLengthMs ?? 75_000;
   const carry = new Map<string, number>();

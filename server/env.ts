@@ -32,6 +32,8 @@ export const envSchema = z.object({
   SLUICE_HANDLERS: z.string().optional(),
   /** Coordinators `npm start` runs beside the control plane (0 = none). */
   SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
+  /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
+  SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { getPool } from '../../db/pool';
 import { runDemoProducer } from '../../../demo/producer';
 import { CliError } from '../cli-error';
+import { parseEnv } from '../../env';
 
 export function register(program: Command): void {
   const demo = program.command('demo').description('Demo traffic for a local Sluice');
@@ -17,12 +18,13 @@ export function register(program: Command): void {
     })
     .action(async (opts: { seconds?: number }) => {
       if (!process.env.DATABASE_URL) throw new CliError('DATABASE_URL is not set');
+      const { SLUICE_DEMO_EPISODE_START_MS: episodeStartMs } = parseEnv();
       const ac = new AbortController();
       process.once('SIGINT', () => ac.abort());
       process.once('SIGTERM', () => ac.abort());
       if (opts.seconds) setTimeout(() => ac.abort(), opts.seconds * 1000).unref();
       const pool = getPool();
-      await runDemoProducer({ pool, signal: ac.signal, log: (m) => console.log(`[demo] ${m}`) });
+      await runDemoProducer({ pool, signal: ac.signal, episodeStartMs, log: (m) => console.log(`[demo] ${m}`) });
       await pool.end();
     });
 }
