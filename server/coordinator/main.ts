@@ -102,9 +102,17 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   const id = await registerCoordinator(pool, { name, host: os.hostname(), pid: process.pid, tasks: served, slots, metricsPort: opts.metricsPort ?? null });
   const ownership = new Ownership(pool, id, timings.staleMs);
 
+  // Ownership depends only on which served tasks exist and how many partitions each has.
+  // A push that changes neither (limits, groups, thresholds, pause …) needs no re-sync, so
+  // applying it is a map swap; the heartbeat re-syncs ownership on its own interval anyway.
+  let ownershipShape: string | null = null;
   const apply = async (_version: number, config: SluiceConfig) => {
     defs = new Map(config.tasks.filter((t) => served.includes(t.name)).map((t) => [t.name, t]));
-    await ownership.tick(served, draining);
+    const shape = [...defs.values()].map((d) => `${d.name}:${d.partitions}`).sort().join(',');
+    if (shape !== ownershipShape) {
+      await ownership.tick(served, draining);
+      ownershipShape = shape;
+    }
     signal.fire();
   };
   const listener = new ConfigListener({ pool, databaseUrl: opts.databaseUrl, coordinatorId: id, pollMs: timings.configPollMs, apply, log });
