@@ -17,21 +17,8 @@ export interface FinishAndClaimResult {
   claimed: ClaimedExecution[];
 }
 
-interface Row {
-  kind: 'finished' | 'claimed';
-  id: number;
-  outcome: FinishOutcome | null;
-  task: string;
-  partition: number;
-  attempts: number;
-  payload: unknown;
-  groups: Record<string, string>;
-  streamKey: string | null;
-  idempotencyKey: string | null;
-  leaseToken: string;
-  enqueuedAt: Date;
-  runAt: Date;
-}
+/** One result row: a finished id with its outcome, or a claimed execution. */
+type Row = ClaimedExecution & { kind: 'finished' | 'claimed'; outcome: FinishOutcome | null };
 
 export async function finishAndClaimExecutions(
   db: Db,
