@@ -48,6 +48,14 @@ test('an operator creates a task in the form: inline errors, diff, message, new 
   await page.getByRole('button', { name: 'Review changes' }).click();
   await expect(page.getByText('1 field to fix before review')).toBeVisible();
   await page.getByLabel('DLQ rate critical').fill('20');
+  // The alert delay: empty is the default minute; text is refused; a number is stored.
+  const alertAfter = page.getByLabel('Alert after (ms)');
+  await expect(alertAfter).toHaveValue('');
+  await alertAfter.fill('20 s');
+  await expect(alertAfter).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByText('enter a number')).toBeVisible();
+  await alertAfter.fill('20000');
+  await expect(alertAfter).not.toHaveAttribute('aria-invalid', 'true');
 
   const before = await latestVersion();
   await page.getByRole('button', { name: 'Review changes' }).click();
@@ -55,6 +63,7 @@ test('an operator creates a task in the form: inline errors, diff, message, new 
   await expect(diff.getByText('new task')).toBeVisible();
   await expect(diff.locator('tr[data-path="groups.tenant.overrides.acme"]')).toContainText('50');
   await expect(diff.locator('tr[data-path="thresholds.dlqRate.warning"]')).toContainText('0.1');
+  await expect(diff.locator('tr[data-path="thresholds.alertAfterMs"]')).toContainText('20000');
   await page.getByLabel('Change message').fill('e2e: add a task from the form');
   await page.getByRole('button', { name: /^Apply as version \d+$/ }).click();
 
@@ -68,7 +77,7 @@ test('an operator creates a task in the form: inline errors, diff, message, new 
     name,
     concurrency: 30,
     groups: [{ name: 'tenant', limit: 20, keyPath: 'tenant', overrides: { acme: 50 } }],
-    thresholds: { dlqRate: { warning: 0.1, critical: 0.2 } },
+    thresholds: { dlqRate: { warning: 0.1, critical: 0.2 }, alertAfterMs: 20_000 },
   });
 });
 

@@ -37,6 +37,20 @@ describe('form ⇄ definition', () => {
     expect(input.groups?.[0]?.keyPath).toBeUndefined();
   });
 
+  it.each<[string, number | undefined, string, number | undefined]>([
+    ['absent stays absent', undefined, '', undefined],
+    ['a set delay round-trips', 15_000, '15000', 15_000],
+    ['0 is a value, not absent', 0, '0', 0],
+  ])('thresholds.alertAfterMs: %s', (_n, stored, text, back) => {
+    const d = taskDefinitionSchema.parse({ name: 'x', thresholds: stored === undefined ? {} : { alertAfterMs: stored } });
+    const f = formFromDefinition(d);
+    expect(f.alertAfterMs).toBe(text);
+    expect(f.thresholds).not.toHaveProperty('alertAfterMs');
+    const input = formToInput(f);
+    expect(input.thresholds?.alertAfterMs).toBe(back);
+    expect(input.thresholds ? 'alertAfterMs' in input.thresholds : false).toBe(back !== undefined);
+  });
+
   it('a new task starts from the schema defaults with no name', () => {
     const f = emptyForm();
     expect(f.name).toBe('');
@@ -52,6 +66,9 @@ describe('validateForm', () => {
     { name: 'an empty number field', fn: (f) => (f.concurrency = NaN), expected: { concurrency: 'enter a number' } },
     { name: 'limit 0', fn: (f) => (f.groups[0]!.limit = 0), expected: { 'groups.0.limit': 'must be at least 1' } },
     { name: 'thresholds warning ≥ critical', fn: (f) => (f.thresholds.dlqRate = { warning: 0.5, critical: 0.1 }), expected: { 'thresholds.dlqRate.warning': 'warning must be below critical' } },
+    { name: 'alert delay typed as text', fn: (f) => (f.alertAfterMs = '15s'), expected: { 'thresholds.alertAfterMs': 'enter a number' } },
+    { name: 'alert delay below 0', fn: (f) => (f.alertAfterMs = '-5'), expected: { 'thresholds.alertAfterMs': 'must be at least 0' } },
+    { name: 'alert delay cleared (blank): the default', fn: (f) => (f.alertAfterMs = '  '), expected: {} },
     { name: 'malformed key path', fn: (f) => (f.streamKeyPath = 'a..b'), expected: { 'stream.keyPath': 'must be a dot path such as "tenant" or "customer.id"' } },
     { name: 'hash without key path', fn: (f) => (f.routing.keyPath = ''), expected: { 'routing.keyPath': 'hash routing needs a key path' } },
     {

@@ -1,6 +1,7 @@
 // The task editor's form state and its two conversions: a stored definition → form
 // (overrides become rows with stable ids so a key can be renamed in place; optional
-// strings become ''), and form → the schema's input (the reverse). Validation is the
+// strings and the optional alert hold become ''), and form → the schema's input (the
+// reverse). Validation is the
 // shared zod schema (server/core/task-definition.ts), run on every change, plus the two
 // checks a record cannot express: an override key given twice, and an empty key.
 import {
@@ -10,6 +11,7 @@ import {
   type TaskDefinitionInput,
   type FieldError,
 } from '@/server/core/task-definition';
+import type { ThresholdMetric } from '@/server/core/thresholds';
 
 export interface OverrideRow {
   uid: string;
@@ -38,13 +40,17 @@ export interface TaskForm {
   retry: TaskDefinition['retry'];
   backpressure: TaskDefinition['backpressure'];
   dlq: TaskDefinition['dlq'];
-  thresholds: TaskDefinition['thresholds'];
+  /** The warning/critical lines; thresholds.alertAfterMs is `alertAfterMs` below. */
+  thresholds: Pick<TaskDefinition['thresholds'], ThresholdMetric>;
+  /** thresholds.alertAfterMs as typed: '' = absent (the alert evaluator's default hold). */
+  alertAfterMs: string;
 }
 
 let counter = 0;
 export const newUid = (prefix: string) => `${prefix}${++counter}`;
 
 export function formFromDefinition(d: TaskDefinition): TaskForm {
+  const { alertAfterMs, ...lines } = d.thresholds;
   return {
     name: d.name,
     description: d.description ?? '',
@@ -64,7 +70,8 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
     retry: { ...d.retry },
     backpressure: { ...d.backpressure },
     dlq: { ...d.dlq },
-    thresholds: structuredClone(d.thresholds),
+    thresholds: structuredClone(lines),
+    alertAfterMs: alertAfterMs === undefined ? '' : String(alertAfterMs),
   };
 }
 
@@ -77,6 +84,8 @@ const optional = (s: string) => (s.trim() === '' ? undefined : s.trim());
 
 export function formToInput(f: TaskForm): TaskDefinitionInput {
   const stream = optional(f.streamKeyPath);
+  // Text that is not a number stays NaN, so the schema reports it ("enter a number").
+  const alertAfter = optional(f.alertAfterMs);
   return {
     name: f.name.trim(),
     description: optional(f.description),
@@ -95,7 +104,7 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
     retry: f.retry,
     backpressure: f.backpressure,
     dlq: f.dlq,
-    thresholds: f.thresholds,
+    thresholds: { ...f.thresholds, ...(alertAfter === undefined ? {} : { alertAfterMs: Number(alertAfter) }) },
   };
 }
 

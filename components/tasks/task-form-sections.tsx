@@ -3,9 +3,11 @@
 // writes the form model through `update`; errors come keyed by schema path.
 import type { ReactNode } from 'react';
 import { BACKPRESSURE_POLICIES, ROUTING_STRATEGIES } from '@/server/core/task-definition';
+import { ALERT_EVALUATION_INTERVAL_MS, DEFAULT_ALERT_POLICY } from '@/server/core/alert-evaluation';
 import { Field } from '@/components/ui/field';
 import { Input, Select } from '@/components/ui/input';
 import { Table, Td, Th } from '@/components/ui/table';
+import type { ThresholdMetric } from '@/server/core/thresholds';
 import type { ErrorMap, TaskForm } from './task-form-model';
 import { NumberInput } from './number-input';
 
@@ -175,7 +177,7 @@ export function DlqSection({ form, errors, update }: SectionProps) {
   );
 }
 
-const THRESHOLDS: { key: keyof TaskForm['thresholds']; label: string; unit: string; scale: number }[] = [
+const THRESHOLDS: { key: ThresholdMetric; label: string; unit: string; scale: number }[] = [
   { key: 'depth', label: 'Depth per partition', unit: 'executions', scale: 1 },
   { key: 'imbalance', label: 'Imbalance (max ÷ mean depth)', unit: 'ratio', scale: 1 },
   { key: 'retryRate', label: 'Retry rate', unit: '%', scale: 100 },
@@ -185,7 +187,11 @@ const THRESHOLDS: { key: keyof TaskForm['thresholds']; label: string; unit: stri
 
 export function ThresholdsSection({ form, errors, update }: SectionProps) {
   return (
-    <Section id="sec-thresholds" title="Thresholds" description="Warning and critical lines on the charts and alerts; warning must be below critical.">
+    <Section
+      id="sec-thresholds"
+      title="Thresholds"
+      description="Warning and critical lines on the charts and alerts; warning must be below critical. An alert fires once its condition has held for the alert delay."
+    >
       <Table>
         <thead>
           <tr>
@@ -228,6 +234,20 @@ export function ThresholdsSection({ form, errors, update }: SectionProps) {
           })}
         </tbody>
       </Table>
+      <div className={`${grid} mt-3`}>
+        <Field
+          label="Alert after (ms)"
+          hint={`How long a breach, hot partition or hot key must hold before its alert fires. Empty: the default, ${DEFAULT_ALERT_POLICY.forMs} (alerts are evaluated every ${ALERT_EVALUATION_INTERVAL_MS / 1000} s).`}
+          error={errors['thresholds.alertAfterMs']}
+        >
+          <Input
+            inputMode="numeric"
+            value={form.alertAfterMs}
+            placeholder={`${DEFAULT_ALERT_POLICY.forMs} (default)`}
+            onChange={(e) => update((f) => void (f.alertAfterMs = e.target.value))}
+          />
+        </Field>
+      </div>
     </Section>
   );
 }

@@ -1,17 +1,21 @@
 import { describe, it, expect } from 'vitest';
 import {
+  ALERT_RULES,
   alertKey,
+  alertTiming,
   checkPolicy,
   DEFAULT_ALERT_POLICY,
   detectorSeverity,
   effectiveThreshold,
   escalate,
+  isThresholdRule,
   relaxedHotKey,
   relaxedHotPartition,
   severityAtLeast,
   thresholdBreach,
+  type AlertRule,
 } from './alert-evaluation';
-import { stepAlert, type AlertState } from './alert-rules';
+import { stepAlert, type AlertRuleTiming, type AlertState } from './alert-rules';
 
 const depth = { warning: 1000, critical: 5000 };
 
@@ -122,4 +126,39 @@ describe('alertKey and policy', () => {
     expect(() => checkPolicy({ ...DEFAULT_ALERT_POLICY, hotKey: { dominantShare: 0, floor: 1 } })).toThrow(/dominantShare/);
     expect(() => checkPolicy({ ...DEFAULT_ALERT_POLICY, hotPartition: { factor: 0.5, floorDepth: 1 } })).toThrow(/factor/);
   });
+});
+
+describe("alertTiming: a task's alertAfterMs replaces the policy's forMs", () => {
+  const policy = { forMs: 60_000, clearForMs: 120_000 };
+  it.each<[string, { alertAfterMs?: number } | undefined, AlertRuleTiming]>([
+    ['no thresholds (task gone)', undefined, { forMs: 60_000, clearForMs: 120_000 }],
+    ['alertAfterMs absent', {}, { forMs: 60_000, clearForMs: 120_000 }],
+    ['alertAfterMs 15 s', { alertAfterMs: 15_000 }, { forMs: 15_000, clearForMs: 120_000 }],
+    ['alertAfterMs 0 (first breach)', { alertAfterMs: 0 }, { forMs: 0, clearForMs: 120_000 }],
+    ['alertAfterMs longer than the default', { alertAfterMs: 300_000 }, { forMs: 300_000, clearForMs: 120_000 }],
+  ])('%s', (_n, thresholds, want) => expect(alertTiming(policy, thresholds)).toEqual(want));
+
+  // Evaluations every 15 s of a condition that starts breaching at t = 0: when it fires.
+  it.each([
+    [undefined, 60_000],
+    [15_000, 15_000],
+    [20_000, 30_000],
+    [0, 0],
+  ])('alertAfterMs %s → fires at the evaluation %i ms after the first breach', (alertAfterMs, firedAt) => {
+    const timing = alertTiming(DEFAULT_ALERT_POLICY, alertAfterMs === undefined ? {} : { alertAfterMs });
+    let state: AlertState | undefined;
+    let fired: number | undefined;
+    for (let at = 0; at <= 120_000 && fired === undefined; at += 15_000) {
+      const r = stepAlert(state, { breaching: true, value: 10, at }, timing);
+      state = r.state;
+      fired = r.events.find((e) => e.type === 'fired')?.at;
+    }
+    expect(fired).toBe(firedAt);
+  });
+});
+
+describe('isThresholdRule', () => {
+  it.each<[AlertRule, boolean]>(ALERT_RULES.map((r) => [r, !['hotPartition', 'hotKey'].includes(r)]))('%s → %s', (rule, want) =>
+    expect(isThresholdRule(rule)).toBe(want),
+  );
 });

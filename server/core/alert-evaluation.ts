@@ -3,7 +3,8 @@
 // breaching given the alert's current state, its severity, and the dedup key of an
 // alert. stepAlert (alert-rules.ts) then handles for-duration, clear-duration and events.
 // Pure: no I/O imports (server/core rule).
-import type { ThresholdPair, ThresholdMetric } from './thresholds';
+import type { ThresholdPair, ThresholdMetric, TaskThresholds } from './thresholds';
+import type { AlertRuleTiming } from './alert-rules';
 
 export const ALERT_RULES = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs', 'hotPartition', 'hotKey'] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
@@ -13,7 +14,7 @@ export type AlertSeverity = 'warning' | 'critical';
 export const ALERT_LIST_STATUSES = ['open', 'firing', 'acknowledged', 'resolved', 'all'] as const;
 
 export interface AlertPolicy {
-  /** Breaching continuously this long before an alert fires. */
+  /** Breaching continuously this long before an alert fires, unless the task sets thresholds.alertAfterMs. */
   forMs: number;
   /** Clear continuously this long before it resolves on its own. */
   clearForMs: number;
@@ -28,6 +29,9 @@ export interface AlertPolicy {
   hotPartition: { factor: number; floorDepth: number };
   hotKey: { dominantShare: number; floor: number };
 }
+
+/** How often the control plane's evaluate-alerts service runs: the resolution of every for/clear duration. */
+export const ALERT_EVALUATION_INTERVAL_MS = 15_000;
 
 export const DEFAULT_ALERT_POLICY: AlertPolicy = {
   forMs: 60_000,
@@ -51,6 +55,15 @@ export function checkPolicy(p: AlertPolicy): AlertPolicy {
   if (!(p.hotKey.dominantShare > 0 && p.hotKey.dominantShare <= 1)) bad('hotKey.dominantShare', p.hotKey.dominantShare);
   if (!(p.hotKey.floor >= 0)) bad('hotKey.floor', p.hotKey.floor);
   return p;
+}
+
+/**
+ * The for/clear durations for one task's alerts: its own `thresholds.alertAfterMs` when
+ * set (a demo, or a task where a minute of a breach is already too late), else the
+ * policy's. Clearing always takes the policy's clearForMs.
+ */
+export function alertTiming(policy: Pick<AlertPolicy, 'forMs' | 'clearForMs'>, thresholds: Pick<TaskThresholds, 'alertAfterMs'> | undefined): AlertRuleTiming {
+  return { forMs: thresholds?.alertAfterMs ?? policy.forMs, clearForMs: policy.clearForMs };
 }
 
 /** A threshold as seen by an alert that is open (lowered by hysteresis) or not. */
@@ -92,6 +105,11 @@ export function detectorSeverity(ratio: number | null, criticalAt: number): Aler
 }
 
 export const THRESHOLD_RULES: readonly (ThresholdMetric & AlertRule)[] = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs'];
+
+/** Whether a rule reads one of the task's warning/critical lines (the detectors do not). */
+export function isThresholdRule(rule: AlertRule): rule is ThresholdMetric & AlertRule {
+  return (THRESHOLD_RULES as readonly AlertRule[]).includes(rule);
+}
 
 /** The dedup key: one open episode per (task, rule, subject). */
 export function alertKey(task: string, rule: AlertRule, subject = ''): string {

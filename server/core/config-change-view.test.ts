@@ -16,6 +16,7 @@ describe('changeLabel', () => {
     ['timeoutMs', 'Timeout (ms)'],
     ['routing.keyPath', 'Routing › key path'],
     ['thresholds.p99LatencyMs.warning', 'Thresholds › p99 latency (ms) › warning'],
+    ['thresholds.alertAfterMs', 'Thresholds › alert after (ms)'],
     ['dlq.retentionDays', 'DLQ › retention (days)'],
     ['groups.tenant', 'Group "tenant"'],
     ['groups.tenant.limit', 'Group "tenant" › limit'],
@@ -55,6 +56,18 @@ describe('groupChangesByTask', () => {
             { path: 'groups.region.limit', label: 'Group "region" › limit', kind: 'added', before: null, after: '3' },
             { path: 'groups.region.overrides.eu', label: 'Group "region" › override "eu"', kind: 'added', before: null, after: '1' },
           ],
+        },
+      ],
+    },
+    {
+      name: 'an alert delay set: one added field, the lines untouched',
+      before: cfg(email()),
+      after: cfg(email({ thresholds: { alertAfterMs: 15_000 } })),
+      expected: [
+        {
+          task: 'send-email',
+          kind: 'changed',
+          rows: [{ path: 'thresholds.alertAfterMs', label: 'Thresholds › alert after (ms)', kind: 'added', before: null, after: '15000' }],
         },
       ],
     },

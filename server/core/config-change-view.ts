@@ -70,6 +70,7 @@ const WORDS: Record<string, string> = {
   retryRate: 'retry rate',
   dlqRate: 'DLQ rate',
   p99LatencyMs: 'p99 latency (ms)',
+  alertAfterMs: 'alert after (ms)',
   warning: 'warning',
   critical: 'critical',
   limit: 'limit',

@@ -44,6 +44,18 @@ describe('parseTaskDefinition: valid definitions', () => {
     });
   });
 
+  it.each([
+    ['absent: the evaluator default applies', {}, undefined],
+    ['0: fire on the first breach seen', { alertAfterMs: 0 }, 0],
+    ['15 s', { alertAfterMs: 15_000 }, 15_000],
+    ['an hour, the most', { alertAfterMs: 3_600_000 }, 3_600_000],
+  ])('thresholds.alertAfterMs %s', (_n, thresholds, want) => {
+    const t = taskDefinitionSchema.parse({ name: 'x', thresholds });
+    expect(t.thresholds.alertAfterMs).toBe(want);
+    expect('alertAfterMs' in t.thresholds).toBe(want !== undefined);
+    expect(t.thresholds.depth).toEqual({ warning: 1000, critical: 5000 });
+  });
+
   it('fills the rest of a partly given object with defaults', () => {
     const t = taskDefinitionSchema.parse({ name: 'x', retry: { maxAttempts: 7 }, thresholds: { depth: { warning: 1, critical: 2 } } });
     expect(t.retry).toEqual({ maxAttempts: 7, backoff: 'exponential', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 });
@@ -105,6 +117,31 @@ describe('parseTaskDefinition: field errors', () => {
       name: 'warning equal to critical',
       input: { name: 'x', thresholds: { p99LatencyMs: { warning: 5, critical: 5 } } },
       errors: [{ path: 'thresholds.p99LatencyMs.warning', message: 'warning must be below critical' }],
+    },
+    {
+      name: 'alertAfterMs below 0',
+      input: { name: 'x', thresholds: { alertAfterMs: -1 } },
+      errors: [{ path: 'thresholds.alertAfterMs', message: 'must be at least 0' }],
+    },
+    {
+      name: 'alertAfterMs above an hour',
+      input: { name: 'x', thresholds: { alertAfterMs: 3_600_001 } },
+      errors: [{ path: 'thresholds.alertAfterMs', message: 'must be at most an hour (3600000 ms)' }],
+    },
+    {
+      name: 'fractional alertAfterMs',
+      input: { name: 'x', thresholds: { alertAfterMs: 1.5 } },
+      errors: [{ path: 'thresholds.alertAfterMs', message: 'must be a whole number of ms' }],
+    },
+    {
+      name: 'alertAfterMs as a string',
+      input: { name: 'x', thresholds: { alertAfterMs: '15s' } },
+      errors: [{ path: 'thresholds.alertAfterMs', message: 'Invalid input: expected number, received string' }],
+    },
+    {
+      name: 'unknown key beside the thresholds',
+      input: { name: 'x', thresholds: { forMs: 1000 } },
+      errors: [{ path: 'thresholds', message: 'Unrecognized key: "forMs"' }],
     },
     {
       name: 'several independent errors are all reported',

@@ -71,7 +71,16 @@ const thresholdPair = (warning: number, critical: number) =>
     .default({ warning, critical })
     .refine((t) => t.warning < t.critical, { message: 'warning must be below critical', path: ['warning'] });
 
-/** Defaults from seed 000's metric table (DESIGN.md). Rates are fractions (0.1 = 10%). */
+/** The longest a task may ask a condition to hold before its alert fires. */
+export const MAX_ALERT_AFTER_MS = 3_600_000;
+
+/**
+ * Defaults from seed 000's metric table (DESIGN.md). Rates are fractions (0.1 = 10%).
+ * `alertAfterMs`: how long any of the task's alert conditions (these lines, hot
+ * partition, hot key) must hold before its alert fires; absent = the alert evaluator's
+ * default (one minute, DEFAULT_ALERT_POLICY.forMs). 0 fires on the first evaluation that
+ * sees the breach (the evaluator runs every 15 s).
+ */
 export const thresholdsSchema = z
   .strictObject({
     depth: thresholdPair(1000, 5000),
@@ -79,6 +88,12 @@ export const thresholdsSchema = z
     retryRate: thresholdPair(0.1, 0.25),
     dlqRate: thresholdPair(0.01, 0.05),
     p99LatencyMs: thresholdPair(5000, 30_000),
+    alertAfterMs: z
+      .number()
+      .int('must be a whole number of ms')
+      .min(0, 'must be at least 0')
+      .max(MAX_ALERT_AFTER_MS, 'must be at most an hour (3600000 ms)')
+      .optional(),
   })
   .default({
     depth: { warning: 1000, critical: 5000 },

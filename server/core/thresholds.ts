@@ -6,8 +6,9 @@ import type { TaskDefinition } from './task-definition';
 
 export type ThresholdStatus = 'ok' | 'warning' | 'critical' | 'unknown';
 export type TaskThresholds = TaskDefinition['thresholds'];
-export type ThresholdMetric = keyof TaskThresholds;
-export const THRESHOLD_METRICS = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs'] as const satisfies readonly ThresholdMetric[];
+export const THRESHOLD_METRICS = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs'] as const satisfies readonly (keyof TaskThresholds)[];
+/** A metric with warning and critical lines (TaskThresholds' other key, alertAfterMs, is a duration). */
+export type ThresholdMetric = (typeof THRESHOLD_METRICS)[number];
 
 export interface ThresholdPair {
   warning: number;

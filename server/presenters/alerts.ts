@@ -7,7 +7,7 @@ import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { Prisma } from '../db/generated/prisma/client';
 import { CoreError } from '../core/errors';
-import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
+import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, isThresholdRule, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
 import type { AlertStatus } from '../core/alert-rules';
 import { median } from '../core/metrics';
 import { bucketAxis, resolutionForRange } from '../core/rollup-buckets';
@@ -258,7 +258,7 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
       to: toMs,
       metric,
       // A hot partition is charted as depth, so it gets the depth lines.
-      thresholds: item.rule in thresholds ? thresholds[item.rule as keyof typeof thresholds] : item.rule === 'hotPartition' ? thresholds.depth : null,
+      thresholds: isThresholdRule(item.rule) ? thresholds[item.rule] : item.rule === 'hotPartition' ? thresholds.depth : null,
       points,
     };
   }

@@ -1,8 +1,9 @@
 // The alert engine. `evaluateAlerts` (run by the evaluate-alerts control-plane service)
 // reads each active task's live counters and recent samples, turns its thresholds and
 // the hot-partition / hot-key detectors into observations (hysteresis applied to open
-// alerts), steps each alert's state machine (core stepAlert: for-duration before firing,
-// clear-duration before resolving), and writes episodes, events and webhook
+// alerts), steps each alert's state machine (core stepAlert: for-duration before firing —
+// the task's thresholds.alertAfterMs, else the policy's — and clear-duration before
+// resolving), and writes episodes, events and webhook
 // notifications in one transaction. Operator actions (acknowledge, silence, resolve) run
 // the core transition on a locked row and write their audit record in the same
 // transaction.
@@ -18,6 +19,7 @@ import {
   silenceAlert,
   stepAlert,
   type AlertEvent,
+  type AlertRuleTiming,
   type AlertState,
   type HotPartition,
   type KeyLoad,
@@ -25,6 +27,7 @@ import {
 import {
   ALERT_RULE_LABEL,
   alertKey,
+  alertTiming,
   checkPolicy,
   DEFAULT_ALERT_POLICY,
   detectorSeverity,
@@ -66,6 +69,8 @@ export interface Observation extends NewAlert {
   breaching: boolean;
   value: number | null;
   evidence: Record<string, unknown>;
+  /** How long it must breach before firing (the task's alertAfterMs, else the policy's) and clear before resolving. */
+  timing: AlertRuleTiming;
 }
 
 /** Keys considered per group when computing hot-key shares (the rest are summed). */
@@ -91,8 +96,10 @@ interface TaskInputs {
 /** Pure: one task's observations, given the latest episode of each key (for hysteresis). */
 export function observeTask(t: TaskInputs, latest: Map<string, AlertRow>, policy: AlertPolicy): Observation[] {
   const thresholds = thresholdsOf(t.definition);
+  const timing = alertTiming(policy, thresholds);
   const out: Observation[] = [];
   const base = (rule: AlertRule, subject = '') => ({
+    timing,
     key: alertKey(t.task, rule, subject),
     task: t.task,
     rule,
@@ -220,7 +227,7 @@ export function observeTask(t: TaskInputs, latest: Map<string, AlertRow>, policy
 }
 
 /** Open or still-silenced keys nobody observed this round (task removed, key gone idle): clear. */
-function unobserved(latest: Map<string, AlertRow>, observed: Set<string>): Observation[] {
+function unobserved(latest: Map<string, AlertRow>, observed: Set<string>, policy: AlertPolicy): Observation[] {
   const out: Observation[] = [];
   for (const [key, r] of latest) {
     if (observed.has(key) || r.status === 'resolved') continue;
@@ -234,6 +241,7 @@ function unobserved(latest: Map<string, AlertRow>, observed: Set<string>): Obser
       groupKey: r.group_key,
       breaching: false,
       value: null,
+      timing: alertTiming(policy, undefined),
       severity: r.severity,
       threshold: r.threshold,
       evidence: r.evidence,
@@ -290,9 +298,8 @@ export interface EvaluationResult {
 }
 
 /** Applies one observation to its key's latest episode; returns what happened. */
-async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undefined, at: number, policy: AlertPolicy) {
-  const timing = { forMs: policy.forMs, clearForMs: policy.clearForMs };
-  const step = stepAlert(prev ? rowToState(prev) : undefined, { breaching: obs.breaching, value: obs.value, at }, timing);
+async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undefined, at: number) {
+  const step = stepAlert(prev ? rowToState(prev) : undefined, { breaching: obs.breaching, value: obs.value, at }, obs.timing);
   const events: EngineEvent[] = [...step.events];
   const result = { fired: 0, resolved: 0, escalated: 0, notified: 0 };
   if (!step.state) {
@@ -350,10 +357,10 @@ export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: Al
         ),
       );
     }
-    observations.push(...unobserved(latest, new Set(observations.map((o) => o.key))));
+    observations.push(...unobserved(latest, new Set(observations.map((o) => o.key)), policy));
     const res: EvaluationResult = { tasks: tasks.length, observed: observations.length, fired: 0, resolved: 0, escalated: 0, open: 0, notificationsQueued: 0 };
     for (const obs of observations) {
-      const r = await applyObservation(c, obs, latest.get(obs.key), at, policy);
+      const r = await applyObservation(c, obs, latest.get(obs.key), at);
       res.fired += r.fired;
       res.resolved += r.resolved;
       res.escalated += r.escalated;
