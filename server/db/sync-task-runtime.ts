@@ -61,6 +61,9 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
       `INSERT INTO partition_owners (task, partition) SELECT $1, p FROM generate_series(0, $2 - 1) p ON CONFLICT DO NOTHING`,
       [def.name, def.partitions],
     );
+    // A raised or removed group limit makes room without any finish: release the rows
+    // waiting on keys that now have it (one index probe when nothing waits).
+    if (oldP !== null) await db.query('SELECT sluice_release_waiting($1)', [def.name]);
     if (oldP !== null && def.partitions < oldP) {
       out.repartitioned.push({ task: def.name, from: oldP, to: def.partitions, moved: await shrinkPartitions(db, def.name, def.partitions) });
     } else if (oldP !== null && def.partitions > oldP) {

@@ -1,0 +1,182 @@
+// Waiting rows (migration 20261123000600000): a saturated key's queued rows are set aside
+// (waiting_on) by the claim, leave the claim index, and come back — oldest first, as many
+// as the key has room for — when a finish frees the key's slots, when a config apply
+// raises or removes the limit, or when the reconciler finds room a finish missed.
+// SQL-level: claims and finishes through the functions, no coordinator process.
+import { describe, it, expect, beforeAll } from 'vitest';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { enqueue } from '../../server/services/enqueue';
+import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
+import { finishExecutions } from '../../server/db/finish-executions';
+import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
+import { reconciler } from '../../server/coordinator/maintenance/reconciler';
+import type { TaskDefinitionInput } from '../../server/core/task-definition';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+
+const succeed = (rows: ClaimedExecution[]) => rows.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const }));
+
+async function waiting(task: string): Promise<Record<string, number>> {
+  const r = await db.pool.query<{ k: string; n: number }>(
+    `SELECT waiting_on AS k, count(*)::int AS n FROM executions WHERE task = $1 AND state = 'queued' AND waiting_on IS NOT NULL GROUP BY 1 ORDER BY 1`,
+    [task],
+  );
+  return Object.fromEntries(r.rows.map((x) => [x.k, x.n]));
+}
+
+/** Index entries the claim index handed out while `fn` ran (statistics flushed on the
+ *  same connection, PG 15's pg_stat_force_next_flush). */
+async function claimIndexReads<T>(fn: (c: import('pg').PoolClient) => Promise<T>): Promise<{ reads: number; value: T }> {
+  const read = async () => {
+    await db.pool.query('SELECT pg_stat_clear_snapshot()');
+    const r = await db.pool.query(`SELECT idx_tup_read::int AS n FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`);
+    return r.rows[0].n as number;
+  };
+  const c = await db.pool.connect();
+  try {
+    await c.query('SELECT pg_stat_force_next_flush()');
+    const before = await read();
+    const value = await fn(c);
+    await c.query('SELECT pg_stat_force_next_flush()');
+    await c.query('SELECT 1');
+    return { reads: (await read()) - before, value };
+  } finally {
+    c.release();
+  }
+}
+
+describe('rows waiting on a saturated key', () => {
+  it('are set aside once, so later claims and idle polls do not read them', async () => {
+    await applyTasks(db.pool, [{ name: 'hog', partitions: 1, concurrency: 50, groups: [{ name: 'tenant', limit: 1, keyPath: 't' }], backpressure: { maxDepth: 100_000 } }]);
+    const me = await fakeCoordinator(db.pool, ['hog']);
+    await enqueue(db.pool, 'hog', Array.from({ length: 1000 }, () => ({ payload: { t: 'hog' } })));
+    const first = await claimExecutions(db.pool, me, 'hog', 10, 60_000);
+    expect(first).toHaveLength(1);
+    // The next claim meets the saturated key and sets its rows aside (the head of the
+    // partition, in passes of ~300 rows; more as later claims reach them).
+    expect(await claimExecutions(db.pool, me, 'hog', 10, 60_000)).toEqual([]);
+    while ((await waiting('hog'))['tenant=hog'] !== 999) expect(await claimExecutions(db.pool, me, 'hog', 10, 60_000)).toEqual([]);
+    // Depth and the API still count them as queued.
+    const depth = await db.pool.query(`SELECT sum(depth)::int AS d FROM partition_stats WHERE task = 'hog'`);
+    expect(depth.rows[0].d).toBe(999);
+
+    // The set-aside rows' old entries are still in the claim index until the first scan
+    // after the commit finds their tuples dead and marks them (kill_prior_tuple), as for
+    // any claimed row; that idle poll pays for them once.
+    expect(await claimExecutions(db.pool, me, 'hog', 10, 60_000)).toEqual([]);
+    // From then on idle polls and the claim of a newly arrived free key read (almost)
+    // nothing of the backlog: before, each of them read all 999 rows of the saturated key.
+    const { reads, value } = await claimIndexReads(async (c) => {
+      for (let i = 0; i < 5; i++) expect(await claimExecutions(c, me, 'hog', 10, 60_000)).toEqual([]);
+      await enqueue(db.pool, 'hog', [{ payload: { t: 'free' } }]);
+      return claimExecutions(c, me, 'hog', 10, 60_000);
+    });
+    expect(value.map((e) => e.groups)).toEqual([{ tenant: 'free' }]);
+    expect(reads).toBeLessThan(50);
+  });
+
+  it('come back oldest first as slots free, so a key runs in enqueue order across partitions', async () => {
+    await applyTasks(db.pool, [{ name: 'order', partitions: 3, concurrency: 50, groups: [{ name: 'tenant', limit: 2, keyPath: 't' }] }]);
+    const me = await fakeCoordinator(db.pool, ['order']);
+    await enqueue(db.pool, 'order', Array.from({ length: 30 }, (_, i) => ({ payload: { t: 'a', i } })));
+    const ran: number[] = [];
+    let waited = 0;
+    for (let round = 0; round < 100 && ran.length < 30; round++) {
+      const running = await claimExecutions(db.pool, me, 'order', 50, 60_000);
+      expect(running.length).toBeLessThanOrEqual(2);
+      // a claim while the key is saturated sets its rows aside
+      expect(await claimExecutions(db.pool, me, 'order', 50, 60_000)).toEqual([]);
+      waited = Math.max(waited, Object.values(await waiting('order')).reduce((a, b) => a + b, 0));
+      ran.push(...running.map((e) => (e.payload as { i: number }).i));
+      // finish one at a time: each finish releases the oldest waiting row
+      for (const e of running) await finishExecutions(db.pool, 'order', succeed([e]));
+    }
+    expect(waited).toBe(28);
+    expect(ran).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(await waiting('order')).toEqual({});
+  });
+
+  it('a row waits on one key at a time and still needs every key: limits hold, nothing is lost', async () => {
+    await applyTasks(db.pool, [
+      { name: 'two', partitions: 2, concurrency: 100, groups: [{ name: 'tenant', limit: 3, keyPath: 't' }, { name: 'key', limit: 1, keyPath: 'k' }] },
+    ]);
+    const me = await fakeCoordinator(db.pool, ['two']);
+    await enqueue(db.pool, 'two', Array.from({ length: 400 }, (_, i) => ({ payload: { t: `t${i % 4}`, k: `k${i % 9}` } })));
+    const live = new Map<string, number>();
+    let done = 0;
+    let running: ClaimedExecution[] = [];
+    for (let round = 0; round < 2000 && done < 400; round++) {
+      const got = await claimExecutions(db.pool, me, 'two', 20, 60_000);
+      for (const e of got) for (const k of [`t=${e.groups.tenant}`, `k=${e.groups.key}`]) live.set(k, (live.get(k) ?? 0) + 1);
+      for (const [k, n] of live) expect(n, k).toBeLessThanOrEqual(k.startsWith('t=') ? 3 : 1);
+      running = [...running, ...got];
+      // finish a random half of what runs
+      const fin = running.filter(() => Math.random() < 0.5);
+      running = running.filter((e) => !fin.includes(e));
+      for (const e of fin) for (const k of [`t=${e.groups.tenant}`, `k=${e.groups.key}`]) live.set(k, live.get(k)! - 1);
+      done += (await finishExecutions(db.pool, 'two', succeed(fin))).size;
+    }
+    expect(done).toBe(400);
+    expect(await waiting('two')).toEqual({});
+  });
+
+  it('a config apply that raises or removes a limit releases the rows waiting on it', async () => {
+    const def = (limit: number | null): TaskDefinitionInput => ({
+      name: 'raise',
+      partitions: 1,
+      concurrency: 50,
+      groups: limit === null ? [{ name: 'other', limit: 1, keyPath: 'o' }] : [{ name: 'tenant', limit, keyPath: 't' }],
+    });
+    await applyTasks(db.pool, [def(1)]);
+    const me = await fakeCoordinator(db.pool, ['raise']);
+    await enqueue(db.pool, 'raise', Array.from({ length: 20 }, () => ({ payload: { t: 'a' } })));
+    const held = await claimExecutions(db.pool, me, 'raise', 50, 60_000);
+    expect(held).toHaveLength(1);
+    expect(await claimExecutions(db.pool, me, 'raise', 50, 60_000)).toEqual([]);
+    expect(await waiting('raise')).toEqual({ 'tenant=a': 19 });
+    // 1 → 5 while one still runs: room for 4 more, released by the apply itself
+    await applyTasks(db.pool, [def(5)]);
+    expect(await waiting('raise')).toEqual({ 'tenant=a': 15 });
+    expect(await claimExecutions(db.pool, me, 'raise', 50, 60_000)).toHaveLength(4);
+    // the group removed: nothing to wait for any more
+    expect(await claimExecutions(db.pool, me, 'raise', 50, 60_000)).toEqual([]);
+    await applyTasks(db.pool, [def(null)]);
+    expect(await waiting('raise')).toEqual({});
+    expect(await claimExecutions(db.pool, me, 'raise', 50, 60_000)).toHaveLength(15);
+  });
+
+  it('the reconciler releases rows a finish could not (a repaired in_flight) and logs it', async () => {
+    await applyTasks(db.pool, [{ name: 'drift', partitions: 1, concurrency: 50, groups: [{ name: 'tenant', limit: 2, keyPath: 't' }] }]);
+    const me = await fakeCoordinator(db.pool, ['drift']);
+    await enqueue(db.pool, 'drift', Array.from({ length: 10 }, () => ({ payload: { t: 'a' } })));
+    expect(await claimExecutions(db.pool, me, 'drift', 50, 60_000)).toHaveLength(2);
+    expect(await claimExecutions(db.pool, me, 'drift', 50, 60_000)).toEqual([]);
+    expect(await waiting('drift')).toEqual({ 'tenant=a': 8 });
+    // Drift: the key's count says 2 running, but one execution vanished from under it.
+    await db.pool.query(`UPDATE executions SET state = 'succeeded', finished_at = now() WHERE id = (SELECT min(id) FROM executions WHERE task = 'drift' AND state = 'running')`);
+    const r = await runServiceOnce(db.pool, reconciler, 0, { coordinatorId: me, staleMs: 60_000, log: () => {} });
+    expect(r.ran).toBe(true);
+    expect(await waiting('drift')).toEqual({ 'tenant=a': 7 });
+    const log = await db.pool.query(`SELECT counter, recorded, actual FROM reconcile_log WHERE task = 'drift' AND counter = 'group.waiting_with_room'`);
+    expect(log.rows.map((x) => ({ ...x, recorded: Number(x.recorded), actual: Number(x.actual) }))).toEqual([{ counter: 'group.waiting_with_room', recorded: 1, actual: 0 }]);
+    expect(await claimExecutions(db.pool, me, 'drift', 50, 60_000)).toHaveLength(1);
+  });
+
+  it('a release (shutdown) frees the key like a completion does', async () => {
+    await applyTasks(db.pool, [{ name: 'resc', partitions: 1, concurrency: 50, groups: [{ name: 'tenant', limit: 1, keyPath: 't' }] }]);
+    const me = await fakeCoordinator(db.pool, ['resc']);
+    await enqueue(db.pool, 'resc', Array.from({ length: 3 }, (_, i) => ({ payload: { t: 'a', i } })));
+    const [one] = await claimExecutions(db.pool, me, 'resc', 50, 60_000);
+    expect(await claimExecutions(db.pool, me, 'resc', 50, 60_000)).toEqual([]);
+    expect(await waiting('resc')).toEqual({ 'tenant=a': 2 });
+    // release (shutdown): back to queued, and the oldest waiting row comes back too
+    await finishExecutions(db.pool, 'resc', [{ id: one!.id, leaseToken: one!.leaseToken, outcome: 'release' }]);
+    expect(await waiting('resc')).toEqual({ 'tenant=a': 1 });
+    const again = await claimExecutions(db.pool, me, 'resc', 50, 60_000);
+    expect(again.map((e) => (e.payload as { i: number }).i)).toEqual([0]);
+  });
+});
