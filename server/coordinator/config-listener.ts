@@ -4,10 +4,15 @@
 // always loads the latest stored version and applies it only if it is newer than the one
 // applied: a late or replayed notification can never take the coordinator backwards.
 // Each apply (or its error) is recorded in the coordinators row with its duration.
+// The same connection also LISTENs on sluice_enqueue (onEnqueue): an enqueue that made
+// executions claimable right away names its task there, so an idle member claims at once
+// instead of after its poll interval (the poll stays the fallback: a notification is a
+// hint, never needed for correctness).
 import pg from 'pg';
 import type { SluiceConfig } from '../core/task-definition';
 import { parseConfig } from '../core/task-definition';
 import { CONFIG_CHANNEL, latestConfigVersion } from '../db/config-versions';
+import { ENQUEUE_CHANNEL } from '../db/enqueue-executions';
 import { recordAppliedVersion } from '../db/coordinator-membership';
 
 export type ApplyFn = (version: number, config: SluiceConfig) => void | Promise<void>;
@@ -18,6 +23,8 @@ export interface ConfigListenerOptions {
   coordinatorId: string;
   pollMs: number;
   apply: ApplyFn;
+  /** Called with the task name of each sluice_enqueue notification. */
+  onEnqueue?: (task: string) => void;
   log: (msg: string) => void;
 }
 
@@ -72,6 +79,10 @@ export class ConfigListener {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.o.databaseUrl, application_name: 'sluice-config-listener' });
     client.on('notification', (n) => {
+      if (n.channel === ENQUEUE_CHANNEL) {
+        this.o.onEnqueue?.(n.payload ?? '');
+        return;
+      }
       if (n.channel !== CONFIG_CHANNEL) return;
       const v = Number(n.payload);
       if (Number.isFinite(v) && this.applied !== null && v <= this.applied) return; // older or same: ignore
@@ -94,6 +105,7 @@ export class ConfigListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${CONFIG_CHANNEL}`);
+      if (this.o.onEnqueue) await client.query(`LISTEN ${ENQUEUE_CHANNEL}`);
       this.client = client;
       this.reconnectDelay = 100;
       await this.check('reconnect');

@@ -115,7 +115,17 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     }
     signal.fire();
   };
-  const listener = new ConfigListener({ pool, databaseUrl: opts.databaseUrl, coordinatorId: id, pollMs: timings.configPollMs, apply, log });
+  const listener = new ConfigListener({
+    pool,
+    databaseUrl: opts.databaseUrl,
+    coordinatorId: id,
+    pollMs: timings.configPollMs,
+    apply,
+    onEnqueue: (task) => {
+      if (defs.has(task)) signal.fire();
+    },
+    log,
+  });
 
   const onFlushed = (b: CompletedBatch) => {
     for (const item of b.items) {

@@ -24,22 +24,20 @@ export interface TaskForEnqueue {
   counter: number;
 }
 
-/** Task definition + routing inputs in one round trip: depths are the cached counters. */
+/** Task definition + routing inputs in one round trip: depths are the cached counters;
+ *  the round-robin counter is drawn from the task's sequence only when routing uses it. */
 export async function loadTaskForEnqueue(db: Db, task: string, sequence: string): Promise<TaskForEnqueue | null> {
-  const r = await db.query<{ definition: unknown; partitions: number; active: boolean; depths: number[] | null }>(
+  const r = await db.query<{ definition: unknown; partitions: number; active: boolean; depths: number[] | null; counter: number | null }>(
     `SELECT t.definition, t.partitions, t.active,
-            (SELECT array_agg(ps.depth ORDER BY ps.partition) FROM partition_stats ps WHERE ps.task = t.task) AS depths
+            (SELECT array_agg(ps.depth ORDER BY ps.partition) FROM partition_stats ps WHERE ps.task = t.task) AS depths,
+            CASE WHEN t.active AND t.definition -> 'routing' ->> 'strategy' = 'round-robin'
+                 THEN nextval(to_regclass($2)) END AS counter
      FROM task_runtime t WHERE t.task = $1`,
-    [task],
+    [task, `"${sequence}"`],
   );
   const row = r.rows[0];
   if (!row) return null;
-  let counter = 0;
-  if (row.active) {
-    const c = await db.query<{ n: number }>(`SELECT nextval($1::regclass) AS n`, [`"${sequence}"`]);
-    counter = c.rows[0]!.n;
-  }
-  return { definition: row.definition, partitions: row.partitions, active: row.active, depths: (row.depths ?? []).map(Number), counter };
+  return { definition: row.definition, partitions: row.partitions, active: row.active, depths: (row.depths ?? []).map(Number), counter: Number(row.counter ?? 0) };
 }
 
 export async function lockIdempotencyKeys(db: Db, task: string, keys: readonly string[]): Promise<void> {
@@ -219,18 +217,27 @@ export interface PartitionEnqueueDelta {
   shed: number;
 }
 
-/** Moves the (already locked) partition counters for what this transaction enqueued. */
-export async function addEnqueueCounters(db: Db, task: string, deltas: readonly PartitionEnqueueDelta[]): Promise<void> {
+/** Executions a committed enqueue made claimable at once: NOTIFY sluice_enqueue with the
+ *  task name wakes idle coordinators (config-listener.ts). Delivered only on commit. */
+export const ENQUEUE_CHANNEL = 'sluice_enqueue';
+
+/** Moves the (already locked) partition counters for what this transaction enqueued,
+ *  and with `wake` queues the sluice_enqueue notification in the same round trip. */
+export async function addEnqueueCounters(db: Db, task: string, deltas: readonly PartitionEnqueueDelta[], wake = false): Promise<void> {
   const d = deltas.filter((x) => x.accepted + x.spilled + x.shed > 0);
   if (d.length === 0) return;
   await db.query(
-    `UPDATE partition_stats ps
-     SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,
-         arrivals_total = ps.arrivals_total + d.accepted + d.spilled + d.shed,
-         spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed, updated_at = now()
-     FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS d(partition, accepted, spilled, shed)
-     WHERE ps.task = $1 AND ps.partition = d.partition`,
-    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed)],
+    `WITH moved AS (
+       UPDATE partition_stats ps
+       SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,
+           arrivals_total = ps.arrivals_total + d.accepted + d.spilled + d.shed,
+           spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed, updated_at = now()
+       FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS d(partition, accepted, spilled, shed)
+       WHERE ps.task = $1 AND ps.partition = d.partition
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM moved) AS n, CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
+    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake],
   );
 }
 

@@ -277,7 +277,9 @@ async function enqueueOnce(db: pg.Pool, taskName: string, inputs: readonly Enque
     accepted.forEach((i) => bump(i, 'accepted'));
     spilled.forEach((i) => bump(i, 'spilled'));
     shed.forEach((i) => bump(i, 'shed'));
-    await addEnqueueCounters(client, taskName, [...deltas.values()]);
+    // Wake idle coordinators when something is claimable now (not delayed, not blocked).
+    const wake = accepted.some((i, k) => inserted[k]!.state === 'queued' && prepared[i]!.delayMs + throttledMs === 0);
+    await addEnqueueCounters(client, taskName, [...deltas.values()], wake);
     await client.query('COMMIT');
 
     // Repeats of a key inside the batch point at its first occurrence.
