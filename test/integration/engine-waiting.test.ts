@@ -5,7 +5,7 @@
 // SQL-level: claims and finishes through the functions, no coordinator process.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { applyTasks, claimIndexReads, fakeCoordinator } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
@@ -26,27 +26,6 @@ async function waiting(task: string): Promise<Record<string, number>> {
     [task],
   );
   return Object.fromEntries(r.rows.map((x) => [x.k, x.n]));
-}
-
-/** Index entries the claim index handed out while `fn` ran (statistics flushed on the
- *  same connection, PG 15's pg_stat_force_next_flush). */
-async function claimIndexReads<T>(fn: (c: import('pg').PoolClient) => Promise<T>): Promise<{ reads: number; value: T }> {
-  const read = async () => {
-    await db.pool.query('SELECT pg_stat_clear_snapshot()');
-    const r = await db.pool.query(`SELECT idx_tup_read::int AS n FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`);
-    return r.rows[0].n as number;
-  };
-  const c = await db.pool.connect();
-  try {
-    await c.query('SELECT pg_stat_force_next_flush()');
-    const before = await read();
-    const value = await fn(c);
-    await c.query('SELECT pg_stat_force_next_flush()');
-    await c.query('SELECT 1');
-    return { reads: (await read()) - before, value };
-  } finally {
-    c.release();
-  }
 }
 
 describe('rows waiting on a saturated key', () => {
@@ -70,7 +49,7 @@ describe('rows waiting on a saturated key', () => {
     expect(await claimExecutions(db.pool, me, 'hog', 10, 60_000)).toEqual([]);
     // From then on idle polls and the claim of a newly arrived free key read (almost)
     // nothing of the backlog: before, each of them read all 999 rows of the saturated key.
-    const { reads, value } = await claimIndexReads(async (c) => {
+    const { reads, value } = await claimIndexReads(db.pool, async (c) => {
       for (let i = 0; i < 5; i++) expect(await claimExecutions(c, me, 'hog', 10, 60_000)).toEqual([]);
       await enqueue(db.pool, 'hog', [{ payload: { t: 'free' } }]);
       return claimExecutions(c, me, 'hog', 10, 60_000);

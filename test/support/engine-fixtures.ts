@@ -36,3 +36,25 @@ export async function partitionStats(pool: pg.Pool, task: string) {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Index entries `executions_claim_idx` handed out while `fn` ran on one connection
+ *  (idx_tup_read; statistics flushed on that connection with PG 15's
+ *  pg_stat_force_next_flush, read fresh on another). */
+export async function claimIndexReads<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<{ reads: number; value: T }> {
+  const read = async () => {
+    await pool.query('SELECT pg_stat_clear_snapshot()');
+    const r = await pool.query(`SELECT idx_tup_read::int AS n FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`);
+    return r.rows[0].n as number;
+  };
+  const c = await pool.connect();
+  try {
+    await c.query('SELECT pg_stat_force_next_flush()');
+    const before = await read();
+    const value = await fn(c);
+    await c.query('SELECT pg_stat_force_next_flush()');
+    await c.query('SELECT 1');
+    return { reads: (await read()) - before, value };
+  } finally {
+    c.release();
+  }
+}
