@@ -2,7 +2,9 @@
 // turn (rotating the starting task for fairness) asking for at most the free slots, so
 // it never fetches more than it can run (River's producer rule). When a round finds
 // nothing, or every slot is busy, it sleeps until the completer signals freed slots or
-// the poll interval passes. An idle poll is cheap: sluice_claim returns before taking
+// the poll interval passes; likewise after a round whose claims all came back short
+// (drained, or held by group limits: repeating at once would re-read the head under the
+// task lock for nothing). An idle poll is cheap: sluice_claim returns before taking
 // any lock when no claimable row exists in this member's partitions.
 // The completer refills the slots a flush frees in the same round trip
 // (sluice_finish_and_claim); this loop fills the rest — idle polls, start-up, other tasks
@@ -53,7 +55,9 @@ export class ClaimLoop {
     while (!this.stopped) {
       try {
         const tasks = this.d.tasks();
-        let claimed = 0;
+        // A claim that filled every slot it asked for may have left more behind; one that
+        // came back short found all there is for now (drained, or held by group limits).
+        let full = false;
         for (let i = 0; i < tasks.length && !this.stopped; i++) {
           const def = tasks[(i + this.rotate) % tasks.length]!;
           const free = this.d.slots - this.d.inFlight();
@@ -69,14 +73,14 @@ export class ClaimLoop {
           this.d.metrics.observe('sluice_claim_duration_seconds', { task: def.name }, (performance.now() - t0) / 1000, 'Round trip of one sluice_claim call');
           if (rows.length > 0) {
             this.d.metrics.inc('sluice_executions_claimed_total', { task: def.name }, rows.length, 'Executions claimed by this coordinator');
-            claimed += rows.length;
             this.d.onClaimed(rows, def);
           }
+          if (rows.length >= free) full = true;
         }
         this.rotate++;
         errors = 0;
         if (this.stopped) break;
-        if (claimed === 0 || this.d.slots - this.d.inFlight() <= 0) await this.d.signal.wait(this.d.pollMs);
+        if (!full || this.d.slots - this.d.inFlight() <= 0) await this.d.signal.wait(this.d.pollMs);
       } catch (e) {
         errors++;
         this.d.log(`claim failed: ${(e as Error).message}`);

@@ -168,14 +168,15 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       if (rows.length > 0) metrics.inc('sluice_executions_claimed_total', { task }, rows.length, 'Executions claimed by this coordinator');
       // Started with the definition the claim was planned under (as the claim loop does).
       for (const r of rows) startOne(r, def);
-      // With one task the refill asked for every free slot: it filled them, or found
-      // nothing more to claim (an empty result means no claimable row: the first
-      // unsaturated candidate always fits), so waking the claim loop would only repeat the
-      // claim — a wasted round trip holding the task lock. Wake it when the task has groups
-      // and the claim came back short (a round may under-admit; the next one fills the
-      // gap), or when other tasks could use the slots. The poll interval stays the fallback.
+      // With one task the refill asked for every free slot: it filled them, or came back
+      // short because nothing more is claimable — the backlog is drained or the group
+      // limits allow no more until something finishes, and the next finish refills again.
+      // Waking the claim loop would only repeat the claim under the task lock (with a
+      // tenant at its limit, W2 skew made 23,595 such claims for 100,000 jobs). Wake it
+      // when other tasks could use the slots; the poll interval stays the fallback (a
+      // grouped round may under-admit, and the next poll fills the gap).
       const others = [...defs.values()].filter((d) => !d.paused).length > 1;
-      if (others || (rows.length > 0 && rows.length < n && def.groups.length > 0)) signal.fire();
+      if (others) signal.fire();
     },
   };
   // The flush delay exists to batch completions; once every running handler has finished
