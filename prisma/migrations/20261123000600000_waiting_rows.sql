@@ -155,7 +155,8 @@ BEGIN
       ),
       -- One PK probe per distinct key in the window (LATERAL), never a scan of the task's
       -- slot rows: the cost follows the window, not the number of keys (1k vs 10k).
-      keys AS (
+      -- MATERIALIZED: probed and limit-looked-up once per key, not once per ranked row.
+      keys AS MATERIALIZED (
         SELECT d.gk, coalesce(gs.in_flight, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim
         FROM (SELECT DISTINCT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey FROM ck) d
         LEFT JOIN LATERAL (
