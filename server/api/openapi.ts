@@ -66,6 +66,12 @@ export function openApiDocument(): Record<string, unknown> {
             groups: { type: 'object', additionalProperties: { type: 'string' } },
             streamKey: { type: ['string', 'null'] },
             lastError: { type: ['string', 'null'] },
+            blocked: { type: 'boolean', description: 'queued behind an unfinished execution of its stream' },
+            spilled: { type: 'boolean', description: 'parked in the overflow table by the spill policy' },
+            waitingOn: {
+              type: ['string', 'null'],
+              description: "queued but set aside while this group key ('group=key') is at its limit; claimable again as the key's slots free",
+            },
           },
           additionalProperties: true,
         },

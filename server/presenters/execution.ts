@@ -20,6 +20,9 @@ export interface ExecutionView {
   state: 'queued' | 'running' | 'succeeded' | 'dead';
   /** blocked: queued behind an unfinished execution of its stream. */
   blocked: boolean;
+  /** Queued but set aside while one of its group keys is at its limit: that key,
+   *  'group=key' (e.g. 'tenant=acme'); it becomes claimable as the key's slots free. */
+  waitingOn: string | null;
   spilled: boolean;
   attempts: number;
   partition: number;
@@ -41,11 +44,12 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
   if (!Number.isSafeInteger(n) || n <= 0) return null;
   const r = await db.query(
     `SELECT id, task, state, attempts, partition, groups, stream_key, idempotency_key, last_error, payload,
-            enqueued_at, run_at, started_at, finished_at, lease_owner, false AS spilled
+            enqueued_at, run_at, started_at, finished_at, lease_owner, false AS spilled,
+            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on
      FROM executions WHERE id = $1
      UNION ALL
      SELECT id, task, 'queued', 0, partition, groups, stream_key, idempotency_key, NULL, payload,
-            enqueued_at, run_at, NULL, NULL, NULL, true
+            enqueued_at, run_at, NULL, NULL, NULL, true, NULL
      FROM overflow WHERE id = $1
      LIMIT 1`,
     [n],
@@ -62,6 +66,7 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
     task: row.task,
     state: row.state === 'blocked' ? 'queued' : row.state,
     blocked: row.state === 'blocked',
+    waitingOn: row.waiting_on,
     spilled: row.spilled,
     attempts: row.attempts,
     partition: row.partition,

@@ -9,6 +9,7 @@ import { applyTasks, claimIndexReads, fakeCoordinator } from '../support/engine-
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
+import { getExecution } from '../../server/presenters/execution';
 import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
 import { reconciler } from '../../server/coordinator/maintenance/reconciler';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
@@ -39,9 +40,12 @@ describe('rows waiting on a saturated key', () => {
     // partition, in passes of ~300 rows; more as later claims reach them).
     expect(await claimExecutions(db.pool, me, 'hog', 10, 60_000)).toEqual([]);
     while ((await waiting('hog'))['tenant=hog'] !== 999) expect(await claimExecutions(db.pool, me, 'hog', 10, 60_000)).toEqual([]);
-    // Depth and the API still count them as queued.
+    // Depth and the API still count them as queued, and the API says what they wait for.
     const depth = await db.pool.query(`SELECT sum(depth)::int AS d FROM partition_stats WHERE task = 'hog'`);
     expect(depth.rows[0].d).toBe(999);
+    const aWaitingId = (await db.pool.query(`SELECT max(id) AS id FROM executions WHERE task = 'hog' AND waiting_on IS NOT NULL`)).rows[0].id;
+    expect(await getExecution(db.pool, Number(aWaitingId))).toMatchObject({ state: 'queued', waitingOn: 'tenant=hog' });
+    expect(await getExecution(db.pool, first[0]!.id)).toMatchObject({ state: 'running', waitingOn: null });
 
     // The set-aside rows' old entries are still in the claim index until the first scan
     // after the commit finds their tuples dead and marks them (kill_prior_tuple), as for
