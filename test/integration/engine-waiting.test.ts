@@ -10,6 +10,7 @@ import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { getExecution } from '../../server/presenters/execution';
+import { readPartitionHeadKeys } from '../../server/db/read-partition-head-keys';
 import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
 import { reconciler } from '../../server/coordinator/maintenance/reconciler';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
@@ -46,6 +47,8 @@ describe('rows waiting on a saturated key', () => {
     const aWaitingId = (await db.pool.query(`SELECT max(id) AS id FROM executions WHERE task = 'hog' AND waiting_on IS NOT NULL`)).rows[0].id;
     expect(await getExecution(db.pool, Number(aWaitingId))).toMatchObject({ state: 'queued', waitingOn: 'tenant=hog' });
     expect(await getExecution(db.pool, first[0]!.id)).toMatchObject({ state: 'running', waitingOn: null });
+    // The partition drill-down's head sample still sees the saturated key's backlog.
+    expect(await readPartitionHeadKeys(db.pool, 'hog', 0, 100)).toEqual({ sampled: 100, keys: [{ group_key: 'tenant=hog', executions: 100 }] });
 
     // The set-aside rows' old entries are still in the claim index until the first scan
     // after the commit finds their tuples dead and marks them (kill_prior_tuple), as for
