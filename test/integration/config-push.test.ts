@@ -102,7 +102,7 @@ describe('push semantics', () => {
     const t0 = Date.now();
     await expect.poll(() => appliedVersionOf(c.id), { timeout: 3000, interval: 20 }).toBe(silent.version);
     expect(Date.now() - t0).toBeLessThan(1500);
-    expect(c.logs.some((l) => l.includes(`applied config version ${silent.version} (poll)`))).toBe(true);
+    await expect.poll(() => c.logs.some((l) => l.includes(`applied config version ${silent.version} (poll)`)), { timeout: 1000, interval: 10 }).toBe(true);
   });
 
   it('after its LISTEN connection is killed it reconnects, reloads and catches up (no poll involved)', async () => {
@@ -117,14 +117,16 @@ describe('push semantics', () => {
     await expect.poll(() => appliedVersionOf(c.id), { timeout: 5000, interval: 20 }).toBe(v);
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(c.logs.some((l) => l.includes('config listener disconnected'))).toBe(true);
-    expect(c.logs.some((l) => l.includes(`applied config version ${v} (reconnect)`))).toBe(true);
+    await expect.poll(() => c.logs.some((l) => l.includes(`applied config version ${v} (reconnect)`)), { timeout: 1000, interval: 10 }).toBe(true);
     // And it listens again: the next push arrives by NOTIFY.
     const [again] = await listenerBackends();
     expect(again).toBeDefined();
     expect(again).not.toBe(pid);
     const v2 = await push(56);
     await expect.poll(() => appliedVersionOf(c.id), { timeout: 2000, interval: 10 }).toBe(v2);
-    expect(c.logs.some((l) => l.includes(`applied config version ${v2} (notify)`))).toBe(true);
+    // The listener logs after its applied_version write commits, so the row can be seen
+    // a moment before the line is written: wait for the line, do not race it.
+    await expect.poll(() => c.logs.some((l) => l.includes(`applied config version ${v2} (notify)`)), { timeout: 1000, interval: 10 }).toBe(true);
   });
 });
 
