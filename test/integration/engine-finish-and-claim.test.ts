@@ -90,7 +90,7 @@ describe('finish and claim in one call', () => {
     await enqueue(db.pool, 'fcscan', Array.from({ length: 3000 }, (_, i) => ({ payload: { i } })));
     // idx_tup_read of the claim index counts every index entry a scan returned; a claim of
     // 10 that filtered the backlog by id read ~3000 of them.
-    const { reads, value: got } = await claimIndexReads(db.pool, async (c) => {
+    const { reads, value: got } = await claimIndexReads(db.pool, db.pool, async (c) => {
       let n = 0;
       for (let i = 0; i < 5; i++) {
         const r = await finishAndClaimExecutions(c, me, 'fcscan', [], 10, 60_000);

@@ -37,23 +37,33 @@ export async function partitionStats(pool: pg.Pool, task: string) {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Index entries `executions_claim_idx` handed out while `fn` ran on one connection
- *  (idx_tup_read; statistics flushed on that connection with PG 15's
- *  pg_stat_force_next_flush, read fresh on another). */
-export async function claimIndexReads<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<{ reads: number; value: T }> {
+/** What `executions_claim_idx` handed out while `fn` ran on a connection of `work`, read
+ *  through `stats`: `reads` = index entries returned (idx_tup_read, dead ones included),
+ *  `fetches` = live rows fetched through them (idx_tup_fetch). Dead entries (rows that
+ *  left the index) stay until a scan finds them dead to every snapshot and marks them,
+ *  which a busy server can delay; live fetches are what a scan of a backlog costs.
+ *  Statistics reach the shared counters when a backend flushes them (PG 15:
+ *  pg_stat_force_next_flush on that backend, else up to seconds later when it goes idle):
+ *  give `work` a single connection and run the test's earlier claims through it too, so
+ *  nothing from before lands inside the window. */
+export async function claimIndexReads<T>(stats: pg.Pool, work: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<{ reads: number; fetches: number; value: T }> {
   const read = async () => {
-    await pool.query('SELECT pg_stat_clear_snapshot()');
-    const r = await pool.query(`SELECT idx_tup_read::int AS n FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`);
-    return r.rows[0].n as number;
+    await stats.query('SELECT pg_stat_clear_snapshot()');
+    const r = await stats.query<{ r: number; f: number }>(
+      `SELECT idx_tup_read::int AS r, idx_tup_fetch::int AS f FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`,
+    );
+    return r.rows[0]!;
   };
-  const c = await pool.connect();
+  const c = await work.connect();
   try {
     await c.query('SELECT pg_stat_force_next_flush()');
+    await c.query('SELECT 1');
     const before = await read();
     const value = await fn(c);
     await c.query('SELECT pg_stat_force_next_flush()');
     await c.query('SELECT 1');
-    return { reads: (await read()) - before, value };
+    const after = await read();
+    return { reads: after.r - before.r, fetches: after.f - before.f, value };
   } finally {
     c.release();
   }
