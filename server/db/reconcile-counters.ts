@@ -7,9 +7,9 @@
 // and the repair. The counts can read only the task's unfinished rows, through the
 // partial indexes (see UNFINISHED): it runs every 30 s holding the task lock, and
 // `executions` keeps finished rows for a day. A plain `state IN (…)` filter matches no
-// index, so it always seq-scanned every kept row (110 ms at 300k rows with 10k
-// unfinished; linear in the table, so ~30 s at a day of 1,000 jobs/s). With the arms the
-// planner picks the indexes once they are cheaper than a scan.
+// index, so it seq-scanned every kept row, twice per pass. Measured with 10k unfinished
+// rows: at 3M kept rows the whole pass now takes 50–62 ms, while the old per-partition
+// count alone took 281–343 ms, growing linearly with the kept rows.
 import type { Db } from './pool';
 
 /** The task's ($1) unfinished rows, one arm per partial index so no arm scans finished
