@@ -190,7 +190,7 @@ export function ThresholdsSection({ form, errors, update }: SectionProps) {
     <Section
       id="sec-thresholds"
       title="Thresholds"
-      description="Warning and critical lines on the charts and alerts; warning must be below critical. An alert fires once its condition has held for the alert delay."
+      description="Warning and critical lines on the charts and alerts; warning must be below critical. An alert fires once its condition has held for “Alert after” (a minute when empty)."
     >
       <Table>
         <thead>
