@@ -1,0 +1,78 @@
+// The engine benchmark (`npm run bench`): a `--quick` run on this run's Postgres writes
+// every figure the issue names as a measured, positive number, and bad arguments stop it
+// with a clear error and status 2.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+function runBench(args: string[], timeoutMs = 170_000): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/engine.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: inject('pgAdminUrl') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (b) => (output += b));
+    child.stderr.on('data', (b) => (output += b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const KEYS = [
+  'w1_jobs_per_s',
+  'w2_jobs_per_s',
+  'w2_skew_jobs_per_s',
+  'w3_pickup_p50_ms',
+  'w3_pickup_p99_ms',
+  'w4_jobs_per_s',
+  'claim_p99_ms_1k_keys',
+  'claim_p99_ms_10k_keys',
+];
+
+describe('npm run bench -- --quick', () => {
+  it('writes every engine figure as a measured number and prints the table', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-engine-')), 'quick.json');
+    const { code, output } = await runBench(['--quick', '--json', out]);
+    expect(code, output).toBe(0);
+    const r = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, number>;
+    for (const k of KEYS) {
+      expect(typeof r[k], k).toBe('number');
+      expect(Number.isFinite(r[k]), k).toBe(true);
+    }
+    for (const k of ['w1_jobs_per_s', 'w2_jobs_per_s', 'w2_skew_jobs_per_s', 'w4_jobs_per_s', 'claim_p99_ms_1k_keys', 'claim_p99_ms_10k_keys']) expect(r[k], k).toBeGreaterThan(0);
+    // pickup is measured from the enqueue call's return, so it can be 0 but never below
+    expect(r.w3_pickup_p50_ms).toBeGreaterThanOrEqual(0);
+    expect(r.w3_pickup_p99_ms).toBeGreaterThanOrEqual(r.w3_pickup_p50_ms!);
+    expect(r.w3_enqueue_to_start_p50_ms).toBeGreaterThan(0);
+    // batched claims and finishes: far fewer commits than jobs
+    expect(r.w1_commits_per_job).toBeLessThan(1);
+    expect(r.w2_commits_per_job).toBeLessThan(1);
+    expect(output).toContain('W3 pickup latency');
+    expect(output).toContain('targets: W2 ≥ 60% of W1');
+  }, 180_000);
+
+  it('--repeat runs W1 and W2 in turns and reports the medians', async () => {
+    const { code, output } = await runBench(['--quick', '--only', 'w1,w2', '--repeat', '2']);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/W1 ungrouped burn-down\s+\d+ jobs\/s .*median of \d+, \d+/);
+    expect(output).toMatch(/W2 .*median of \d+, \d+; per turn \d+%, \d+%/);
+  }, 180_000);
+
+  it('refuses bad arguments with a clear error and status 2', async () => {
+    const bad = await runBench(['--only', 'w9']);
+    expect(bad.code).toBe(2);
+    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, claim');
+    const rep = await runBench(['--repeat', '0']);
+    expect(rep.code).toBe(2);
+    expect(rep.output).toContain('--repeat takes a whole number from 1 to 20');
+  }, 60_000);
+});
