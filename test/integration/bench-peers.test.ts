@@ -1,11 +1,11 @@
 // The peer benchmark (`npm run bench:peers`): its checks catch broken limits and broken order
 // on synthetic records, and a `--quick` run on this run's Postgres writes every JSON key, with
 // positive jobs/s for each system that ran and violations reported as numbers.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runBench } from '../support/run-bench';
 import { buildJobs, RunRecorder, summarize, workloadSpec } from '../../bench/peers/workloads.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -80,22 +80,7 @@ describe('peer benchmark checks', () => {
 describe.skipIf(!peersInstalled)('npm run bench:peers -- --quick', () => {
   it('writes jobs/s for every system and workload, with limits and order checked', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-peers-')), 'quick.json');
-    const adminUrl = inject('pgAdminUrl');
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/peers.ts', '--quick', '--json', out], {
-        cwd: root,
-        env: { ...process.env, DATABASE_URL: adminUrl },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 170_000);
-      child.on('close', (c) => {
-        clearTimeout(timer);
-        resolve({ code: c, output });
-      });
-    });
+    const { code, output } = await runBench('bench/peers.ts', ['--quick', '--json', out], 170_000);
     expect(code, output).toBe(0);
     const j = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, unknown> & {
       results: Record<string, { notRun?: string; error?: string; limitViolations?: unknown; orderViolations?: unknown; maxPerTenant?: unknown; maxPerKey?: unknown; missing?: number }>;

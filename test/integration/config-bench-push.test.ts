@@ -2,31 +2,13 @@
 // the full run writes, with figures that come from a real measurement (positive, push
 // below the config poll period so it came through NOTIFY, reconvergence after every
 // coordinator connection was killed), and bad arguments are refused.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runBench as run } from '../support/run-bench';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
-
-function runBench(args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/push.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('pgAdminUrl') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (c) => {
-      clearTimeout(timer);
-      resolve({ code: c, output });
-    });
-  });
-}
+const runBench = (args: string[], timeoutMs: number) => run('bench/push.ts', args, timeoutMs);
 
 describe('npm run bench:push', () => {
   it('--quick measures push latency and reconvergence with 4 coordinators and writes the JSON', async () => {

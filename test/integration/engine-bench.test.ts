@@ -1,31 +1,13 @@
 // The engine benchmark (`npm run bench`): a `--quick` run on this run's Postgres writes
 // every figure the issue names as a measured, positive number, and bad arguments stop it
 // with a clear error and status 2.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runBench as run } from '../support/run-bench';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
-
-function runBench(args: string[], timeoutMs = 170_000): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/engine.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('pgAdminUrl') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (b) => (output += b));
-    child.stderr.on('data', (b) => (output += b));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+const runBench = (args: string[], timeoutMs?: number) => run('bench/engine.ts', args, timeoutMs);
 
 const KEYS = [
   'w1_jobs_per_s',

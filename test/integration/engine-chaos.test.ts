@@ -2,10 +2,9 @@
 // ordered streams while one of them is killed -9 every few seconds and replaced.
 // Afterwards: nothing lost, nothing completed twice without a failed-attempt record for
 // the earlier run, no tenant/task limit exceeded, no stream out of order or overlapping.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { testDatabase, type TestDatabase } from './db';
+import { describe, it, expect } from 'vitest';
 import { applyTasks } from '../support/engine-fixtures';
-import { CoordinatorHarness, createRunsTable, maxOverlapPerKey, streamViolations, type CoordinatorProcess } from '../support/coordinator-harness';
+import { coordinatorTestContext, maxOverlapPerKey, streamViolations, type CoordinatorProcess } from '../support/coordinator-harness';
 import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
 
 const TOTAL = 20_000;
@@ -15,22 +14,13 @@ const TENANTS = 12;
 const TENANT_LIMIT = 6;
 const CONCURRENCY = 48;
 
-let db: TestDatabase;
-let h: CoordinatorHarness;
-beforeAll(async () => {
-  db = await testDatabase();
-  await createRunsTable(db.pool);
-  h = new CoordinatorHarness(db.url);
-});
-afterAll(async () => {
-  await h.stopAll();
-});
+const ctx = coordinatorTestContext();
 
 const env = { SLUICE_HEARTBEAT_MS: '250', SLUICE_STALE_MS: '2500', SLUICE_LEASE_GRACE_MS: '2000', SLUICE_POLL_MS: '20' };
 
 describe('chaos', () => {
   it(`loses nothing and breaks no limit or order with kill -9 every few seconds (${TOTAL} executions)`, async () => {
-    await applyTasks(db.pool, [
+    await applyTasks(ctx.db.pool, [
       {
         name: 'chaos',
         partitions: 8,
@@ -45,16 +35,16 @@ describe('chaos', () => {
     const inputs: EnqueueInput[] = [];
     for (let q = 0; q < PER_STREAM; q++) for (let s = 0; s < STREAMS; s++) inputs.push({ payload: { t: `t${s % TENANTS}`, s: `s${s}`, seq: q, sleepMs: 1 } });
     for (let i = inputs.length; i < TOTAL; i++) inputs.push({ payload: { t: `t${i % TENANTS}`, sleepMs: i % 50 === 0 ? 30 : 1 } });
-    for (let i = 0; i < inputs.length; i += 2000) await enqueue(db.pool, 'chaos', inputs.slice(i, i + 2000));
+    for (let i = 0; i < inputs.length; i += 2000) await enqueue(ctx.db.pool, 'chaos', inputs.slice(i, i + 2000));
 
     let n = 0;
     const live: CoordinatorProcess[] = [];
-    for (let i = 0; i < 3; i++) live.push(await h.start({ name: `m${n++}`, slots: 24, env }));
+    for (let i = 0; i < 3; i++) live.push(await ctx.h.start({ name: `m${n++}`, slots: 24, env }));
     // Kill phase up to 60 s, then up to 40 s for the survivors to finish (the machine may be
     // shared; on an idle one the whole run takes well under a minute).
     const deadline = Date.now() + 60_000;
     let kills = 0;
-    const succeeded = async () => Number((await db.pool.query(`SELECT count(*) AS n FROM executions WHERE task = 'chaos' AND state = 'succeeded'`)).rows[0].n);
+    const succeeded = async () => Number((await ctx.db.pool.query(`SELECT count(*) AS n FROM executions WHERE task = 'chaos' AND state = 'succeeded'`)).rows[0].n);
     let done = 0;
     while (Date.now() < deadline) {
       // 1.5 s: the engine burns 20k down in well under 10 s on a quiet machine, and each
@@ -66,34 +56,34 @@ describe('chaos', () => {
       victim.kill('SIGKILL');
       await victim.exited;
       kills++;
-      live.push(await h.start({ name: `m${n++}`, slots: 24, env }));
+      live.push(await ctx.h.start({ name: `m${n++}`, slots: 24, env }));
     }
     while (Date.now() < deadline + 40_000 && (done = await succeeded()) < TOTAL) await new Promise((r) => setTimeout(r, 500));
     expect(kills).toBeGreaterThanOrEqual(3);
     expect(done).toBe(TOTAL);
 
-    const states = await db.pool.query(`SELECT state, count(*)::int AS n FROM executions WHERE task = 'chaos' GROUP BY state`);
+    const states = await ctx.db.pool.query(`SELECT state, count(*)::int AS n FROM executions WHERE task = 'chaos' GROUP BY state`);
     expect(states.rows).toEqual([{ state: 'succeeded', n: TOTAL }]);
 
     // Every execution ran; an execution that ran more than once has a failed-attempt
     // record (lease lost) for each earlier attempt.
-    const unexplained = await db.pool.query(
+    const unexplained = await ctx.db.pool.query(
       `SELECT r.execution_id, r.attempt FROM test_runs r JOIN executions e ON e.id = r.execution_id
        WHERE r.attempt < e.attempts AND NOT EXISTS (SELECT 1 FROM execution_attempts a WHERE a.execution_id = r.execution_id AND a.attempt = r.attempt)`,
     );
     expect(unexplained.rows).toEqual([]);
-    const dupAttempt = await db.pool.query(`SELECT execution_id, attempt FROM test_runs GROUP BY 1, 2 HAVING count(*) > 1`);
+    const dupAttempt = await ctx.db.pool.query(`SELECT execution_id, attempt FROM test_runs GROUP BY 1, 2 HAVING count(*) > 1`);
     expect(dupAttempt.rows).toEqual([]);
-    const missing = await db.pool.query(`SELECT count(*)::int AS n FROM executions e WHERE task = 'chaos' AND NOT EXISTS (SELECT 1 FROM test_runs r WHERE r.execution_id = e.id)`);
+    const missing = await ctx.db.pool.query(`SELECT count(*)::int AS n FROM executions e WHERE task = 'chaos' AND NOT EXISTS (SELECT 1 FROM test_runs r WHERE r.execution_id = e.id)`);
     expect(missing.rows[0].n).toBe(0);
 
-    const overlap = await maxOverlapPerKey(db.pool, 'chaos');
+    const overlap = await maxOverlapPerKey(ctx.db.pool, 'chaos');
     expect(overlap.get('*')).toBeLessThanOrEqual(CONCURRENCY);
     for (let t = 0; t < TENANTS; t++) expect(overlap.get(`tenant=t${t}`)).toBeLessThanOrEqual(TENANT_LIMIT);
-    expect(await streamViolations(db.pool, 'chaos')).toEqual([]);
-    const counters = await db.pool.query(`SELECT sum(depth)::int AS d, sum(in_flight)::int AS f FROM partition_stats WHERE task = 'chaos'`);
+    expect(await streamViolations(ctx.db.pool, 'chaos')).toEqual([]);
+    const counters = await ctx.db.pool.query(`SELECT sum(depth)::int AS d, sum(in_flight)::int AS f FROM partition_stats WHERE task = 'chaos'`);
     expect(counters.rows[0]).toEqual({ d: 0, f: 0 });
-    const lost = await db.pool.query(`SELECT count(*)::int AS n FROM execution_attempts WHERE task = 'chaos'`);
+    const lost = await ctx.db.pool.query(`SELECT count(*)::int AS n FROM execution_attempts WHERE task = 'chaos'`);
     console.log(`chaos: ${kills} kills, ${lost.rows[0].n} lease-lost attempts re-run, max in flight ${overlap.get('*')}`);
   }, 180_000);
 });

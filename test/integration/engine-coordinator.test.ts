@@ -2,24 +2,14 @@
 // group limits and stream order end to end, lease reclaim after kill -9, rebalance on
 // join/leave with one owner per partition, config applied live (NOTIFY, poll fallback,
 // never older), graceful drain on SIGTERM, and /metrics.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { testDatabase, type TestDatabase } from './db';
+import { describe, it, expect } from 'vitest';
 import { applyTasks, sleep } from '../support/engine-fixtures';
-import { CoordinatorHarness, createRunsTable, maxOverlapPerKey, streamViolations, waitFor } from '../support/coordinator-harness';
+import { coordinatorTestContext, maxOverlapPerKey, streamViolations, waitFor } from '../support/coordinator-harness';
 import { enqueue } from '../../server/services/enqueue';
 
-let db: TestDatabase;
-let h: CoordinatorHarness;
-beforeAll(async () => {
-  db = await testDatabase();
-  await createRunsTable(db.pool);
-  h = new CoordinatorHarness(db.url);
-});
-afterAll(async () => {
-  await h.stopAll();
-});
+const ctx = coordinatorTestContext();
 
-const count = async (sql: string, params: unknown[] = []) => Number((await db.pool.query(sql, params)).rows[0].n);
+const count = async (sql: string, params: unknown[] = []) => Number((await ctx.db.pool.query(sql, params)).rows[0].n);
 
 describe('coordinator processes', () => {
   it('run groups and streams within limits and in order, reclaim leases after kill -9, rebalance, apply config live', async () => {
@@ -32,13 +22,13 @@ describe('coordinator processes', () => {
       stream: { keyPath: 's' },
       retry: { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 },
     };
-    await applyTasks(db.pool, [base, { name: 'rec-b', partitions: 2 }]);
-    const a = await h.start({ name: 'a', slots: 6, metricsPort: 0 });
-    const b = await h.start({ name: 'b', slots: 6 });
+    await applyTasks(ctx.db.pool, [base, { name: 'rec-b', partitions: 2 }]);
+    const a = await ctx.h.start({ name: 'a', slots: 6, metricsPort: 0 });
+    const b = await ctx.h.start({ name: 'b', slots: 6 });
 
     // ownership: every partition owned, split between a and b
     const owners = async () =>
-      (await db.pool.query(`SELECT o.partition, c.name FROM partition_owners o LEFT JOIN coordinators c ON c.id = o.owner WHERE o.task = 'rec' ORDER BY 1`)).rows as { partition: number; name: string | null }[];
+      (await ctx.db.pool.query(`SELECT o.partition, c.name FROM partition_owners o LEFT JOIN coordinators c ON c.id = o.owner WHERE o.task = 'rec' ORDER BY 1`)).rows as { partition: number; name: string | null }[];
     await waitFor('a and b to share rec', async () => {
       const o = await owners();
       return o.every((x) => x.name) && new Set(o.map((x) => x.name)).size === 2;
@@ -48,24 +38,24 @@ describe('coordinator processes', () => {
     const inputs = [];
     for (let i = 0; i < 120; i++) inputs.push({ payload: { t: `t${i % 4}`, sleepMs: 15 } });
     for (let s = 0; s < 6; s++) for (let q = 0; q < 8; q++) inputs.push({ payload: { s: `s${s}`, seq: q, sleepMs: 5, failTimes: q === 3 ? 1 : 0 } });
-    await enqueue(db.pool, 'rec', inputs);
+    await enqueue(ctx.db.pool, 'rec', inputs);
     await waitFor('168 runs', async () => (await count(`SELECT count(DISTINCT execution_id) AS n FROM test_runs WHERE task = 'rec'`)) === 168, 40_000);
-    const overlap = await maxOverlapPerKey(db.pool, 'rec');
+    const overlap = await maxOverlapPerKey(ctx.db.pool, 'rec');
     expect(overlap.get('*')).toBeLessThanOrEqual(8);
     for (let t = 0; t < 4; t++) expect(overlap.get(`tenant=t${t}`)).toBeLessThanOrEqual(2);
     expect(overlap.get('tenant=t0')).toBe(2);
-    expect(await streamViolations(db.pool, 'rec')).toEqual([]);
+    expect(await streamViolations(ctx.db.pool, 'rec')).toEqual([]);
     const retried = await count(`SELECT count(*) AS n FROM execution_attempts WHERE task = 'rec' AND error LIKE '%planned failure%'`);
     expect(retried).toBe(6);
 
     // 2. /metrics
-    const port = Number((await db.pool.query(`SELECT metrics_port FROM coordinators WHERE name = 'a'`)).rows[0].metrics_port);
+    const port = Number((await ctx.db.pool.query(`SELECT metrics_port FROM coordinators WHERE name = 'a'`)).rows[0].metrics_port);
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toMatch(/# TYPE sluice_executions_claimed_total counter/);
     expect(text).toMatch(/sluice_claim_duration_seconds_bucket\{task="rec",le="\+Inf"\} \d+/);
 
     // 3. kill -9 mid-run: its leases are reclaimed by b, nothing is lost
-    await enqueue(db.pool, 'rec', Array.from({ length: 12 }, (_, i) => ({ payload: { t: `k${i}`, sleepMs: 1500 } })));
+    await enqueue(ctx.db.pool, 'rec', Array.from({ length: 12 }, (_, i) => ({ payload: { t: `k${i}`, sleepMs: 1500 } })));
     await waitFor('a to run some of them', async () => (await count(`SELECT count(*) AS n FROM executions e JOIN coordinators c ON c.id = e.lease_owner WHERE c.name = 'a' AND e.state = 'running'`)) > 0);
     a.kill('SIGKILL');
     await a.exited;
@@ -75,9 +65,9 @@ describe('coordinator processes', () => {
     await waitFor('b to own every partition', async () => (await owners()).every((x) => x.name === 'b'));
 
     // 4. a new member joins: partitions move, never two owners (one column), log shows release before take
-    const c = await h.start({ name: 'c', slots: 4 });
+    const c = await ctx.h.start({ name: 'c', slots: 4 });
     await waitFor('b and c to share rec', async () => new Set((await owners()).map((x) => x.name)).size === 2);
-    const log = await db.pool.query(`SELECT partition, event, owner FROM partition_owner_log WHERE task = 'rec' ORDER BY id`);
+    const log = await ctx.db.pool.query(`SELECT partition, event, owner FROM partition_owner_log WHERE task = 'rec' ORDER BY id`);
     const holder = new Map<number, string | null>();
     for (const row of log.rows) {
       if (row.event === 'take') {
@@ -94,24 +84,24 @@ describe('coordinator processes', () => {
     }
 
     // 5. config live: NOTIFY path, then the poll fallback (a version stored without NOTIFY), never older
-    const applied = async () => (await db.pool.query(`SELECT name, applied_version FROM coordinators WHERE stopped_at IS NULL AND name IN ('b','c') ORDER BY name`)).rows;
-    const v2 = (await applyTasks(db.pool, [{ ...base, concurrency: 3 }, { name: 'rec-b', partitions: 2 }])).version;
+    const applied = async () => (await ctx.db.pool.query(`SELECT name, applied_version FROM coordinators WHERE stopped_at IS NULL AND name IN ('b','c') ORDER BY name`)).rows;
+    const v2 = (await applyTasks(ctx.db.pool, [{ ...base, concurrency: 3 }, { name: 'rec-b', partitions: 2 }])).version;
     await waitFor('notify applied', async () => (await applied()).every((r: { applied_version: number }) => r.applied_version === v2), 5000, 20);
-    await db.pool.query(`INSERT INTO config_versions (version, config, author, message) SELECT version + 1, config, 'test', 'no notify' FROM config_versions WHERE version = $1`, [v2]);
+    await ctx.db.pool.query(`INSERT INTO config_versions (version, config, author, message) SELECT version + 1, config, 'test', 'no notify' FROM config_versions WHERE version = $1`, [v2]);
     await waitFor('poll applied', async () => (await applied()).every((r: { applied_version: number }) => r.applied_version === v2 + 1), 5000, 50);
-    await db.pool.query(`SELECT pg_notify('sluice_config', '1')`);
+    await ctx.db.pool.query(`SELECT pg_notify('sluice_config', '1')`);
     await sleep(300);
     expect((await applied()).map((r: { applied_version: number }) => r.applied_version)).toEqual([v2 + 1, v2 + 1]);
-    const rows = await db.pool.query(`SELECT apply_ms, apply_error, applied_at FROM coordinators WHERE name = 'b'`);
+    const rows = await ctx.db.pool.query(`SELECT apply_ms, apply_error, applied_at FROM coordinators WHERE name = 'b'`);
     expect(rows.rows[0].apply_error).toBeNull();
     expect(rows.rows[0].applied_at).not.toBeNull();
 
     // 6. SIGTERM drains: in-flight work finishes, partitions are released, the row says stopped
-    await enqueue(db.pool, 'rec', Array.from({ length: 4 }, (_, i) => ({ payload: { t: `d${i}`, sleepMs: 400 } })));
+    await enqueue(ctx.db.pool, 'rec', Array.from({ length: 4 }, (_, i) => ({ payload: { t: `d${i}`, sleepMs: 400 } })));
     await waitFor('c or b running them', async () => (await count(`SELECT count(*) AS n FROM executions WHERE task = 'rec' AND state = 'running'`)) > 0);
     c.kill('SIGTERM');
     expect(await c.exited).toBe(0);
-    const cRow = await db.pool.query(`SELECT stopped_at FROM coordinators WHERE name = 'c'`);
+    const cRow = await ctx.db.pool.query(`SELECT stopped_at FROM coordinators WHERE name = 'c'`);
     expect(cRow.rows[0].stopped_at).not.toBeNull();
     await waitFor('all 184 succeeded', async () => (await count(`SELECT count(*) AS n FROM executions WHERE task = 'rec' AND state = 'succeeded'`)) === 184, 15_000);
     await waitFor('b owns every partition again', async () => (await owners()).every((x) => x.name === 'b'));

@@ -1,27 +1,13 @@
 // The dashboard benchmark (`npm run bench:dashboard`): a `--quick` run on this run's
 // Postgres writes the JSON figures with a measured overview p95 per range, and rejects
 // unknown arguments with a clear error.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runBench as run } from '../support/run-bench';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
-
-function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'bench/dashboard.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: inject('pgAdminUrl') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (b) => (output += b));
-    child.stderr.on('data', (b) => (output += b));
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
+const runBench = (args: string[]) => run('bench/dashboard.ts', args);
 
 describe('npm run bench:dashboard -- --quick', () => {
   it('measures the overview API on 64 partitions and writes {overview_p95_ms}', async () => {

@@ -5,6 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { testDatabase, type TestDatabase } from '../integration/db';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -153,4 +155,20 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | false | nul
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** One test file's setting for real coordinator processes: a fresh database (with the
+ *  test_runs table the record handlers write) and a harness whose processes are stopped
+ *  after the file. Read `ctx.db` / `ctx.h` inside tests (they are set in beforeAll). */
+export function coordinatorTestContext(): { readonly db: TestDatabase; readonly h: CoordinatorHarness } {
+  const ctx = {} as { db: TestDatabase; h: CoordinatorHarness };
+  beforeAll(async () => {
+    ctx.db = await testDatabase();
+    await createRunsTable(ctx.db.pool);
+    ctx.h = new CoordinatorHarness(ctx.db.url);
+  });
+  afterAll(async () => {
+    await ctx.h?.stopAll();
+  });
+  return ctx;
 }
