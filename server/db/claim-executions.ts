@@ -23,6 +23,11 @@ export interface ClaimedExecution {
   runAt: Date;
 }
 
+/** The claim functions' row columns as a ClaimedExecution (sluice_claim and the claimed
+ *  rows of sluice_finish_and_claim return the same columns). */
+export const CLAIMED_COLUMNS = `id, task, partition, attempts, payload, groups, stream_key AS "streamKey",
+  idempotency_key AS "idempotencyKey", lease_token AS "leaseToken", enqueued_at AS "enqueuedAt", run_at AS "runAt"`;
+
 export async function claimExecutions(
   db: Db,
   coordinatorId: string,
@@ -32,9 +37,7 @@ export async function claimExecutions(
 ): Promise<ClaimedExecution[]> {
   if (max <= 0) return [];
   const r = await db.query<ClaimedExecution>(
-    `SELECT id, task, partition, attempts, payload, groups, stream_key AS "streamKey",
-            idempotency_key AS "idempotencyKey", lease_token AS "leaseToken", enqueued_at AS "enqueuedAt", run_at AS "runAt"
-     FROM sluice_claim($1, $2, $3, $4)`,
+    `SELECT ${CLAIMED_COLUMNS} FROM sluice_claim($1, $2, $3, $4)`,
     [coordinatorId, task, Math.floor(max), Math.max(1, Math.floor(leaseMs))],
   );
   return r.rows;

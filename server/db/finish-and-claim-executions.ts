@@ -8,8 +8,8 @@
 // slots, counting the rows being finished) and at most the task's free cluster-wide slots,
 // read under the task_runtime row lock after the finish lowered in_flight.
 import type { Db } from './pool';
-import type { ClaimedExecution } from './claim-executions';
-import type { FinishItem, FinishOutcome } from './finish-executions';
+import { CLAIMED_COLUMNS, type ClaimedExecution } from './claim-executions';
+import { finishArrays, type FinishItem, type FinishOutcome } from './finish-executions';
 
 export interface FinishAndClaimResult {
   /** Ids that took effect, with their outcome (absent = fenced). */
@@ -31,22 +31,9 @@ export async function finishAndClaimExecutions(
   const take = Math.max(0, Math.floor(max));
   if (items.length === 0 && take === 0) return { applied: new Map(), claimed: [] };
   const r = await db.query<Row>(
-    `SELECT kind, id, outcome, task, partition, attempts, payload, groups, stream_key AS "streamKey",
-            idempotency_key AS "idempotencyKey", lease_token AS "leaseToken", enqueued_at AS "enqueuedAt", run_at AS "runAt"
+    `SELECT kind, outcome, ${CLAIMED_COLUMNS}
      FROM sluice_finish_and_claim($1, $2, $3, $4, $5::bigint[], $6::uuid[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[])`,
-    [
-      coordinatorId,
-      task,
-      take,
-      Math.max(1, Math.floor(leaseMs)),
-      items.map((i) => i.id),
-      items.map((i) => i.leaseToken),
-      items.map((i) => i.outcome),
-      items.map((i) => i.runAt ?? null),
-      items.map((i) => i.error ?? null),
-      items.map((i) => i.stack ?? null),
-      items.map((i) => i.fingerprint ?? null),
-    ],
+    [coordinatorId, task, take, Math.max(1, Math.floor(leaseMs)), ...finishArrays(items)],
   );
   const applied = new Map<number, FinishOutcome>();
   const claimed: ClaimedExecution[] = [];

@@ -30,6 +30,20 @@ export interface FinishOptions {
   staleMs?: number;
 }
 
+/** A batch as sluice_finish's seven array arguments (ids, lease tokens, outcomes, run_at,
+ *  errors, stacks, fingerprints), in that order; sluice_finish_and_claim takes the same. */
+export function finishArrays(items: readonly FinishItem[]): unknown[] {
+  return [
+    items.map((i) => i.id),
+    items.map((i) => i.leaseToken),
+    items.map((i) => i.outcome),
+    items.map((i) => i.runAt ?? null),
+    items.map((i) => i.error ?? null),
+    items.map((i) => i.stack ?? null),
+    items.map((i) => i.fingerprint ?? null),
+  ];
+}
+
 /** Returns the ids that took effect, with their outcome (absent = fenced). */
 export async function finishExecutions(
   db: Db,
@@ -40,18 +54,7 @@ export async function finishExecutions(
   if (items.length === 0) return new Map();
   const r = await db.query<{ id: number; outcome: FinishOutcome }>(
     `SELECT id, outcome FROM sluice_finish($1, $2::bigint[], $3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9, $10)`,
-    [
-      task,
-      items.map((i) => i.id),
-      items.map((i) => i.leaseToken),
-      items.map((i) => i.outcome),
-      items.map((i) => i.runAt ?? null),
-      items.map((i) => i.error ?? null),
-      items.map((i) => i.stack ?? null),
-      items.map((i) => i.fingerprint ?? null),
-      opts.onlyExpired ?? false,
-      Math.floor(opts.staleMs ?? 0),
-    ],
+    [task, ...finishArrays(items), opts.onlyExpired ?? false, Math.floor(opts.staleMs ?? 0)],
   );
   return new Map(r.rows.map((x) => [x.id, x.outcome]));
 }
