@@ -2,6 +2,7 @@
 // pid) in test_runs, so tests can check overlaps per key and order per stream from the
 // database. The payload steers behaviour: sleepMs, failTimes (fail the first N attempts),
 // hangMs (ignore the abort signal), seq (position in its stream).
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { HandlerContext } from '../../../server/coordinator/handler-runner';
 
@@ -12,17 +13,6 @@ interface Payload {
   failTimes?: number;
   hangMs?: number;
   seq?: number;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
-  });
 }
 
 // Records are written in small batches (one multi-row insert every few ms) and each
@@ -56,7 +46,7 @@ function record(row: Row): Promise<void> {
 async function run(task: string, p: Payload, ctx: HandlerContext): Promise<void> {
   const started = Date.now();
   if (p.hangMs) await new Promise((r) => setTimeout(r, p.hangMs));
-  if (p.sleepMs) await sleep(p.sleepMs, ctx.signal);
+  if (p.sleepMs) await sleep(p.sleepMs, undefined, { signal: ctx.signal });
   if (p.failTimes && ctx.attempt <= p.failTimes) throw new Error(`planned failure on attempt ${ctx.attempt}`);
   await record([ctx.executionId, ctx.attempt, task, JSON.stringify(ctx.groups), ctx.streamKey, p.seq ?? null, started, Date.now(), process.pid]);
 }
