@@ -1,5 +1,7 @@
-// Slot GC: deletes group_slots rows idle (no in-flight, nothing queued) for idleMs,
-// via the partial idle index. Rows are picked FOR UPDATE SKIP LOCKED in key order, so
+// Slot GC: deletes group_slots rows idle (no in-flight, nothing queued) for idleMs.
+// A scan of group_slots (one row per key in use; GC runs every few minutes): no index
+// names the counters, so the claim's and finish's counter updates stay HOT (migration
+// 20261123000700000). Rows are picked FOR UPDATE SKIP LOCKED in key order, so
 // GC never waits on (or deadlocks with) an enqueue or claim holding a slot row; a row
 // that gained work meanwhile is re-checked under the lock and kept.
 import type { Db } from './pool';

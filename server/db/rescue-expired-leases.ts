@@ -1,6 +1,6 @@
 // Lease rescuer's read: running executions whose lease ran out or whose owner is gone
-// (no row, stopped, or heartbeat older than staleMs). Uses executions_running_idx (the
-// running set is bounded by the tasks' concurrency) and the coordinators PK. The
+// (no row, stopped, or heartbeat older than staleMs). Reads executions_running_idx (task, id)
+// in order (the running set is bounded by the tasks' concurrency) and the coordinators PK. The
 // rescue itself is sluice_finish with onlyExpired, which re-checks this condition under
 // the row lock and matches the lease token, so a completion racing the rescuer wins or
 // loses cleanly.
