@@ -1,8 +1,38 @@
 // The OpenAPI 3.1 document for /api/v1, served at /api/v1/openapi.json. Request bodies
-// come from the same zod schemas the handlers validate with, so the document cannot
-// drift from what the server accepts.
+// and the query/path parameters come from the same zod schemas the handlers validate
+// with, so the document cannot drift from what the server accepts; reply schemas are
+// written from the presenters' and services' return types. Each operation names the
+// token roles its route accepts (restRoute(roles, …)) in its description and in
+// `x-sluice-roles`; test/integration/openapi-coverage.test.ts checks that every route
+// file under app/api/v1 is documented here with those roles, and the other way round.
 import { z } from 'zod';
 import { enqueueRequestSchema } from '../services/rest-enqueue';
+import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
+import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
+import { dlqScopeInput } from '../services/dlq-scope';
+import { controlReplayInput, replayInput } from '../services/dlq-replay';
+import { purgeInput } from '../services/dlq-purge';
+import type { TokenRole } from './rest';
+
+type JsonSchema = Record<string, unknown>;
+
+/** A zod schema as the JSON Schema of what a client sends (dates, which query strings and JSON carry as ISO 8601 text, as date-time strings). */
+function inputSchema(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, {
+    unrepresentable: 'any',
+    io: 'input',
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === 'date') Object.assign(ctx.jsonSchema, { type: 'string', format: 'date-time' });
+    },
+  }) as JsonSchema;
+}
+
+/** One property of an object schema's JSON Schema (a query or path parameter's schema). */
+function propertyOf(schema: z.ZodType, key: string): JsonSchema {
+  const s = (inputSchema(schema).properties as Record<string, JsonSchema> | undefined)?.[key];
+  if (!s) throw new Error(`openapi: the schema has no property ${key}`);
+  return s;
+}
 
 const errorBody = {
   type: 'object',
@@ -16,6 +46,468 @@ const errorBody = {
 } as const;
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const jsonResponse = (description: string, schema: string) => ({ description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
+const jsonBody = (schema: string) => ({ required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
+
+const ALL_TOKEN_ROLES: readonly TokenRole[] = ['producer', 'coordinator', 'operator', 'viewer'];
+
+/** The role part of an operation: the sentence in its description, `x-sluice-roles`, and the 401 / 403 replies. */
+function access(roles: readonly TokenRole[], description?: string) {
+  const line = `Token roles: ${roles.join(', ')}.`;
+  return {
+    description: description ? `${description}\n\n${line}` : line,
+    'x-sluice-roles': [...roles],
+  };
+}
+function authErrors(roles: readonly TokenRole[]) {
+  return {
+    '401': errorResponse('Missing or invalid token'),
+    ...(ALL_TOKEN_ROLES.every((r) => roles.includes(r)) ? {} : { '403': errorResponse(`The token's role is not one of: ${roles.join(', ')}`) }),
+  };
+}
+
+const READERS: readonly TokenRole[] = ['viewer', 'operator'];
+const OPERATOR: readonly TokenRole[] = ['operator'];
+
+const FILTER_DESCRIPTIONS: Record<(typeof FILTER_KEYS)[number], string> = {
+  task: 'Only this task\'s dead letters.',
+  fingerprint: 'Only this error fingerprint (the id a fingerprint group shows).',
+  group: 'Only dead letters with this group key, as `group=key` (e.g. `tenant=acme`).',
+  stream: 'Only this stream key.',
+  from: 'Dead at or after this time (ISO 8601).',
+  to: 'Dead before this time (ISO 8601); must be after `from`.',
+  q: 'Text in the last error, case-insensitive.',
+  status: '`pending`: not replayed yet; `replayed`: replayed; `all` (default).',
+};
+
+/** The dead-letter filter as query parameters: the same fields as the browser's URL (core/dlq-filter.ts). */
+function filterQueryParameters() {
+  return FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: FILTER_DESCRIPTIONS[k], schema: propertyOf(dlqFilterSchema, k) }));
+}
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const groupsSchema = { type: 'object', additionalProperties: { type: 'string' }, description: 'group name → key' } as const;
+const taskCounts = { type: 'array', items: { $ref: '#/components/schemas/TaskCount' } } as const;
+const REPLAY_JOB_STATES = ['pending', 'running', 'paused', 'cancelled', 'completed', 'failed'] as const;
+
+const deadLetterPathId = { name: 'id', in: 'path', required: true, description: 'A dead-letter id', schema: propertyOf(deadLetterIdInput, 'id') };
+const replayJobPathId = { name: 'id', in: 'path', required: true, description: 'A replay job id', schema: propertyOf(replayJobIdInput, 'id') };
+const previewPathId = { name: 'id', in: 'path', required: true, description: 'A purge preview id (from POST /api/v1/dead-letters/purge-previews)', schema: propertyOf(purgeInput, 'previewId') };
+
+/** Reply schemas of the dead-letter routes, from the presenters' and services' return types (server/presenters/dead-letters.ts, server/services/dlq-*.ts). */
+const deadLetterSchemas = {
+  TaskCount: {
+    type: 'object',
+    required: ['task', 'count'],
+    properties: { task: { type: 'string' }, count: { type: 'integer' } },
+  },
+  DeadLetterListItem: {
+    type: 'object',
+    description: 'A dead letter as the list shows it: the error\'s first 300 characters, no payload or stack.',
+    required: ['id', 'executionId', 'task', 'fingerprint', 'error', 'attempts', 'partition', 'streamKey', 'groups', 'enqueuedAt', 'deadAt', 'deadAtKey', 'replayedAt', 'replayExecutionId'],
+    properties: {
+      id: { type: 'integer' },
+      executionId: { type: 'integer' },
+      task: { type: 'string' },
+      fingerprint: { type: 'string' },
+      error: { type: 'string', description: 'the first 300 characters of the last error' },
+      attempts: { type: 'integer' },
+      partition: { type: 'integer' },
+      streamKey: { type: ['string', 'null'] },
+      groups: groupsSchema,
+      enqueuedAt: dateTime,
+      deadAt: dateTime,
+      deadAtKey: { type: 'string', description: 'deadAt in UTC with microseconds (the page cursor\'s time part)' },
+      replayedAt: nullableDateTime,
+      replayExecutionId: { type: ['integer', 'null'] },
+    },
+  },
+  DeadLetterPage: {
+    type: 'object',
+    required: ['items', 'nextCursor', 'count', 'countCapped'],
+    properties: {
+      items: { type: 'array', items: { $ref: '#/components/schemas/DeadLetterListItem' } },
+      nextCursor: { type: ['string', 'null'], description: 'pass back as `cursor` for the next page; null on the last page' },
+      count: {
+        type: ['integer', 'null'],
+        description: 'matching dead letters, counted up to 10,000 (200 with a `q` text filter); null on later pages (not recounted)',
+      },
+      countCapped: { type: 'boolean', description: 'true when `count` stopped at its cap (there are more)' },
+    },
+  },
+  DeadLetter: {
+    type: 'object',
+    description: 'A dead letter in full: payload and stack included. One line of a purge preview\'s export.',
+    required: [
+      'id', 'executionId', 'task', 'payload', 'groups', 'streamKey', 'idempotencyKey', 'partition', 'attempts', 'lastError', 'stack',
+      'fingerprint', 'enqueuedAt', 'deadAt', 'replayedAt', 'replayExecutionId',
+    ],
+    properties: {
+      id: { type: 'integer' },
+      executionId: { type: 'integer' },
+      task: { type: 'string' },
+      payload: { description: 'the execution\'s payload, as enqueued' },
+      groups: groupsSchema,
+      streamKey: { type: ['string', 'null'] },
+      idempotencyKey: { type: ['string', 'null'] },
+      partition: { type: 'integer' },
+      attempts: { type: 'integer' },
+      lastError: { type: 'string' },
+      stack: { type: ['string', 'null'] },
+      fingerprint: { type: 'string' },
+      enqueuedAt: dateTime,
+      deadAt: dateTime,
+      replayedAt: nullableDateTime,
+      replayExecutionId: { type: ['integer', 'null'] },
+    },
+  },
+  DeadLetterAttempt: {
+    type: 'object',
+    required: ['attempt', 'startedAt', 'failedAt', 'outcome', 'error', 'stack', 'fingerprint', 'coordinatorId'],
+    properties: {
+      attempt: { type: 'integer' },
+      startedAt: nullableDateTime,
+      failedAt: dateTime,
+      outcome: { type: 'string', enum: ['retry', 'dead'] },
+      error: { type: 'string' },
+      stack: { type: ['string', 'null'] },
+      fingerprint: { type: ['string', 'null'] },
+      coordinatorId: { type: ['string', 'null'] },
+    },
+  },
+  DeadLetterReplay: {
+    type: 'object',
+    description: 'This dead letter\'s item in a replay job.',
+    required: ['jobId', 'jobState', 'itemState', 'executionId', 'doneAt', 'error', 'byLabel', 'byType', 'requestedAt'],
+    properties: {
+      jobId: { type: 'integer' },
+      jobState: { type: 'string', enum: [...REPLAY_JOB_STATES] },
+      itemState: { type: 'string', enum: ['pending', 'replayed', 'skipped', 'failed'] },
+      executionId: { type: ['integer', 'null'], description: 'the new execution, once replayed' },
+      doneAt: nullableDateTime,
+      error: { type: ['string', 'null'] },
+      byLabel: { type: 'string', description: 'who requested the replay' },
+      byType: { type: 'string' },
+      requestedAt: dateTime,
+    },
+  },
+  DeadLetterDetail: {
+    allOf: [
+      { $ref: '#/components/schemas/DeadLetter' },
+      {
+        type: 'object',
+        required: ['replayExecutionState', 'attemptsLog', 'replays'],
+        properties: {
+          replayExecutionState: { type: ['string', 'null'], description: 'state of the replayed execution, when it still exists' },
+          attemptsLog: { type: 'array', items: { $ref: '#/components/schemas/DeadLetterAttempt' }, description: 'every failed attempt, in order' },
+          replays: { type: 'array', items: { $ref: '#/components/schemas/DeadLetterReplay' } },
+        },
+      },
+    ],
+  },
+  FingerprintGroups: {
+    type: 'object',
+    required: ['groups', 'sampledNewest'],
+    properties: {
+      groups: {
+        type: 'array',
+        description: 'biggest groups first',
+        items: {
+          type: 'object',
+          required: ['fingerprint', 'count', 'pending', 'firstSeen', 'lastSeen', 'tasks', 'sampleError'],
+          properties: {
+            fingerprint: { type: 'string' },
+            count: { type: 'integer' },
+            pending: { type: 'integer', description: 'not replayed yet' },
+            firstSeen: nullableDateTime,
+            lastSeen: nullableDateTime,
+            tasks: { type: 'array', items: { type: 'string' } },
+            sampleError: { type: 'string', description: 'the newest error text (first 300 characters)' },
+          },
+        },
+      },
+      sampledNewest: {
+        type: ['integer', 'null'],
+        description: 'null: exact over every matching dead letter; else the counts cover only the newest this many',
+      },
+    },
+  },
+  ReplayJob: {
+    type: 'object',
+    required: [
+      'id', 'state', 'scope', 'filter', 'resetAttempts', 'ratePerS', 'total', 'replayed', 'skipped', 'failed', 'createdByType', 'createdByLabel',
+      'createdAt', 'startedAt', 'finishedAt', 'updatedAt', 'leaseOwner', 'leaseExpiresAt', 'lastError', 'requestId',
+    ],
+    properties: {
+      id: { type: 'integer' },
+      state: { type: 'string', enum: [...REPLAY_JOB_STATES] },
+      scope: { type: 'string', enum: ['ids', 'filter'] },
+      filter: { type: 'object', description: 'the filter (scope `filter`) or `{ids: [...]}` (scope `ids`), as given' },
+      resetAttempts: { type: 'boolean' },
+      ratePerS: { type: ['number', 'null'], description: 'executions per second; null = as fast as enqueue goes' },
+      total: { type: 'integer', description: 'dead letters frozen into the job' },
+      replayed: { type: 'integer' },
+      skipped: { type: 'integer' },
+      failed: { type: 'integer' },
+      createdByType: { type: 'string' },
+      createdByLabel: { type: 'string' },
+      createdAt: dateTime,
+      startedAt: nullableDateTime,
+      finishedAt: nullableDateTime,
+      updatedAt: dateTime,
+      leaseOwner: { type: ['string', 'null'] },
+      leaseExpiresAt: nullableDateTime,
+      lastError: { type: ['string', 'null'] },
+      requestId: { type: ['string', 'null'] },
+    },
+  },
+  ReplayJobProgress: {
+    allOf: [
+      { $ref: '#/components/schemas/ReplayJob' },
+      {
+        type: 'object',
+        required: ['processed', 'progress'],
+        properties: {
+          processed: { type: 'integer', description: 'replayed + skipped + failed' },
+          progress: { type: 'number', minimum: 0, maximum: 1 },
+        },
+      },
+    ],
+  },
+  ReplayJobList: {
+    type: 'object',
+    required: ['jobs'],
+    properties: { jobs: { type: 'array', description: 'newest first', items: { $ref: '#/components/schemas/ReplayJobProgress' } } },
+  },
+  ReplayRequest: inputSchema(replayInput.extend({ dryRun: z.boolean().optional() })),
+  ReplayJobCreated: {
+    type: 'object',
+    required: ['job', 'total', 'alreadyReplayed', 'byTask', 'existing', 'dryRun'],
+    properties: {
+      job: { anyOf: [{ $ref: '#/components/schemas/ReplayJob' }, { type: 'null' }], description: 'null for a dry run' },
+      total: { type: 'integer', description: 'dead letters frozen into the job (would be, for a dry run)' },
+      alreadyReplayed: { type: 'integer', description: 'matched but already replayed, left out' },
+      byTask: taskCounts,
+      existing: { type: 'boolean', description: 'true when the request id matched an existing job (nothing new was created; counts are the job\'s)' },
+      dryRun: { type: 'boolean' },
+    },
+  },
+  PurgePreviewRequest: inputSchema(z.object({ scope: dlqScopeInput, dryRun: z.boolean().optional() })),
+  PurgePreview: {
+    type: 'object',
+    required: ['id', 'total', 'expiresAt', 'byTask', 'oldestDeadAt', 'newestDeadAt', 'confirmation'],
+    properties: {
+      id: { type: ['string', 'null'], format: 'uuid', description: 'the frozen set (send it as `previewId`); null for a dry run' },
+      total: { type: 'integer', description: 'dead letters in the frozen set' },
+      expiresAt: { ...dateTime, description: 'purge before this (30 minutes after the preview)' },
+      byTask: taskCounts,
+      oldestDeadAt: nullableDateTime,
+      newestDeadAt: nullableDateTime,
+      confirmation: { type: 'string', description: 'what to send as `confirm`, e.g. "purge 5"' },
+      dryRun: { type: 'boolean', description: 'present (true) only on a dry run' },
+    },
+  },
+  PurgeRequest: inputSchema(purgeInput),
+  PurgeResult: {
+    type: 'object',
+    required: ['previewId', 'frozen', 'deleted', 'byTask'],
+    properties: {
+      previewId: { type: 'string', format: 'uuid' },
+      frozen: { type: 'integer', description: 'dead letters in the frozen set' },
+      deleted: { type: 'integer', description: 'deleted now (rows of the set already gone are not counted)' },
+      byTask: taskCounts,
+    },
+  },
+};
+
+const deadLetterPaths = {
+  '/api/v1/dead-letters': {
+    get: {
+      operationId: 'listDeadLetters',
+      tags: ['Dead letters'],
+      summary: 'Dead letters matching a filter, newest first, a page at a time',
+      ...access(READERS, 'Keyset pages: pass `nextCursor` back as `cursor` (with the same filter) for the next page. The filter fields are the browser\'s.'),
+      parameters: [
+        ...filterQueryParameters(),
+        { name: 'cursor', in: 'query', required: false, description: '`nextCursor` of the previous page', schema: propertyOf(deadLetterListInput, 'cursor') },
+        { name: 'limit', in: 'query', required: false, description: 'page size', schema: propertyOf(deadLetterListInput, 'limit') },
+      ],
+      responses: {
+        '200': jsonResponse('A page of dead letters', 'DeadLetterPage'),
+        '400': errorResponse('Invalid filter, cursor or limit, with errors field by field'),
+        ...authErrors(READERS),
+      },
+    },
+  },
+  '/api/v1/dead-letters/{id}': {
+    get: {
+      operationId: 'getDeadLetter',
+      tags: ['Dead letters'],
+      summary: 'One dead letter: payload, groups, stream, every attempt, last stack and its replays',
+      ...access(READERS),
+      parameters: [deadLetterPathId],
+      responses: {
+        '200': jsonResponse('The dead letter', 'DeadLetterDetail'),
+        '400': errorResponse('Malformed id'),
+        ...authErrors(READERS),
+        '404': errorResponse('No such dead letter'),
+      },
+    },
+  },
+  '/api/v1/dead-letters/fingerprints': {
+    get: {
+      operationId: 'listDeadLetterFingerprints',
+      tags: ['Dead letters'],
+      summary: 'Dead letters matching a filter, grouped by error fingerprint, biggest groups first',
+      ...access(
+        READERS,
+        'Exact with no filter or only `task` / `fingerprint`; with any other filter the counts cover the newest 50,000 matching dead letters and `sampledNewest` says so.',
+      ),
+      parameters: [...filterQueryParameters(), { name: 'limit', in: 'query', required: false, description: 'how many groups', schema: propertyOf(fingerprintGroupsInput, 'limit') }],
+      responses: {
+        '200': jsonResponse('The fingerprint groups', 'FingerprintGroups'),
+        '400': errorResponse('Invalid filter or limit, with errors field by field'),
+        ...authErrors(READERS),
+      },
+    },
+  },
+  '/api/v1/dead-letters/replay': {
+    post: {
+      operationId: 'replayDeadLetters',
+      tags: ['Dead letters'],
+      summary: 'Replay a selection of dead letters, or all matching a filter, as a tracked background job',
+      ...access(
+        OPERATOR,
+        'Freezes the set (minus dead letters already replayed) into a job and returns it; watch it at `/api/v1/dead-letters/replay-jobs/{id}`. ' +
+          '`requestId` (or the `Idempotency-Key` header, when the body has none) makes the call idempotent: a repeat returns the same job with `existing: true`. ' +
+          '`dryRun: true` reports the counts and creates nothing. Audited.',
+      ),
+      parameters: [
+        { name: 'Idempotency-Key', in: 'header', required: false, description: 'stands in for `requestId` when the body has none', schema: propertyOf(replayInput, 'requestId') },
+      ],
+      requestBody: jsonBody('ReplayRequest'),
+      responses: {
+        '200': jsonResponse('Dry run: what would be replayed (`job` is null)', 'ReplayJobCreated'),
+        '202': jsonResponse('The job was created, or already existed for this request id (`existing: true`)', 'ReplayJobCreated'),
+        '400': errorResponse('Invalid body, with errors field by field'),
+        ...authErrors(OPERATOR),
+        '409': errorResponse('Nothing to replay (no dead letters match, or all were already replayed), or a replay with this request id is still being created'),
+      },
+    },
+  },
+  '/api/v1/dead-letters/replay-jobs': {
+    get: {
+      operationId: 'listReplayJobs',
+      tags: ['Dead letters'],
+      summary: 'Recent replay jobs with their progress, newest first',
+      ...access(READERS, 'For older jobs pass the last id shown as `beforeId`.'),
+      parameters: [
+        { name: 'limit', in: 'query', required: false, schema: propertyOf(replayJobListInput, 'limit') },
+        { name: 'beforeId', in: 'query', required: false, description: 'only jobs with a smaller id', schema: propertyOf(replayJobListInput, 'beforeId') },
+      ],
+      responses: {
+        '200': jsonResponse('The jobs', 'ReplayJobList'),
+        '400': errorResponse('Invalid limit or beforeId'),
+        ...authErrors(READERS),
+      },
+    },
+  },
+  '/api/v1/dead-letters/replay-jobs/{id}': {
+    get: {
+      operationId: 'getReplayJob',
+      tags: ['Dead letters'],
+      summary: 'A replay job: state, counters and progress (0…1)',
+      ...access(READERS),
+      parameters: [replayJobPathId],
+      responses: {
+        '200': jsonResponse('The job', 'ReplayJobProgress'),
+        '400': errorResponse('Malformed id'),
+        ...authErrors(READERS),
+        '404': errorResponse('No such replay job'),
+      },
+    },
+  },
+  '/api/v1/dead-letters/replay-jobs/{id}/{action}': {
+    post: {
+      operationId: 'controlReplayJob',
+      tags: ['Dead letters'],
+      summary: 'Pause, resume or cancel a replay job',
+      ...access(OPERATOR, 'pause: pending or running → paused; resume: paused → pending; cancel: pending, running or paused → cancelled. No body. Audited.'),
+      parameters: [replayJobPathId, { name: 'action', in: 'path', required: true, schema: propertyOf(controlReplayInput, 'action') }],
+      responses: {
+        '200': jsonResponse('The job in its new state', 'ReplayJob'),
+        '400': errorResponse('Malformed id or unknown action'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such replay job'),
+        '409': errorResponse('The job\'s state does not allow this action'),
+      },
+    },
+  },
+  '/api/v1/dead-letters/purge-previews': {
+    post: {
+      operationId: 'previewDeadLetterPurge',
+      tags: ['Dead letters'],
+      summary: 'Step 1 of a purge: freeze the exact set (a selection, or all matching a filter) and count it',
+      ...access(
+        OPERATOR,
+        'Nothing is deleted. Dead letters that arrive later are never in the set. The reply\'s `confirmation` is what to send as `confirm` to `POST /api/v1/dead-letters/purge`, within 30 minutes. `dryRun: true` reports the same counts and stores nothing.',
+      ),
+      requestBody: jsonBody('PurgePreviewRequest'),
+      responses: {
+        '200': jsonResponse('Dry run: the counts (`id` is null, `dryRun` is true)', 'PurgePreview'),
+        '201': jsonResponse('The frozen set', 'PurgePreview'),
+        '400': errorResponse('Invalid scope, with errors field by field'),
+        ...authErrors(OPERATOR),
+      },
+    },
+  },
+  '/api/v1/dead-letters/purge-previews/{id}/export': {
+    get: {
+      operationId: 'exportDeadLetterPurgePreview',
+      tags: ['Dead letters'],
+      summary: 'Download a purge preview\'s frozen set as JSON lines, before purging it',
+      ...access(
+        OPERATOR,
+        'One `DeadLetter` per line, in id order, streamed page by page as an attachment. The preview is checked and the first page read before the reply starts, so an unknown preview is a 404 and an already purged set a 409.',
+      ),
+      parameters: [previewPathId],
+      responses: {
+        '200': {
+          description: 'The frozen dead letters, one JSON object (a DeadLetter) per line',
+          headers: { 'Content-Disposition': { schema: { type: 'string' }, description: 'attachment; filename="dead-letters-<id>.jsonl"' } },
+          content: {
+            'application/x-ndjson': {
+              schema: { type: 'string', description: 'newline-delimited JSON: one DeadLetter object per line (x-sluice-line-schema)' },
+              'x-sluice-line-schema': { $ref: '#/components/schemas/DeadLetter' },
+            },
+          },
+        },
+        '400': errorResponse('Malformed preview id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such purge preview'),
+        '409': errorResponse('The set was already purged: nothing left to export'),
+      },
+    },
+  },
+  '/api/v1/dead-letters/purge': {
+    post: {
+      operationId: 'purgeDeadLetters',
+      tags: ['Dead letters'],
+      summary: 'Step 2 of a purge: delete exactly a preview\'s frozen set, once',
+      ...access(OPERATOR, 'Send the preview\'s id and its `confirmation` phrase (`purge <count>`) as `confirm`. Audited with the filter and the counts.'),
+      requestBody: jsonBody('PurgeRequest'),
+      responses: {
+        '200': jsonResponse('Purged', 'PurgeResult'),
+        '400': errorResponse('Invalid body, or `confirm` is not the preview\'s confirmation phrase'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such purge preview'),
+        '409': errorResponse('This set was already purged'),
+        '412': errorResponse('The preview has expired; preview the purge again'),
+      },
+    },
+  },
+};
 
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -23,15 +515,21 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: 'Sluice API',
       version: '1',
-      description: 'Enqueue executions of Sluice tasks and read their state. Authenticate with an API token: `Authorization: Bearer slc_…` (create one in Settings → API tokens or with `npx sluice tokens create --name N --role producer`).',
+      description:
+        'Enqueue executions of Sluice tasks and read their state; browse, replay and purge dead letters. Authenticate with an API token: `Authorization: Bearer slc_…` (create one in Settings → API tokens or with `npx sluice tokens create --name N --role producer`).\n\n' +
+        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. Read an execution: any token. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
+    tags: [
+      { name: 'Executions', description: 'Enqueue and read executions' },
+      { name: 'Dead letters', description: 'Browse, replay and purge dead letters (the same filters and services as the Dead letters pages and `npx sluice dlq`)' },
+    ],
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A Sluice API token (slc_…)' } },
       schemas: {
         Error: errorBody,
-        EnqueueRequest: z.toJSONSchema(enqueueRequestSchema, { unrepresentable: 'any', io: 'input' }),
+        EnqueueRequest: inputSchema(enqueueRequestSchema),
         EnqueueReply: {
           type: 'object',
           required: ['executions', 'shed', 'spilled', 'throttledMs'],
@@ -75,14 +573,19 @@ export function openApiDocument(): Record<string, unknown> {
           },
           additionalProperties: true,
         },
+        ...deadLetterSchemas,
       },
     },
     paths: {
       '/api/v1/tasks/{task}/executions': {
         post: {
+          operationId: 'enqueueExecutions',
+          tags: ['Executions'],
           summary: 'Enqueue one execution, or a batch with {executions: [...]}',
-          description:
+          ...access(
+            ['producer', 'operator'],
             'Routing, group keys (explicit `groups`, else each group\'s keyPath into the payload), streams and backpressure are applied per the task\'s current config. A batch is inserted in one statement. An `idempotencyKey` dedupes per task.',
+          ),
           parameters: [{ name: 'task', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EnqueueRequest' } } } },
           responses: {
@@ -100,7 +603,10 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/api/v1/executions/{id}': {
         get: {
+          operationId: 'getExecution',
+          tags: ['Executions'],
           summary: 'An execution\'s state, attempts and last error',
+          ...access(ALL_TOKEN_ROLES),
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
           responses: {
             '200': { description: 'The execution', content: { 'application/json': { schema: { $ref: '#/components/schemas/Execution' } } } },
@@ -110,6 +616,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...deadLetterPaths,
     },
   };
 }

@@ -126,8 +126,22 @@ describe('GET /api/v1/openapi.json', () => {
   it('documents both endpoints with the request schema the handler validates with', async () => {
     const { GET } = await import('../../app/api/v1/openapi.json/route');
     const doc = await GET().json();
-    expect(Object.keys(doc.paths)).toEqual(['/api/v1/tasks/{task}/executions', '/api/v1/executions/{id}']);
+    // (the full list of documented paths is checked against the route files in openapi-coverage.test.ts)
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/tasks/{task}/executions', '/api/v1/executions/{id}']));
     expect(JSON.stringify(doc.components.schemas.EnqueueRequest)).toContain('idempotencyKey');
     expect(doc.paths['/api/v1/tasks/{task}/executions'].post.responses['429'].headers['Retry-After']).toBeDefined();
+  });
+
+  it('documents the dead-letter endpoints, their request bodies from the handlers\' schemas, and the roles they need', async () => {
+    const { GET } = await import('../../app/api/v1/openapi.json/route');
+    const doc = await GET().json();
+    expect(Object.keys(doc.paths).filter((p: string) => p.startsWith('/api/v1/dead-letters'))).toHaveLength(10);
+    const replay = doc.paths['/api/v1/dead-letters/replay'].post;
+    expect(replay['x-sluice-roles']).toEqual(['operator']);
+    expect(Object.keys(replay.responses)).toEqual(expect.arrayContaining(['200', '202', '400', '401', '403', '409']));
+    expect(Object.keys(doc.components.schemas.ReplayRequest.properties)).toEqual(expect.arrayContaining(['scope', 'resetAttempts', 'ratePerSecond', 'requestId', 'dryRun']));
+    expect(doc.paths['/api/v1/dead-letters'].get['x-sluice-roles']).toEqual(['viewer', 'operator']);
+    expect(doc.paths['/api/v1/dead-letters'].get.parameters.find((p: { name: string }) => p.name === 'from').schema).toEqual({ type: 'string', format: 'date-time' });
+    expect(Object.keys(doc.paths['/api/v1/dead-letters/purge-previews/{id}/export'].get.responses['200'].content)).toEqual(['application/x-ndjson']);
   });
 });
