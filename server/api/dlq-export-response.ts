@@ -1,14 +1,21 @@
 // The HTTP response for a frozen purge set's export: JSON lines streamed page by page
 // (ReadableStream pulls the next page only when the client reads), as a download. Used by
 // the REST route (API token) and the browser's route (session), which differ only in
-// how they check who is asking.
+// how they check who is asking. The first page is read before the response exists, so an
+// unknown or already purged set is an error status (404 / 409 through the caller's error
+// mapping), not a 200 whose stream then breaks.
 import type { Db } from '../db/pool';
 import { exportFrozenSet } from '../services/dlq-purge';
 
-export function frozenSetExportResponse(db: Db, previewId: string): Response {
+export async function frozenSetExportResponse(db: Db, previewId: string): Promise<Response> {
   const chunks = exportFrozenSet(db, previewId);
   const encoder = new TextEncoder();
+  const first = await chunks.next(); // throws CoreError NOT_FOUND / CONFLICT / BAD_REQUEST
   const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(encoder.encode(first.value));
+    },
     async pull(controller) {
       try {
         const next = await chunks.next();

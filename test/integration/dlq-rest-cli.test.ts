@@ -133,6 +133,13 @@ describe('REST /api/v1/dead-letters', () => {
     expect(await ok.json()).toMatchObject({ deleted: 5, frozen: 5 });
     const twice = await POST(req('/api/v1/dead-letters/purge', operatorToken, { method: 'POST', body: { previewId: preview.id, confirm: 'purge 5' } }), params({}));
     expect(twice.status).toBe(409);
+    // The export of a purged set is a 409 with a JSON error, before any stream starts.
+    const gone = await (await routes.exportSet()).GET(req(`/api/v1/dead-letters/purge-previews/${preview.id}/export`, operatorToken), params({ id: preview.id }));
+    expect(gone.status).toBe(409);
+    expect(await gone.json()).toMatchObject({ code: 'CONFLICT', error: expect.stringContaining('already purged') });
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const missing = await (await routes.exportSet()).GET(req(`/api/v1/dead-letters/purge-previews/${unknown}/export`, operatorToken), params({ id: unknown }));
+    expect(missing.status).toBe(404);
   });
 });
 

@@ -8,6 +8,8 @@ import { createContext } from '@/server/api/context';
 import { httpCookieJar } from '@/server/api/http-cookies';
 import { frozenSetExportResponse } from '@/server/api/dlq-export-response';
 import { env } from '@/server/env';
+import { isCoreError } from '@/server/core/errors';
+import { errorReply } from '@/server/services/rest-enqueue';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,10 +18,11 @@ export async function GET(req: Request, route: { params: Promise<{ id: string }>
   try {
     const ctx = await createContext({ headers: req.headers, cookies: httpCookieJar(req, new Headers(), env().SLUICE_SECURE_COOKIES) });
     await createCaller(ctx).dlq.purgePreview({ id });
-    return frozenSetExportResponse(ctx.db, id);
+    return await frozenSetExportResponse(ctx.db, id);
   } catch (e) {
-    if (e instanceof TRPCError) {
-      return new Response(`${e.message}\n`, { status: getHTTPStatusCodeFromError(e), headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    const status = e instanceof TRPCError ? getHTTPStatusCodeFromError(e) : isCoreError(e) ? errorReply(e).status : null;
+    if (status !== null) {
+      return new Response(`${(e as Error).message}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     }
     throw e;
   }

@@ -3,12 +3,8 @@
 import { restRoute } from '@/server/api/rest';
 import { frozenSetExportResponse } from '@/server/api/dlq-export-response';
 import { getPool } from '@/server/db/pool';
-import { purgePreviewStatus } from '@/server/services/dlq-purge';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = restRoute<{ id: string }>(['operator'], async (_ctx, { id }) => {
-  const pool = getPool();
-  await purgePreviewStatus(pool, id); // 400 / 404 before the stream starts
-  return frozenSetExportResponse(pool, id);
-});
+// 400 / 404 / 409 (already purged) before the stream starts
+export const GET = restRoute<{ id: string }>(['operator'], async (_ctx, { id }) => frozenSetExportResponse(getPool(), id));
