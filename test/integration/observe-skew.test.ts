@@ -70,12 +70,16 @@ describe('hot partition with real coordinators', () => {
     await h.start({ name: 'observe-a', handlers: 'test/support/handlers/observe-sleep.ts', slots: 4 });
 
     // One tenant dominates: 400 executions on its partition, 10 on each other partition.
+    // The hot ones take 80 ms each (4 slots: ~8 s of backlog), so the hot partition is
+    // still the deepest when the checks below run on a loaded machine; at 40 ms it could
+    // drain before the later-enqueued rows of the other partitions ran, and the
+    // drill-down check then saw another partition deeper.
     const hotTenant = 'acme';
     const hot = hashPartition(hotTenant, PARTITIONS);
     const spread = tenantsByPartition(3);
     const others = spread.flatMap((ts, p) => (p === hot ? [] : Array.from({ length: 10 }, (_, i) => ts[i % ts.length]!)));
     await enqueue(db.pool, 'skew', [
-      ...Array.from({ length: 400 }, () => ({ payload: { tenant: hotTenant, sleepMs: 40 } })),
+      ...Array.from({ length: 400 }, () => ({ payload: { tenant: hotTenant, sleepMs: 80 } })),
       ...others.map((tenant) => ({ payload: { tenant, sleepMs: 40 } })),
     ]);
 
