@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, onTestFinished } from 'vitest';
 import pg from 'pg';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { applyTasks, fakeCoordinator, statsDelta } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
@@ -28,17 +28,8 @@ async function seqRowsRead(fn: (c: pg.Client) => Promise<void>): Promise<number>
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
   onTestFinished(() => c.end());
-  const read = async () => {
-    await db.pool.query('SELECT pg_stat_clear_snapshot()');
-    const r = await db.pool.query<{ n: string }>(`SELECT seq_tup_read AS n FROM pg_stat_user_tables WHERE relname = 'executions'`);
-    return Number(r.rows[0]!.n);
-  };
-  await c.query('SELECT pg_stat_force_next_flush()');
-  const before = await read();
-  await fn(c);
-  await c.query('SELECT pg_stat_force_next_flush()');
-  await c.query('SELECT 1');
-  return (await read()) - before;
+  const { delta } = await statsDelta(db.pool, c, `SELECT seq_tup_read AS n FROM pg_stat_user_tables WHERE relname = 'executions'`, fn);
+  return delta.n!;
 }
 
 async function slots(task: string): Promise<Record<string, { in_flight: number; queued: number }>> {

@@ -37,33 +37,51 @@ export async function partitionStats(pool: pg.Pool, task: string) {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How the numeric columns of the statistics query `sql` (one row, read through `stats`)
+ *  moved while `fn` ran on the connection `c`. Statistics reach the shared counters when a
+ *  backend flushes them (PG 15: pg_stat_force_next_flush on that backend, applied at the
+ *  end of its next transaction, else up to seconds later when it goes idle): both ends of
+ *  the window flush `c`, and `stats` drops its cached snapshot before each read. Run the
+ *  test's earlier work on `c` too, so nothing from before lands inside the window. */
+export async function statsDelta<C extends pg.ClientBase, T>(
+  stats: pg.Pool,
+  c: C,
+  sql: string,
+  fn: (c: C) => Promise<T>,
+): Promise<{ delta: Record<string, number>; value: T }> {
+  const flush = async () => {
+    await c.query('SELECT pg_stat_force_next_flush()');
+    await c.query('SELECT 1');
+  };
+  const read = async () => {
+    await stats.query('SELECT pg_stat_clear_snapshot()');
+    const r = await stats.query<Record<string, string | number>>(sql);
+    return Object.fromEntries(Object.entries(r.rows[0]!).map(([k, v]) => [k, Number(v)]));
+  };
+  await flush();
+  const before = await read();
+  const value = await fn(c);
+  await flush();
+  const after = await read();
+  return { delta: Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - before[k]!])), value };
+}
+
 /** What `executions_claim_idx` handed out while `fn` ran on a connection of `work`, read
  *  through `stats`: `reads` = index entries returned (idx_tup_read, dead ones included),
  *  `fetches` = live rows fetched through them (idx_tup_fetch). Dead entries (rows that
  *  left the index) stay until a scan finds them dead to every snapshot and marks them,
  *  which a busy server can delay; live fetches are what a scan of a backlog costs.
- *  Statistics reach the shared counters when a backend flushes them (PG 15:
- *  pg_stat_force_next_flush on that backend, else up to seconds later when it goes idle):
- *  give `work` a single connection and run the test's earlier claims through it too, so
- *  nothing from before lands inside the window. */
+ *  Give `work` a single connection (see statsDelta). */
 export async function claimIndexReads<T>(stats: pg.Pool, work: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<{ reads: number; fetches: number; value: T }> {
-  const read = async () => {
-    await stats.query('SELECT pg_stat_clear_snapshot()');
-    const r = await stats.query<{ r: number; f: number }>(
-      `SELECT idx_tup_read::int AS r, idx_tup_fetch::int AS f FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`,
-    );
-    return r.rows[0]!;
-  };
   const c = await work.connect();
   try {
-    await c.query('SELECT pg_stat_force_next_flush()');
-    await c.query('SELECT 1');
-    const before = await read();
-    const value = await fn(c);
-    await c.query('SELECT pg_stat_force_next_flush()');
-    await c.query('SELECT 1');
-    const after = await read();
-    return { reads: after.r - before.r, fetches: after.f - before.f, value };
+    const { delta, value } = await statsDelta(
+      stats,
+      c,
+      `SELECT idx_tup_read AS reads, idx_tup_fetch AS fetches FROM pg_stat_user_indexes WHERE indexrelname = 'executions_claim_idx'`,
+      fn,
+    );
+    return { reads: delta.reads!, fetches: delta.fetches!, value };
   } finally {
     c.release();
   }
