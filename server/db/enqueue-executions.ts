@@ -234,9 +234,8 @@ export async function addEnqueueCounters(db: Db, task: string, deltas: readonly 
            spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed, updated_at = now()
        FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS d(partition, accepted, spilled, shed)
        WHERE ps.task = $1 AND ps.partition = d.partition
-       RETURNING 1
      )
-     SELECT (SELECT count(*) FROM moved) AS n, CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
+     SELECT CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
     [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake],
   );
 }
