@@ -127,15 +127,19 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     log,
   });
 
+  // Finished executions are counted per outcome once per batch (a label-keyed counter
+  // lookup per execution was a measurable share of a no-op job's cost).
   const onFlushed = (b: CompletedBatch) => {
+    const byOutcome = new Map<string, number>();
+    let fenced = 0;
     for (const item of b.items) {
-      const r = running.get(item.id);
       running.delete(item.id);
       const applied = b.applied.get(item.id);
-      if (applied) metrics.inc('sluice_executions_finished_total', { task: b.task, outcome: applied }, 1, 'Executions finished by this coordinator, by outcome');
-      else metrics.inc('sluice_executions_fenced_total', { task: b.task }, 1, 'Completions that matched no live lease (fenced)');
-      void r;
+      if (applied) byOutcome.set(applied, (byOutcome.get(applied) ?? 0) + 1);
+      else fenced++;
     }
+    for (const [outcome, n] of byOutcome) metrics.inc('sluice_executions_finished_total', { task: b.task, outcome }, n, 'Executions finished by this coordinator, by outcome');
+    if (fenced > 0) metrics.inc('sluice_executions_fenced_total', { task: b.task }, fenced, 'Completions that matched no live lease (fenced)');
     // A batch that carried a refill claim already handed its freed slots back out (done()
     // below decides whether the claim loop is needed); otherwise wake the claim loop.
     if (!planned.has(b.task)) signal.fire();

@@ -11,7 +11,6 @@ import type { Db } from './pool';
 
 export interface ClaimedExecution {
   id: number;
-  task: string;
   partition: number;
   attempts: number;
   payload: unknown;
@@ -19,14 +18,13 @@ export interface ClaimedExecution {
   streamKey: string | null;
   idempotencyKey: string | null;
   leaseToken: string;
-  enqueuedAt: Date;
-  runAt: Date;
 }
 
-/** The claim functions' row columns as a ClaimedExecution (sluice_claim and the claimed
- *  rows of sluice_finish_and_claim return the same columns). */
-export const CLAIMED_COLUMNS = `id, task, partition, attempts, payload, groups, stream_key AS "streamKey",
-  idempotency_key AS "idempotencyKey", lease_token AS "leaseToken", enqueued_at AS "enqueuedAt", run_at AS "runAt"`;
+/** The claim functions' row columns as a ClaimedExecution (sluice_claim and sluice_cycle
+ *  both have them), and only what a coordinator uses: every column is parsed on every
+ *  claim (payload and groups as JSON), the hottest reply there is. */
+export const CLAIMED_COLUMNS = `id, partition, attempts, payload, groups, stream_key AS "streamKey",
+  idempotency_key AS "idempotencyKey", lease_token AS "leaseToken"`;
 
 export async function claimExecutions(
   db: Db,

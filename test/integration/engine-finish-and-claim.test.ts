@@ -1,5 +1,5 @@
-// sluice_finish_and_claim (migration 20261123000500000): a finish batch and the claim that
-// refills its slots in one call. Checked at the SQL level, with no coordinator between:
+// sluice_cycle (migrations 20261123000500000, 20261123000800000): a finish batch and the
+// claim that refills its slots in one call. Checked at the SQL level, with no coordinator between:
 // fencing on (id, lease_token), the task's cluster-wide limit, the caller's max, group
 // limits seeing the released slots, and that the claim's UPDATE no longer reads the
 // backlog (a counter of index tuples read, not timing).
@@ -103,5 +103,39 @@ describe('finish and claim in one call', () => {
     // 5 claims of 10: the candidate scan reads ~10 live entries (+ dead ones of earlier
     // rounds) per claim; the old plan read the whole backlog (~3000) per claim.
     expect(reads).toBeLessThan(1000);
+  });
+
+  it('reports the fenced items of a mixed batch and applies the rest with their errors (the lean reply)', async () => {
+    await applyTasks(db.pool, [{ name: 'fcmix', partitions: 1, concurrency: 10, retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 } }]);
+    const me = await fakeCoordinator(db.pool, ['fcmix']);
+    await enqueue(db.pool, 'fcmix', Array.from({ length: 5 }, (_, i) => ({ payload: { i } })));
+    const [ok, dead, lost, ...rest] = await claimExecutions(db.pool, me, 'fcmix', 4, 60_000);
+    expect(rest).toHaveLength(1);
+    const r = await finishAndClaimExecutions(db.pool, me, 'fcmix', [
+      { id: ok!.id, leaseToken: ok!.leaseToken, outcome: 'succeeded' },
+      { id: dead!.id, leaseToken: dead!.leaseToken, outcome: 'dead', error: 'Error: boom', stack: 'Error: boom\n    at h', fingerprint: 'fp-boom' },
+      { id: lost!.id, leaseToken: '00000000-0000-4000-8000-000000000000', outcome: 'succeeded' }, // not its lease
+    ], 10, 60_000);
+    expect(r.applied).toEqual(new Map([[ok!.id, 'succeeded'], [dead!.id, 'dead']]));
+    // the claimed row carries what a handler needs, nothing more
+    expect(r.claimed).toHaveLength(1);
+    expect(Object.keys(r.claimed[0]!).sort()).toEqual(['attempts', 'groups', 'id', 'idempotencyKey', 'leaseToken', 'partition', 'payload', 'streamKey']);
+    expect(r.claimed[0]).toMatchObject({ attempts: 1, payload: { i: 4 }, groups: {}, streamKey: null });
+    const rows = await db.pool.query('SELECT id, state, last_error FROM executions WHERE id = ANY ($1) ORDER BY id', [[ok!.id, dead!.id, lost!.id]]);
+    expect(rows.rows).toEqual([
+      { id: ok!.id, state: 'succeeded', last_error: null },
+      { id: dead!.id, state: 'dead', last_error: 'Error: boom' },
+      { id: lost!.id, state: 'running', last_error: null },
+    ]);
+    const dl = await db.pool.query('SELECT fingerprint, stack FROM dead_letters WHERE execution_id = $1', [dead!.id]);
+    expect(dl.rows).toEqual([{ fingerprint: 'fp-boom', stack: 'Error: boom\n    at h' }]);
+  });
+
+  it('sluice_hist_add adds bucket counts to a 17-bucket histogram', async () => {
+    const h = async (hist: number[], buckets: number[]) =>
+      (await db.pool.query<{ h: string[] }>('SELECT sluice_hist_add($1::bigint[], $2::int[]) AS h', [hist, buckets])).rows[0]!.h.map(Number);
+    expect(await h([], [1, 1, 17, 3])).toEqual([2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(await h([5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2], [2, 17])).toEqual([5, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3]);
+    expect(await h([1, 2], [])).toEqual([1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
