@@ -6,8 +6,10 @@
 -- 1. sluice_hist_add is plpgsql. As a LANGUAGE sql function it cannot be inlined (its body
 --    aggregates), and a non-inlined SQL function is planned again on every execution of
 --    the statement that calls it: sluice_finish's partition_stats UPDATE re-planned it on
---    each call, ~0.2 ms per cycle (a third of the whole finish). A plpgsql function keeps
---    its plans for the session. Same body, same result.
+--    each call, ~0.2 ms per cycle (a third of the whole finish). plpgsql keeps what it
+--    compiled for the session, and the body is now a loop over the buckets (17 lookups of
+--    a correlated count each took ~18 µs per partition; the loop a few µs). Same result:
+--    17 elements, hist's own (missing ones 0) plus one per bucket index in 1..17.
 --
 -- 2. sluice_cycle: sluice_finish_and_claim with a lean reply. The old reply was one row
 --    per finished execution (id, outcome: the outcome asked for, since sluice_finish
@@ -25,9 +27,19 @@
 
 CREATE OR REPLACE FUNCTION sluice_hist_add(hist bigint[], buckets integer[]) RETURNS bigint[]
 LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  h bigint[] := array_fill(0::bigint, ARRAY[17]);
+  b integer;
 BEGIN
-  RETURN (SELECT array_agg(coalesce(hist[i], 0) + coalesce((SELECT count(*) FROM unnest(buckets) b WHERE b = i), 0) ORDER BY i)
-          FROM generate_series(1, 17) i);
+  FOR i IN 1 .. least(coalesce(cardinality(hist), 0), 17) LOOP
+    h[i] := coalesce(hist[i], 0);
+  END LOOP;
+  FOREACH b IN ARRAY coalesce(buckets, '{}') LOOP
+    IF b BETWEEN 1 AND 17 THEN
+      h[b] := h[b] + 1;
+    END IF;
+  END LOOP;
+  RETURN h;
 END
 $$;
 

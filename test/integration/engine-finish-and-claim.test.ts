@@ -137,5 +137,10 @@ describe('finish and claim in one call', () => {
     expect(await h([], [1, 1, 17, 3])).toEqual([2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
     expect(await h([5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2], [2, 17])).toEqual([5, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3]);
     expect(await h([1, 2], [])).toEqual([1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    // indexes outside 1..17 count nowhere; NULLs are empty
+    expect(await h([], [0, 18, 4])).toEqual([0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const nulls = await db.pool.query<{ a: string[]; b: string[] }>('SELECT sluice_hist_add(NULL, ARRAY[2]) AS a, sluice_hist_add(ARRAY[3]::bigint[], NULL) AS b');
+    expect(nulls.rows[0]!.a.map(Number)).toEqual([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(nulls.rows[0]!.b.map(Number)).toEqual([3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 });
