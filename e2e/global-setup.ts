@@ -1,6 +1,7 @@
 // Before the specs: a fresh migrated database (on DATABASE_URL's server, else an embedded
 // Postgres), the production build (ensureBuild: rebuilt only when sources changed), the
-// first admin with known credentials, and `next start` on a free port. Returns the
+// first admin with known credentials, and the control plane's server (server/web/serve.mjs,
+// as `npm start` runs it) on a free port. Returns the
 // teardown that stops the server and drops the database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -29,7 +30,7 @@ async function freePort(): Promise<number> {
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited with code ${child.exitCode} before serving ${url}`);
+    if (child.exitCode !== null) throw new Error(`the web server exited with code ${child.exitCode} before serving ${url}`);
     try {
       const r = await fetch(url, { redirect: 'manual' });
       if (r.status < 500) return;
@@ -66,7 +67,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    server = spawn(process.execPath, [path.join(ROOT, 'server', 'web', 'serve.mjs'), '--port', String(port), '--host', '127.0.0.1'], {
       cwd: ROOT,
       detached: true, // its own process group, so teardown stops next and its workers
       stdio: ['ignore', 'ignore', 'inherit'],

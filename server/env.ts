@@ -24,6 +24,9 @@ export const envSchema = z.object({
   SLUICE_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   /** Session lifetime in hours. */
   SLUICE_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
+  /** Reverse proxies in front of the control plane whose X-Forwarded-For entries are
+   *  believed (0: the client is the TCP peer). See server/core/client-address.ts. */
+  SLUICE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
   /** Mark session cookies Secure (set when served over HTTPS). */
   SLUICE_SECURE_COOKIES: bool.default(false),
   /** Start demo coordinators and producers with `npm start`. */

@@ -7,6 +7,7 @@ import { getPool } from '../db/pool';
 import { getPrisma, type PrismaClient } from '../db/prisma';
 import { env } from '../env';
 import { resolveSession, SESSION_COOKIE, type SessionUser } from '../services/sessions';
+import { clientAddress } from '../core/client-address';
 
 export interface CookieOptions {
   expires?: Date;
@@ -28,12 +29,6 @@ export interface Context {
   sessionHours: number;
 }
 
-/** The client address: first X-Forwarded-For hop (Next sets it), else X-Real-IP. */
-export function clientIp(headers: Headers): string {
-  const xff = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-  return (xff || headers.get('x-real-ip')?.trim() || 'unknown').slice(0, 100);
-}
-
 export async function createContext(opts: {
   headers: Headers;
   cookies: CookieJar;
@@ -48,7 +43,7 @@ export async function createContext(opts: {
     prisma: opts.prisma ?? getPrisma(),
     user,
     sessionToken: user ? sessionToken : null,
-    client: { ip: clientIp(opts.headers), userAgent: opts.headers.get('user-agent') },
+    client: { ip: clientAddress(opts.headers, env().SLUICE_TRUSTED_PROXIES), userAgent: opts.headers.get('user-agent') },
     cookies: opts.cookies,
     sessionHours: env().SLUICE_SESSION_HOURS,
   };

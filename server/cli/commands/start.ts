@@ -78,8 +78,10 @@ export function register(program: Command): void {
 
         if (!opts.dev && opts.build) await ensureBuild({ log });
 
-        const nextBin = path.join(ROOT, 'node_modules', 'next', 'dist', 'bin', 'next');
-        supervisor.start('next', process.execPath, [nextBin, opts.dev ? 'dev' : 'start', '-p', String(env.PORT), '-H', env.HOST], {
+        // Next.js behind Sluice's own node:http server, which tells the app the TCP peer's
+        // address (server/web/serve.mjs): `next start` would let a client choose it.
+        const serve = path.join(ROOT, 'server', 'web', 'serve.mjs');
+        supervisor.start('next', process.execPath, [serve, '--port', String(env.PORT), '--host', env.HOST, ...(opts.dev ? ['--dev'] : [])], {
           cwd: ROOT,
           env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: opts.dev ? 'development' : 'production' },
           onExit: (code) => {

@@ -1,0 +1,81 @@
+// The control plane's HTTP server: Next.js behind a plain node:http server. `npm start`
+// (server/cli/commands/start.ts) and the e2e setup run it instead of `next start`:
+//   node server/web/serve.mjs --port 3000 --host 127.0.0.1 [--dev]
+// What it adds is one request header, x-sluice-peer-address: the address the TCP
+// connection came from, set on every request and overwriting anything a client sent under
+// that name. `next start` passes a client's own X-Forwarded-For through untouched (it fills
+// the header in only when absent), so the sign-in throttle's per-address key, and the
+// address recorded with sessions and audit entries, were the client's to choose. With the
+// peer address they are not (server/core/client-address.ts; SLUICE_TRUSTED_PROXIES names
+// how many reverse proxies in front may be believed).
+// Plain JavaScript, so the web process needs no TypeScript loader of its own.
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import next from 'next';
+
+export const PEER_ADDRESS_HEADER = 'x-sluice-peer-address';
+
+/** "::ffff:10.0.0.1" (an IPv4 client on a dual-stack socket) → "10.0.0.1". */
+export function peerAddress(socket) {
+  const a = socket.remoteAddress ?? '';
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+function parseArgs(argv) {
+  const out = { port: 3000, host: '127.0.0.1', dev: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--dev') out.dev = true;
+    else if (a === '--port' || a === '--host') {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      if (a === '--port') {
+        out.port = Number(v);
+        if (!Number.isInteger(out.port) || out.port < 1 || out.port > 65535) throw new Error(`--port must be 1–65535, got "${v}"`);
+      } else out.host = v;
+    } else throw new Error(`unknown argument "${a}" (usage: serve.mjs --port N --host H [--dev])`);
+  }
+  return out;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const app = next({ dev: opts.dev, dir, hostname: opts.host, port: opts.port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  const server = http.createServer((req, res) => {
+    req.headers[PEER_ADDRESS_HEADER] = peerAddress(req.socket);
+    handle(req, res).catch((err) => {
+      console.error(`[web] ${req.method} ${req.url}: ${err?.stack ?? err}`);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal server error');
+    });
+  });
+  if (opts.dev) server.on('upgrade', app.getUpgradeHandler()); // the dev server's live reload
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, resolve);
+  });
+  console.log(`[web] ready on http://${opts.host}:${opts.port}${opts.dev ? ' (dev)' : ''}`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(0), 5000).unref();
+    server.close(() => {
+      Promise.resolve(app.close?.()).finally(() => process.exit(0));
+    });
+    server.closeIdleConnections?.();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(`[web] ${err?.stack ?? err}`);
+    process.exit(1);
+  });
+}
