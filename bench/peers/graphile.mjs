@@ -11,6 +11,9 @@
 //   batched  the batching preset from graphile-worker's performance page: a local queue
 //            (`localQueue.size` 500) plus batched completion/failure
 //            (`completeJobBatchDelay` 0, `failJobBatchDelay` 0).
+//   held     batched completion/failure as in `batched`, without the local queue: each
+//            worker fetches its own job, so no more jobs are held than run (the rule
+//            Sluice's claim keeps). Not a goal; it shows what the 500-job prefetch buys.
 // W2 is not run: graphile-worker has no per-group concurrency limits.
 // W4 uses `queueName` = the stream: a named queue runs its jobs one at a time, in order.
 import { runMigrations, makeWorkerUtils, run, Logger } from 'graphile-worker';
@@ -29,7 +32,7 @@ await runDriver('graphile', async () => {
   const url = args.url;
   if (!url) throw new Error('--url is required');
   const mode = args.mode ?? 'default';
-  if (mode !== 'default' && mode !== 'batched') throw new Error(`--mode must be default or batched; got "${mode}"`);
+  if (mode !== 'default' && mode !== 'batched' && mode !== 'held') throw new Error(`--mode must be default, batched or held; got "${mode}"`);
   if (spec.workload === 'w2') throw new Error('graphile-worker has no group concurrency limits; W2 is not run for it');
 
   const jobs = buildJobs(spec);
@@ -41,6 +44,7 @@ await runDriver('graphile', async () => {
       maxPoolSize: spec.concurrency + 1,
       logger,
       ...(mode === 'batched' ? { localQueue: { size: 500 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}),
+      ...(mode === 'held' ? { completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}),
     },
   };
 
@@ -77,7 +81,7 @@ await runDriver('graphile', async () => {
     mode,
     timedOut: !finished,
     enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
-    settings: { concurrency: spec.concurrency, maxPoolSize: spec.concurrency + 1, ...(mode === 'batched' ? { localQueueSize: 500, completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}) },
+    settings: { concurrency: spec.concurrency, maxPoolSize: spec.concurrency + 1, ...(mode === 'batched' ? { localQueueSize: 500, completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}), ...(mode === 'held' ? { localQueueSize: 0, completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}) },
   });
   await runner.stop();
   // What the database says after a graceful stop: every finished job is deleted from the jobs table.
