@@ -143,4 +143,22 @@ describe('finish and claim in one call', () => {
     expect(nulls.rows[0]!.a.map(Number)).toEqual([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     expect(nulls.rows[0]!.b.map(Number)).toEqual([3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
+
+  it("keeps the previous release's sluice_finish_and_claim working (coordinators mid rolling upgrade)", async () => {
+    await applyTasks(db.pool, [{ name: 'fcold', partitions: 1, concurrency: 2 }]);
+    const me = await fakeCoordinator(db.pool, ['fcold']);
+    await enqueue(db.pool, 'fcold', [1, 2, 3].map((n) => ({ payload: { n } })));
+    const [a, b] = await claimExecutions(db.pool, me, 'fcold', 2, 60_000);
+    const r = await db.pool.query<{ kind: string; id: number; outcome: string | null; payload: unknown }>(
+      `SELECT kind, id, outcome, payload FROM sluice_finish_and_claim($1, 'fcold', 2, 60000, $2::bigint[], $3::uuid[], $4::text[],
+         '{NULL,NULL}'::timestamptz[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[])`,
+      [me, [a!.id, b!.id], [a!.leaseToken, '00000000-0000-4000-8000-000000000000'], ['succeeded', 'succeeded']],
+    );
+    // its reply shape: one 'finished' row per applied item (b's token is wrong: fenced, absent), then the claimed rows
+    expect(r.rows.map((x) => [x.kind, x.kind === 'finished' ? x.id : x.payload, x.outcome])).toEqual([
+      ['finished', a!.id, 'succeeded'],
+      ['claimed', { n: 3 }, null],
+    ]);
+    expect(await inFlight('fcold')).toBe(2);
+  });
 });
