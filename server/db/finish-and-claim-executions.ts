@@ -30,11 +30,10 @@ export async function finishAndClaimExecutions(
 ): Promise<FinishAndClaimResult> {
   const take = Math.max(0, Math.floor(max));
   if (items.length === 0 && take === 0) return { applied: new Map(), claimed: [] };
-  const arrays = finishArrays(items).map((a, i) => (i >= 3 && (a as unknown[]).every((v) => v === null) ? null : a));
   const r = await db.query<ClaimedExecution>(
     `SELECT ${CLAIMED_COLUMNS}
      FROM sluice_cycle($1, $2, $3, $4, $5::bigint[], $6::uuid[], $7::text[], $8::timestamptz[], $9::text[], $10::text[], $11::text[])`,
-    [coordinatorId, task, take, Math.max(1, Math.floor(leaseMs)), ...arrays],
+    [coordinatorId, task, take, Math.max(1, Math.floor(leaseMs)), ...finishArrays(items, { nullWhenEmpty: true })],
   );
   const fenced = new Set<number>();
   const claimed: ClaimedExecution[] = [];

@@ -31,16 +31,22 @@ export interface FinishOptions {
 }
 
 /** A batch as sluice_finish's seven array arguments (ids, lease tokens, outcomes, run_at,
- *  errors, stacks, fingerprints), in that order; sluice_finish_and_claim takes the same. */
-export function finishArrays(items: readonly FinishItem[]): unknown[] {
+ *  errors, stacks, fingerprints), in that order; sluice_cycle takes the same. With
+ *  `nullWhenEmpty` an optional array with no value in it (a batch of successes has no
+ *  errors) goes as one NULL, which sluice_cycle reads as NULL for every item. */
+export function finishArrays(items: readonly FinishItem[], opts: { nullWhenEmpty?: boolean } = {}): unknown[] {
+  const optional = <T>(pick: (i: FinishItem) => T | undefined): (T | null)[] | null => {
+    const a = items.map((i) => pick(i) ?? null);
+    return opts.nullWhenEmpty && a.every((v) => v === null) ? null : a;
+  };
   return [
     items.map((i) => i.id),
     items.map((i) => i.leaseToken),
     items.map((i) => i.outcome),
-    items.map((i) => i.runAt ?? null),
-    items.map((i) => i.error ?? null),
-    items.map((i) => i.stack ?? null),
-    items.map((i) => i.fingerprint ?? null),
+    optional((i) => i.runAt),
+    optional((i) => i.error),
+    optional((i) => i.stack),
+    optional((i) => i.fingerprint),
   ];
 }
 
