@@ -1,17 +1,27 @@
-// Signing in and out. A sign-in checks the throttle for the email and for the client
-// address, verifies the argon2id hash (or a dummy one for unknown emails, so timing does
-// not reveal which accounts exist), records a failure against both keys, or opens a
-// session and clears the email's failures. Success and sign-out are audited.
+// Signing in and out. A sign-in first reserves its attempt against the throttle (the
+// email at this address, the address, the email anywhere: server/core/sign-in-throttle.ts)
+// in one short transaction holding those rows locked, so parallel guesses count one by one
+// and the attempt past a limit is refused before any password is verified. Then it verifies
+// the argon2id hash (or a dummy one for unknown emails, so timing does not reveal which
+// accounts exist). A failure keeps its reservation and is audited; a success gives it back
+// and opens a session. Success, failure, a lock and sign-out are audited.
 import { z } from 'zod';
 import { CoreError } from '../core/errors';
-import { withTransaction, type Db, type Pool } from '../db/pool';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
+import {
+  releaseAttempt,
+  reserveAttempt,
+  SIGN_IN_RULES,
+  signInThrottleKeys,
+  type ThrottleKey,
+  type ThrottleState,
+} from '../core/sign-in-throttle';
 import { verifyAgainstDummy, verifyPassword } from './passwords';
 import { createSession, deleteSession, resolveSession, type SessionUser } from './sessions';
 import type { Role } from './roles';
 
-/** 5 failures for one email or one address within 15 minutes lock it for 15 minutes. */
-export const THROTTLE = { maxFailures: 5, windowMinutes: 15, lockMinutes: 15 } as const;
+export { SIGN_IN_RULES };
 
 export const signInInput = z.object({
   email: z.string().trim().min(1, 'enter your email').max(320, 'is too long'),
@@ -28,34 +38,59 @@ export function userActor(u: { id: string; email: string }): Actor {
   return { type: 'user', id: u.id, label: u.email };
 }
 
-function throttleKeys(email: string, ip: string): string[] {
-  return [`email:${email.toLowerCase()}`, `ip:${ip}`];
+/** Who a failed or refused sign-in is recorded as: nobody is signed in yet. */
+function anonymousActor(client: ClientInfo): Actor {
+  return { type: 'user', id: null, label: `anonymous (${client.ip})` };
 }
 
-async function lockedFor(db: Db, keys: string[]): Promise<number> {
-  const r = await db.query<{ ms: number | null }>(
-    `SELECT ceil(extract(epoch FROM max(locked_until) - now()) * 1000)::float8 AS ms
-       FROM login_throttle WHERE key = ANY($1) AND locked_until > now()`,
-    [keys],
+/** Locks the throttle rows of `keys` (creating missing ones) in key order; their states. */
+async function lockThrottleRows(c: PoolClient, keys: readonly ThrottleKey[]): Promise<{ now: Date; rows: Map<string, ThrottleState> }> {
+  const r = await c.query<{ key: string; failures: number; window_start: Date; locked_until: Date | null; now: Date }>(
+    `INSERT INTO login_throttle AS t (key)
+     SELECT k FROM unnest($1::text[]) AS k ORDER BY k
+     ON CONFLICT (key) DO UPDATE SET key = t.key
+     RETURNING key, failures, window_start, locked_until, now() AS now`,
+    [keys.map((k) => k.key)],
   );
-  return r.rows[0]?.ms ?? 0;
+  const rows = new Map<string, ThrottleState>();
+  for (const row of r.rows) rows.set(row.key, { attempts: row.failures, windowStart: row.window_start, lockedUntil: row.locked_until });
+  return { now: r.rows[0]!.now, rows };
 }
 
-// One upsert per key: a failure outside the window starts a new window; the failure
-// that reaches the limit sets locked_until. Atomic, so parallel attempts all count.
-async function recordFailure(db: Db, keys: string[]): Promise<void> {
-  await db.query(
-    `INSERT INTO login_throttle AS t (key, failures, window_start)
-     SELECT k, 1, now() FROM unnest($1::text[]) AS k
-     ON CONFLICT (key) DO UPDATE SET
-       failures = CASE WHEN t.window_start < now() - make_interval(mins => $2) THEN 1 ELSE t.failures + 1 END,
-       window_start = CASE WHEN t.window_start < now() - make_interval(mins => $2) THEN now() ELSE t.window_start END,
-       locked_until = CASE
-         WHEN t.window_start >= now() - make_interval(mins => $2) AND t.failures + 1 >= $3
-         THEN now() + make_interval(mins => $4)
-         ELSE t.locked_until END`,
-    [keys, THROTTLE.windowMinutes, THROTTLE.maxFailures, THROTTLE.lockMinutes],
-  );
+async function writeThrottleRows(c: PoolClient, next: Map<string, ThrottleState | null>): Promise<void> {
+  const keep = [...next].filter((e): e is [string, ThrottleState] => e[1] !== null);
+  const drop = [...next].filter(([, s]) => s === null).map(([k]) => k);
+  if (keep.length > 0) {
+    await c.query(
+      `UPDATE login_throttle AS t SET failures = v.failures, window_start = v.window_start, locked_until = v.locked_until
+         FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS v(key, failures, window_start, locked_until)
+        WHERE t.key = v.key`,
+      [keep.map(([k]) => k), keep.map(([, s]) => s.attempts), keep.map(([, s]) => s.windowStart), keep.map(([, s]) => s.lockedUntil)],
+    );
+  }
+  if (drop.length > 0) await c.query(`DELETE FROM login_throttle WHERE key = ANY($1)`, [drop]);
+}
+
+/** Reserves one attempt on every key, or refuses it (nothing changes) while one is locked. */
+async function reserveSignInAttempt(pool: Pool, keys: readonly ThrottleKey[], email: string, client: ClientInfo) {
+  return withTransaction(pool, async (c) => {
+    const { now, rows } = await lockThrottleRows(c, keys);
+    const r = reserveAttempt(keys, rows, now);
+    if (r.granted) await writeThrottleRows(c, r.next);
+    if (r.newlyLocked.length > 0) {
+      await recordAudit(c, anonymousActor(client), {
+        action: 'auth.sign_in_locked',
+        targetType: 'sign_in',
+        targetId: email.toLowerCase(),
+        meta: {
+          ip: client.ip,
+          locked: r.newlyLocked.map((k) => k.kind),
+          minutes: Math.ceil(r.retryAfterMs / 60_000),
+        },
+      });
+    }
+    return r;
+  });
 }
 
 function lockedError(ms: number): CoreError {
@@ -73,9 +108,9 @@ export async function signIn(
   opts: { sessionHours: number },
 ): Promise<{ user: SessionUser; token: string; expiresAt: Date }> {
   const email = input.email.trim();
-  const keys = throttleKeys(email, client.ip);
-  const locked = await lockedFor(pool, keys);
-  if (locked > 0) throw lockedError(locked);
+  const keys = signInThrottleKeys(email, client.ip);
+  const reservation = await reserveSignInAttempt(pool, keys, email, client);
+  if (!reservation.granted) throw lockedError(reservation.retryAfterMs);
 
   const r = await pool.query<{ id: string; email: string; role: Role; active: boolean; password_hash: string }>(
     `SELECT id, email, role, active, password_hash FROM users WHERE lower(email) = lower($1)`,
@@ -84,9 +119,14 @@ export async function signIn(
   const row = r.rows[0];
   const ok = row ? await verifyPassword(row.password_hash, input.password) : await verifyAgainstDummy(input.password);
   if (!row || !ok) {
-    await recordFailure(pool, keys);
-    const nowLocked = await lockedFor(pool, keys);
-    if (nowLocked > 0) throw lockedError(nowLocked);
+    // The reservation stays: it is this failure's count.
+    await recordAudit(pool, anonymousActor(client), {
+      action: 'auth.sign_in_failed',
+      targetType: 'user',
+      targetId: row?.id ?? null,
+      meta: { email: email.slice(0, 320), ip: client.ip, userAgent: client.userAgent?.slice(0, 512) ?? null },
+    });
+    if (reservation.newlyLocked.length > 0) throw lockedError(reservation.retryAfterMs);
     throw new CoreError('UNAUTHORIZED', 'Incorrect email or password.');
   }
   if (!row.active) {
@@ -97,7 +137,8 @@ export async function signIn(
   return withTransaction(pool, async (c) => {
     const session = await createSession(c, user.id, { hours: opts.sessionHours, userAgent: client.userAgent, ip: client.ip });
     await c.query(`UPDATE users SET last_login_at = now() WHERE id = $1`, [user.id]);
-    await c.query(`DELETE FROM login_throttle WHERE key = $1`, [keys[0]]);
+    const { rows } = await lockThrottleRows(c, keys);
+    await writeThrottleRows(c, releaseAttempt(keys, rows));
     await recordAudit(c, userActor(user), {
       action: 'auth.sign_in',
       targetType: 'user',

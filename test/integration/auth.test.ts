@@ -6,7 +6,7 @@ import { callerAs, callerFromCookies, MemoryCookieJar } from '../support/trpc-ca
 import { createUser, updateUser } from '../../server/services/users';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { SESSION_COOKIE, sha256Hex } from '../../server/services/sessions';
-import { THROTTLE } from '../../server/services/auth';
+import { SIGN_IN_RULES } from '../../server/services/auth';
 
 const PASSWORD = 'correct-horse-battery';
 
@@ -58,40 +58,55 @@ describe('auth', () => {
     await expectTrpcError(anon.auth.signIn({ email: newEmail(), password: PASSWORD }), 'UNAUTHORIZED', /^Incorrect email or password\.$/);
   });
 
-  it('locks an email after 5 failures in the window, even with the right password, with retry-after', async () => {
+  it('locks the email at one address after 5 failures in the window, even with the right password, with retry-after', async () => {
     const email = newEmail();
+    const ip = '10.1.0.1';
     await createUser(db.pool, SYSTEM_ACTOR, { email, role: 'viewer', password: PASSWORD });
-    for (let i = 1; i < THROTTLE.maxFailures; i++) {
-      // Different addresses each time: the email key alone must lock.
-      await expectTrpcError(callerAs(db.pool, null, { ip: `10.1.0.${i}` }).auth.signIn({ email, password: 'nope-nope-nope' }), 'UNAUTHORIZED');
+    for (let i = 1; i < SIGN_IN_RULES.pair.maxAttempts; i++) {
+      await expectTrpcError(callerAs(db.pool, null, { ip }).auth.signIn({ email, password: 'nope-nope-nope' }), 'UNAUTHORIZED');
     }
     const fifth = await expectTrpcError(
-      callerAs(db.pool, null, { ip: '10.1.0.99' }).auth.signIn({ email, password: 'nope-nope-nope' }),
+      callerAs(db.pool, null, { ip }).auth.signIn({ email, password: 'nope-nope-nope' }),
       'TOO_MANY_REQUESTS',
       /Too many failed sign-ins .* Try again in 15 minutes\./,
     );
     expect(fifth.cause).toMatchObject({ retryAfterMs: expect.any(Number) });
-    await expectTrpcError(
-      callerAs(db.pool, null, { ip: '10.1.0.100' }).auth.signIn({ email, password: PASSWORD }),
-      'TOO_MANY_REQUESTS',
-    );
-    const row = await db.pool.query(`SELECT failures, locked_until > now() + interval '14 minutes' AS locked FROM login_throttle WHERE key = $1`, [
-      `email:${email.toLowerCase()}`,
-    ]);
-    expect(row.rows).toEqual([{ failures: THROTTLE.maxFailures, locked: true }]);
+    await expectTrpcError(callerAs(db.pool, null, { ip }).auth.signIn({ email, password: PASSWORD }), 'TOO_MANY_REQUESTS');
+    const pairKey = `pair:${JSON.stringify([email.toLowerCase(), ip])}`;
+    const row = await db.pool.query(`SELECT failures, locked_until > now() + interval '14 minutes' AS locked FROM login_throttle WHERE key = $1`, [pairKey]);
+    expect(row.rows).toEqual([{ failures: SIGN_IN_RULES.pair.maxAttempts, locked: true }]);
 
-    // When the lock has passed the right password works again and clears the email's count.
+    // Another address is not locked out of the same account (the admin cannot be locked out from one address).
+    await callerAs(db.pool, null, { ip: '10.1.0.2' }).auth.signIn({ email, password: PASSWORD });
+
+    // When the lock has passed the right password works again and clears the pair's count.
     await db.pool.query(`UPDATE login_throttle SET locked_until = now() - interval '1 second', window_start = now() - interval '16 minutes' WHERE key = $1`, [
-      `email:${email.toLowerCase()}`,
+      pairKey,
     ]);
-    await callerAs(db.pool, null, { ip: '10.1.0.101' }).auth.signIn({ email, password: PASSWORD });
-    const cleared = await db.pool.query(`SELECT 1 FROM login_throttle WHERE key = $1`, [`email:${email.toLowerCase()}`]);
+    await callerAs(db.pool, null, { ip }).auth.signIn({ email, password: PASSWORD });
+    const cleared = await db.pool.query(`SELECT 1 FROM login_throttle WHERE key = $1`, [pairKey]);
     expect(cleared.rowCount).toBe(0);
+    // Every failure was audited, with the address it came from; the lock too.
+    const failed = await db.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'auth.sign_in_failed' AND meta->>'email' = $1 AND meta->>'ip' = $2`, [email, ip]);
+    expect(failed.rows[0].n).toBe(SIGN_IN_RULES.pair.maxAttempts);
+    const locked = await db.pool.query(`SELECT meta->'locked' AS locked FROM audit_log WHERE action = 'auth.sign_in_locked' AND target_id = $1`, [email.toLowerCase()]);
+    expect(locked.rows).toEqual([{ locked: ['pair'] }]);
+  });
+
+  it('locks the email everywhere after the slower global limit, reached from many addresses', async () => {
+    const email = newEmail();
+    await createUser(db.pool, SYSTEM_ACTOR, { email, role: 'viewer', password: PASSWORD });
+    await db.pool.query(`INSERT INTO login_throttle (key, failures, window_start) VALUES ($1, $2, now() - interval '5 minutes')`, [
+      `email:${email.toLowerCase()}`,
+      SIGN_IN_RULES.email.maxAttempts - 1,
+    ]);
+    await expectTrpcError(callerAs(db.pool, null, { ip: '10.7.0.1' }).auth.signIn({ email, password: 'nope-nope-nope' }), 'TOO_MANY_REQUESTS');
+    await expectTrpcError(callerAs(db.pool, null, { ip: '10.7.0.2' }).auth.signIn({ email, password: PASSWORD }), 'TOO_MANY_REQUESTS');
   });
 
   it('locks a client address that fails across many emails', async () => {
     const ip = '10.2.0.1';
-    for (let i = 0; i < THROTTLE.maxFailures - 1; i++) {
+    for (let i = 0; i < SIGN_IN_RULES.address.maxAttempts - 1; i++) {
       await expectTrpcError(callerAs(db.pool, null, { ip }).auth.signIn({ email: newEmail(), password: 'x-x-x-x-x-x' }), 'UNAUTHORIZED');
     }
     await expectTrpcError(callerAs(db.pool, null, { ip }).auth.signIn({ email: newEmail(), password: 'x-x-x-x-x-x' }), 'TOO_MANY_REQUESTS');
@@ -100,7 +115,7 @@ describe('auth', () => {
   it('counts failures from a new window afresh once the old window has passed', async () => {
     const email = newEmail();
     const key = `email:${email}`;
-    await db.pool.query(`INSERT INTO login_throttle (key, failures, window_start) VALUES ($1, 4, now() - interval '20 minutes')`, [key]);
+    await db.pool.query(`INSERT INTO login_throttle (key, failures, window_start) VALUES ($1, 40, now() - interval '61 minutes')`, [key]);
     await expectTrpcError(callerAs(db.pool, null, { ip: '10.3.0.1' }).auth.signIn({ email, password: 'whatever-123' }), 'UNAUTHORIZED');
     const row = await db.pool.query(`SELECT failures, locked_until FROM login_throttle WHERE key = $1`, [key]);
     expect(row.rows).toEqual([{ failures: 1, locked_until: null }]);
