@@ -8,37 +8,51 @@ const bool = z
   .enum(['0', '1', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
-export const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
-  /** Postgres to use. Unset: the embedded server under SLUICE_DATA_DIR is started. */
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
-    .optional(),
-  PORT: port.default(3000),
-  HOST: z.string().default('127.0.0.1'),
-  /** Where the embedded Postgres keeps its data and where builds keep their stamp. */
-  SLUICE_DATA_DIR: z.string().default('.sluice'),
-  SLUICE_EMBEDDED_PG_PORT: port.default(54329),
-  SLUICE_ADMIN_EMAIL: z.string().email('must be an email address').default('admin@sluice.local'),
-  SLUICE_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
-  /** Session lifetime in hours. */
-  SLUICE_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
-  /** Reverse proxies in front of the control plane whose X-Forwarded-For entries are
-   *  believed (0: the client is the TCP peer). See server/core/client-address.ts. */
-  SLUICE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
-  /** Mark session cookies Secure (set when served over HTTPS). */
-  SLUICE_SECURE_COOKIES: bool.default(false),
-  /** Start demo coordinators and producers with `npm start`. */
-  SLUICE_DEMO: bool.default(true),
-  /** Handlers module for the coordinators `npm start` runs when the demo is off. */
-  SLUICE_HANDLERS: z.string().optional(),
-  /** Coordinators `npm start` runs beside the control plane (0 = none). */
-  SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
-  /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
-  SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-});
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+    /** Postgres to use. Unset: the embedded server under SLUICE_DATA_DIR is started. */
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+    PORT: port.default(3000),
+    HOST: z.string().default('127.0.0.1'),
+    /** Where the embedded Postgres keeps its data and where builds keep their stamp. */
+    SLUICE_DATA_DIR: z.string().default('.sluice'),
+    SLUICE_EMBEDDED_PG_PORT: port.default(54329),
+    SLUICE_ADMIN_EMAIL: z.string().email('must be an email address').default('admin@sluice.local'),
+    SLUICE_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    /** Session lifetime in hours. */
+    SLUICE_SESSION_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 7),
+    /** Reverse proxies in front of the control plane whose X-Forwarded-For entries are
+     *  believed (0: the client is the TCP peer). See server/core/client-address.ts. */
+    SLUICE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+    /** The address browsers use for the control plane (scheme, host, port), e.g.
+     *  https://sluice.example.com. Mutations are accepted only from this origin (unset: from
+     *  the origin the request was addressed to); https here turns Secure cookies and HSTS on. */
+    SLUICE_PUBLIC_URL: z
+      .string()
+      .url('must be a URL like https://sluice.example.com')
+      .refine((u) => /^https?:\/\//.test(u), 'must be an http:// or https:// URL')
+      .optional(),
+    /** Mark session cookies Secure and send HSTS (served over HTTPS). Default: on when
+     *  SLUICE_PUBLIC_URL is https, else off. */
+    SLUICE_SECURE_COOKIES: bool.optional(),
+    /** Largest request body the control plane reads, in bytes; larger ones get 413 before
+     *  anything parses them. */
+    SLUICE_MAX_BODY_BYTES: z.coerce.number().int().min(1024, 'must be at least 1024').max(64 * 1024 * 1024, 'must be at most 67108864 (64 MB)').default(1024 * 1024),
+    /** Start demo coordinators and producers with `npm start`. */
+    SLUICE_DEMO: bool.default(true),
+    /** Handlers module for the coordinators `npm start` runs when the demo is off. */
+    SLUICE_HANDLERS: z.string().optional(),
+    /** Coordinators `npm start` runs beside the control plane (0 = none). */
+    SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
+    /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
+    SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  })
+  .transform((e) => ({ ...e, SLUICE_SECURE_COOKIES: e.SLUICE_SECURE_COOKIES ?? e.SLUICE_PUBLIC_URL?.startsWith('https:') ?? false }));
 
 export type Env = z.output<typeof envSchema>;
 

@@ -1,13 +1,16 @@
 'use client';
-// The browser side of tRPC: one QueryClient per tab, a batched HTTP link with superjson,
-// and `useTRPC()` for queryOptions / mutationOptions in client components.
+// The browser side of tRPC: one QueryClient per tab, a batched HTTP link with superjson
+// (at most TRPC_MAX_BATCH calls a request, the server's cap; a sign-in goes alone, as the
+// server requires: server/core/trpc-batch.ts), and `useTRPC()` for queryOptions /
+// mutationOptions in client components.
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
 import type { AppRouter } from '@/server/api/root';
 import { makeQueryClient } from '@/server/api/query-client';
+import { TRPC_MAX_BATCH, UNBATCHED_PROCEDURES } from '@/server/core/trpc-batch';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -27,7 +30,13 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: `${baseUrl()}/api/trpc`, transformer: superjson })],
+      links: [
+        splitLink({
+          condition: (op) => UNBATCHED_PROCEDURES.has(op.path),
+          true: httpLink({ url: `${baseUrl()}/api/trpc`, transformer: superjson }),
+          false: httpBatchLink({ url: `${baseUrl()}/api/trpc`, transformer: superjson, maxItems: TRPC_MAX_BATCH }),
+        }),
+      ],
     }),
   );
   return (

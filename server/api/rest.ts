@@ -7,6 +7,7 @@ import { errorReply, type RestReply } from '../services/rest-enqueue';
 import type { Actor } from '../db/audit';
 import { tokenActor } from '../services/tokens';
 import { CoreError } from '../core/errors';
+import { bodyTooLargeResponse, declaredOverLimit, maxBodyBytes, readBodyWithin } from './request-body';
 
 export type TokenRole = 'producer' | 'coordinator' | 'operator' | 'viewer';
 
@@ -14,7 +15,8 @@ export interface RestContext {
   req: Request;
   token: { id: string; name: string; role: TokenRole };
   actor: Actor;
-  /** The parsed JSON body (POST/PUT/PATCH); a malformed body is a 400 before the handler runs. */
+  /** The parsed JSON body (POST/PUT/PATCH); a malformed body is a 400, one over
+   *  SLUICE_MAX_BODY_BYTES a 413, before the handler runs. */
   body: unknown;
 }
 
@@ -32,6 +34,12 @@ export function restRoute<P>(
   handler: (ctx: RestContext, params: P) => Promise<RestReply | Response>,
 ) {
   return async (req: Request, route: { params: Promise<P> }): Promise<Response> => {
+    const limit = maxBodyBytes();
+    // Before the token is even looked up: an oversized body is refused unread.
+    if (declaredOverLimit(req, limit) !== null) {
+      await req.body?.cancel().catch(() => {});
+      return bodyTooLargeResponse(limit);
+    }
     const pool = getPool();
     const token = await authenticateToken(pool, req.headers.get('authorization'));
     if (!token) {
@@ -42,7 +50,9 @@ export function restRoute<P>(
     }
     let body: unknown = undefined;
     if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
-      const text = await req.text();
+      const read = await readBodyWithin(req, limit);
+      if (!read.ok) return read.response;
+      const text = new TextDecoder().decode(read.bytes);
       try {
         body = text === '' ? undefined : JSON.parse(text);
       } catch {

@@ -1,20 +1,7 @@
-// The tRPC HTTP endpoint (batched queries and mutations from the browser).
-import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { appRouter } from '@/server/api/root';
-import { createContext } from '@/server/api/context';
-import { httpCookieJar } from '@/server/api/http-cookies';
-import { env } from '@/server/env';
+// The tRPC HTTP endpoint (batched queries and mutations from the browser). Size, origin
+// and batch checks come first: server/api/trpc-http.ts.
+import { handleTrpcRequest } from '@/server/api/trpc-http';
 
 export const dynamic = 'force-dynamic';
 
-function handler(req: Request) {
-  return fetchRequestHandler({
-    endpoint: '/api/trpc',
-    req,
-    router: appRouter,
-    createContext: ({ resHeaders }) =>
-      createContext({ headers: req.headers, cookies: httpCookieJar(req, resHeaders, env().SLUICE_SECURE_COOKIES) }),
-  });
-}
-
-export { handler as GET, handler as POST };
+export { handleTrpcRequest as GET, handleTrpcRequest as POST };
