@@ -2,13 +2,14 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { currentUser } from '@/server/api/rsc';
 import { SignInForm } from '@/components/auth/sign-in-form';
+import { safeNextPath } from '@/server/core/safe-redirect';
 
 export const metadata: Metadata = { title: 'Sign in' };
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
   const { next } = await searchParams;
-  // Only same-site paths: never an open redirect.
-  const target = typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  // Only a path on this site, as the browser will read it: never an open redirect.
+  const target = safeNextPath(next);
   if (await currentUser()) redirect(target);
   return (
     <main id="main" className="flex min-h-screen items-center justify-center px-4">
