@@ -37,6 +37,8 @@ async function refuse(req: Request, error: TRPCError, extraHeaders: Record<strin
   const headers = new Headers(req.headers);
   headers.delete('content-length');
   headers.delete('transfer-encoding');
+  // The body is gone; its type (form data, say) must not make tRPC answer 415 instead.
+  headers.set('content-type', 'application/json');
   const bare = new Request(req.url, { method: req.method, headers });
   await req.body?.cancel().catch(() => {});
   // No batch cap here: the refusal goes to every call, whatever the batch's size.

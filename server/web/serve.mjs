@@ -8,7 +8,14 @@
 // address recorded with sessions and audit entries, were the client's to choose. With the
 // peer address they are not (server/core/client-address.ts; SLUICE_TRUSTED_PROXIES names
 // how many reverse proxies in front may be believed).
-// Plain JavaScript, so the web process needs no TypeScript loader of its own.
+//
+// It also refuses request bodies over SLUICE_MAX_BODY_BYTES (default 1 MB) before Next.js
+// reads a byte: a declared Content-Length over the limit is answered 413 at once, and a
+// body without one (chunked) is counted as it is read and cut off with 413 when it passes
+// the limit. No route handler can read past it; they check the same limit themselves
+// (server/api/request-body.ts) for wherever else they run.
+// Plain JavaScript, so the web process needs no TypeScript loader of its own (the env
+// schema is loaded through tsx, as next.config.js does).
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +27,52 @@ export const PEER_ADDRESS_HEADER = 'x-sluice-peer-address';
 export function peerAddress(socket) {
   const a = socket.remoteAddress ?? '';
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
+}
+
+/** The 413 answer; the connection is closed after it, since the body is left unread. */
+function refuseBody(res, maxBytes) {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: `request body too large: the limit is ${maxBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' });
+  res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
+}
+
+/**
+ * Enforces the body limit on `req`: false when it has been answered 413 already (do not
+ * hand it on). Otherwise true, and a body without a declared length is counted as whoever
+ * handles the request reads it; past the limit the rest is dropped, the reader sees the
+ * request aborted, and the client gets 413.
+ */
+export function limitRequestBody(req, res, maxBytes) {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    const n = Number(declared);
+    if (!Number.isFinite(n) || n > maxBytes) {
+      refuseBody(res, maxBytes);
+      req.resume(); // drain what is in flight; the connection closes after the reply
+      return false;
+    }
+    return true; // node:http delivers no more than the declared length
+  }
+  if (req.headers['transfer-encoding'] === undefined) return true; // no body
+  let seen = 0;
+  const emit = req.emit;
+  req.emit = function (event, ...args) {
+    if (event === 'data') {
+      seen += args[0].length;
+      if (seen > maxBytes) {
+        req.emit = emit;
+        refuseBody(res, maxBytes);
+        res.once('finish', () => req.destroy());
+        return false;
+      }
+    }
+    return emit.call(this, event, ...args);
+  };
+  return true;
 }
 
 function parseArgs(argv) {
@@ -41,12 +94,16 @@ function parseArgs(argv) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  const { tsImport } = await import('tsx/esm/api');
+  const { parseEnv } = await tsImport('../env.ts', import.meta.url);
+  const maxBodyBytes = parseEnv().SLUICE_MAX_BODY_BYTES;
   const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
   const app = next({ dev: opts.dev, dir, hostname: opts.host, port: opts.port });
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = http.createServer((req, res) => {
     req.headers[PEER_ADDRESS_HEADER] = peerAddress(req.socket);
+    if (!limitRequestBody(req, res, maxBodyBytes)) return;
     handle(req, res).catch((err) => {
       console.error(`[web] ${req.method} ${req.url}: ${err?.stack ?? err}`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
