@@ -1,6 +1,5 @@
 import { describe, it, expect } from 'vitest';
 import { clientAddress, PEER_ADDRESS_HEADER } from './client-address';
-// @ts-expect-error -- plain JavaScript module without type declarations
 import { PEER_ADDRESS_HEADER as SERVED_HEADER, peerAddress } from '../web/serve.mjs';
 
 const h = (x: Record<string, string>) => new Headers(x);

@@ -68,7 +68,7 @@ beforeAll(async () => {
 describe('cross-origin mutations (CSRF)', () => {
   const createUserBody = (email: string) => JSON.stringify({ json: { email, role: 'admin', password: 'attacker-password-1' } });
 
-  it.each([
+  it.each<{ name: string; headers: Record<string, string> }>([
     { name: 'another origin', headers: { origin: 'http://evil.example' } },
     { name: 'a same-site sibling origin', headers: { origin: 'http://evil.127.0.0.1:3000' } },
     { name: 'another port', headers: { origin: 'http://127.0.0.1:3001' } },
@@ -104,7 +104,7 @@ describe('cross-origin mutations (CSRF)', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
-  it.each([
+  it.each<{ name: string; headers: Record<string, string> }>([
     { name: 'Origin of the control plane', headers: { origin: SAME } },
     { name: 'Sec-Fetch-Site same-origin', headers: { 'sec-fetch-site': 'same-origin' } },
   ])('the same mutation with $name goes through', async ({ headers }) => {
@@ -171,7 +171,8 @@ describe('body limits (1 MB by default)', () => {
   ])('REST enqueue with a 2 MB body ($name) is 413 and enqueues nothing; unauthenticated too', async ({ make }) => {
     const before = await count(`SELECT count(*)::int AS n FROM executions`);
     const big = JSON.stringify({ payload: { blob: 'x'.repeat(2 * MB) } });
-    for (const auth of [{ authorization: `Bearer ${producer}` }, {}]) {
+    const auths: Record<string, string>[] = [{ authorization: `Bearer ${producer}` }, {}];
+    for (const auth of auths) {
       const url = `${SAME}/api/v1/tasks/guarded/executions`;
       const shaped = make(big);
       const req = shaped
