@@ -149,6 +149,20 @@ export async function signIn(
   });
 }
 
+/**
+ * Throttle rows that count nothing any more: every rule's window has run out (the longest
+ * is the email's hour) and no lock is in force. A row younger than that may still count.
+ */
+export async function deleteStaleThrottleRows(db: Pool | PoolClient): Promise<number> {
+  const longest = Math.max(...Object.values(SIGN_IN_RULES).map((r) => r.windowMinutes));
+  const r = await db.query(
+    `DELETE FROM login_throttle
+      WHERE window_start <= now() - make_interval(mins => $1) AND (locked_until IS NULL OR locked_until <= now())`,
+    [longest],
+  );
+  return r.rowCount ?? 0;
+}
+
 /** Ends the session behind a cookie token; a missing or unknown token is a no-op. */
 export async function signOut(pool: Pool, token: string | null | undefined): Promise<void> {
   if (!token) return;

@@ -5,5 +5,6 @@ import { trimDeadLettersService } from './trim-dead-letters';
 import { rollupMetricsService } from './rollup-metrics';
 import { evaluateAlertsService } from './evaluate-alerts';
 import { deliverWebhooksService } from './deliver-webhooks';
+import { pruneSignInsService } from './prune-sign-ins';
 
-export const controlPlaneServices: ControlPlaneService[] = [replayDeadLettersService, trimDeadLettersService, rollupMetricsService, evaluateAlertsService, deliverWebhooksService];
+export const controlPlaneServices: ControlPlaneService[] = [replayDeadLettersService, trimDeadLettersService, rollupMetricsService, evaluateAlertsService, deliverWebhooksService, pruneSignInsService];
