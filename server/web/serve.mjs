@@ -96,13 +96,16 @@ async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const { tsImport } = await import('tsx/esm/api');
   const { parseEnv } = await tsImport('../env.ts', import.meta.url);
-  const maxBodyBytes = parseEnv().SLUICE_MAX_BODY_BYTES;
+  const { SLUICE_MAX_BODY_BYTES: maxBodyBytes, SLUICE_SECURE_COOKIES: secure } = parseEnv();
+  const { HSTS_VALUE } = await tsImport('../core/security-headers.ts', import.meta.url);
   const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
   const app = next({ dev: opts.dev, dir, hostname: opts.host, port: opts.port });
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = http.createServer((req, res) => {
     req.headers[PEER_ADDRESS_HEADER] = peerAddress(req.socket);
+    // Served over HTTPS (secure cookies): browsers are to use nothing else from now on.
+    if (secure) res.setHeader('strict-transport-security', HSTS_VALUE);
     if (!limitRequestBody(req, res, maxBodyBytes)) return;
     handle(req, res).catch((err) => {
       console.error(`[web] ${req.method} ${req.url}: ${err?.stack ?? err}`);
