@@ -26,9 +26,10 @@ export async function seedUser(role: Role, tag: string = role): Promise<{ id: st
   return { id: user.id, email, password, role };
 }
 
-/** A tRPC call over HTTP, as the browser makes it (superjson envelope). */
+/** A tRPC call over HTTP, as the browser makes it (superjson envelope, and the page's
+ *  Origin: the server refuses cookie-carrying mutations without it). */
 export async function trpcMutation(request: APIRequestContext, path: string, input: unknown, headers: Record<string, string> = {}) {
-  const res = await request.post(`${e2eEnv().baseUrl}/api/trpc/${path}`, { data: { json: input }, headers });
+  const res = await request.post(`${e2eEnv().baseUrl}/api/trpc/${path}`, { data: { json: input }, headers: { origin: e2eEnv().baseUrl, ...headers } });
   return { status: res.status(), body: (await res.json()) as { result?: { data: { json: unknown } }; error?: { json: { message: string; data: { code: string } } } } };
 }
 

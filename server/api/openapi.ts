@@ -39,7 +39,7 @@ const errorBody = {
   required: ['error', 'code'],
   properties: {
     error: { type: 'string', description: 'What went wrong, for a person.' },
-    code: { type: 'string', enum: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'PRECONDITION_FAILED'] },
+    code: { type: 'string', enum: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'PRECONDITION_FAILED', 'PAYLOAD_TOO_LARGE'] },
     fieldErrors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
     retryAfterMs: { type: 'integer', description: 'With 429: how long to wait before retrying.' },
   },
@@ -594,6 +594,7 @@ export function openApiDocument(): Record<string, unknown> {
             '401': errorResponse('Missing or invalid token'),
             '403': errorResponse('The token\'s role may not enqueue'),
             '404': errorResponse('Unknown task'),
+            '413': errorResponse('The body is over the server\'s limit (SLUICE_MAX_BODY_BYTES, default 1 MB); refused unread'),
             '429': {
               ...errorResponse('Backpressure rejected the request (policy `reject`); retry after the Retry-After header (seconds)'),
               headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } },
