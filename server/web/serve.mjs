@@ -29,44 +29,60 @@ export function peerAddress(socket) {
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
 
-/** The 413 answer; the connection is closed after it, since the body is left unread. */
-function refuseBody(res, maxBytes) {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
+/** How long a refused upload may go on being read (and discarded) after the 413. */
+const LINGER_MS = 10_000;
+
+function write413(res, maxBytes) {
   const body = JSON.stringify({ error: `request body too large: the limit is ${maxBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' });
   res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
-  res.end(body);
+  res.write(body);
 }
 
 /**
  * Enforces the body limit on `req`: false when it has been answered 413 already (do not
  * hand it on). Otherwise true, and a body without a declared length is counted as whoever
- * handles the request reads it; past the limit the rest is dropped, the reader sees the
- * request aborted, and the client gets 413.
+ * handles the request reads it; past the limit the reader gets neither the rest nor an
+ * end (so it never acts on a cut-off body), the client gets 413, and the request is
+ * destroyed, which the reader sees as an aborted request.
  */
 export function limitRequestBody(req, res, maxBytes) {
   const declared = req.headers['content-length'];
   if (declared !== undefined) {
     const n = Number(declared);
-    if (!Number.isFinite(n) || n > maxBytes) {
-      refuseBody(res, maxBytes);
-      req.resume(); // drain what is in flight; the connection closes after the reply
-      return false;
-    }
-    return true; // node:http delivers no more than the declared length
+    if (Number.isFinite(n) && n <= maxBytes) return true; // node:http delivers no more than declared
+    // Answer at once, then keep reading (and dropping) what the client is still sending for
+    // a while, so it can read the answer instead of seeing the connection reset mid-upload.
+    write413(res, maxBytes);
+    const finish = () => {
+      clearTimeout(timer);
+      if (!res.writableEnded) res.end();
+    };
+    const timer = setTimeout(() => {
+      finish();
+      req.destroy();
+    }, LINGER_MS);
+    timer.unref?.();
+    req.once('end', finish);
+    req.once('error', finish);
+    req.once('close', finish);
+    req.resume();
+    return false;
   }
   if (req.headers['transfer-encoding'] === undefined) return true; // no body
   let seen = 0;
+  let refused = false;
   const emit = req.emit;
   req.emit = function (event, ...args) {
+    if (refused && (event === 'data' || event === 'end')) return false;
     if (event === 'data') {
       seen += args[0].length;
       if (seen > maxBytes) {
-        req.emit = emit;
-        refuseBody(res, maxBytes);
-        res.once('finish', () => req.destroy());
+        refused = true;
+        if (res.headersSent) req.destroy();
+        else {
+          write413(res, maxBytes);
+          res.end(() => req.destroy());
+        }
         return false;
       }
     }
