@@ -4,7 +4,9 @@ import { describe, it, expect } from 'vitest';
 import { ESLint } from 'eslint';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ARCHITECTURE_FILE, ROOT } from './architecture-rule.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const ARCHITECTURE_FILE = path.join(ROOT, 'eslint', 'architecture.json');
 
 const arch = JSON.parse(fs.readFileSync(ARCHITECTURE_FILE, 'utf8')) as {
   parts: Record<string, { is: string[] }>;
