@@ -4,9 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { ESLint } from 'eslint';
 import fs from 'node:fs';
 import path from 'node:path';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-const ARCHITECTURE_FILE = path.join(ROOT, 'eslint', 'architecture.json');
+import { ARCHITECTURE_FILE, ROOT } from './architecture-rule.mjs';
 
 const arch = JSON.parse(fs.readFileSync(ARCHITECTURE_FILE, 'utf8')) as {
   parts: Record<string, { is: string[] }>;
