@@ -9,7 +9,7 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
 import type { AppRouter } from '@/server/api/root';
-import { makeQueryClient } from '@/server/api/query-client';
+import { makeQueryClient } from './query-client';
 import { TRPC_MAX_BATCH, UNBATCHED_PROCEDURES } from '@/server/core/trpc-batch';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();

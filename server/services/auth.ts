@@ -19,7 +19,7 @@ import {
 } from '../core/sign-in-throttle';
 import { verifyAgainstDummy, verifyPassword } from './passwords';
 import { createSession, deleteSession, resolveSession, type SessionUser } from './sessions';
-import type { Role } from './roles';
+import type { Role } from '../core/roles';
 
 export { SIGN_IN_RULES };
 
