@@ -54,6 +54,16 @@ async function refuse(req: Request, error: TRPCError, extraHeaders: Record<strin
   return out;
 }
 
+/** The call path as tRPC will read it; a malformed escape stays as sent (tRPC then finds
+ *  no such procedure: a 404, never a 500). */
+function decodedPath(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 export async function handleTrpcRequest(req: Request): Promise<Response> {
   const url = new URL(req.url);
   const limit = maxBodyBytes();
@@ -71,7 +81,7 @@ export async function handleTrpcRequest(req: Request): Promise<Response> {
     });
     if (problem) return refuse(req, new TRPCError({ code: 'FORBIDDEN', message: problem }));
   }
-  const path = decodeURIComponent(url.pathname.slice(TRPC_ENDPOINT.length + 1));
+  const path = decodedPath(url.pathname.slice(TRPC_ENDPOINT.length + 1));
   const batchProblem = trpcBatchProblem(path, url.searchParams.get('batch') === '1');
   if (batchProblem) return refuse(req, new TRPCError({ code: 'BAD_REQUEST', message: batchProblem }));
 

@@ -114,6 +114,12 @@ describe('cross-origin mutations (CSRF)', () => {
     expect(await count(`SELECT count(*)::int AS n FROM users WHERE email = $1`, [email])).toBe(1);
   });
 
+  it('a malformed escape in the call path is a 4xx, not a 500', async () => {
+    const res = await trpcRoute.GET(new Request(`${SAME}/api/trpc/auth.me%E0%A4%A,auth.me?batch=1&input=%7B%7D`, { headers: { host: HOST } }));
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+
   it('queries (GET) are not mutations and need no Origin', async () => {
     const res = await trpcRoute.GET(new Request(`${SAME}/api/trpc/auth.me`, { headers: { host: HOST, cookie: adminCookie } }));
     expect(res.status).toBe(200);
