@@ -5,10 +5,9 @@
 // Ctrl-C / SIGTERM stop everything, children first, Postgres last.
 import type { Command } from 'commander';
 import path from 'node:path';
-import fs from 'node:fs';
 import { parseEnv } from '../../env';
 import { migrate } from '../../db/migrate';
-import { startEmbeddedPostgres, portIsFree, type EmbeddedPostgres } from '../../db/embedded';
+import { startEmbeddedPostgres, portIsFree, EmbeddedPostgresError, type EmbeddedPostgres } from '../../db/embedded';
 import { ensureBuild, ROOT } from '../build';
 import { Supervisor } from '../supervisor';
 import { CliError } from '../cli-error';
@@ -63,8 +62,13 @@ export function register(program: Command): void {
         if (!databaseUrl) {
           const dataDir = path.resolve(ROOT, env.SLUICE_DATA_DIR, 'pg');
           log(`DATABASE_URL is not set: using the embedded Postgres in ${path.relative(process.cwd(), dataDir) || dataDir} (port ${env.SLUICE_EMBEDDED_PG_PORT})`);
-          fs.mkdirSync(path.dirname(dataDir), { recursive: true });
-          embedded = await startEmbeddedPostgres({ dataDir, port: env.SLUICE_EMBEDDED_PG_PORT, log: () => {} });
+          embedded = await startEmbeddedPostgres({
+            dataDir,
+            port: env.SLUICE_EMBEDDED_PG_PORT,
+            home: env.SLUICE_EMBEDDED_PG_HOME,
+            log: () => {},
+            notice: log,
+          });
           databaseUrl = embedded.url;
         }
         process.env.DATABASE_URL = databaseUrl;
@@ -109,6 +113,8 @@ export function register(program: Command): void {
       } catch (e) {
         await supervisor.stopAll();
         if (embedded) await embedded.stop().catch(() => {});
+        // A start-up problem with the embedded Postgres is one sentence, printed without a stack.
+        if (e instanceof EmbeddedPostgresError) throw new CliError(e.message);
         throw e;
       }
       // Keep running until a signal arrives.
