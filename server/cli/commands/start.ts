@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import { parseEnv } from '../../env';
 import { migrate } from '../../db/migrate';
-import { startEmbeddedPostgres, portIsFree, EmbeddedPostgresError, type EmbeddedPostgres } from '../../db/embedded';
+import { portIsFree, type EmbeddedPostgres } from '../../db/embedded';
+import { startDatabase } from '../start-database';
 import { ensureBuild, ROOT } from '../build';
 import { Supervisor } from '../supervisor';
 import { CliError } from '../cli-error';
@@ -58,19 +59,9 @@ export function register(program: Command): void {
       process.on('SIGTERM', () => void shutdown(0));
 
       try {
-        let databaseUrl = env.DATABASE_URL;
-        if (!databaseUrl) {
-          const dataDir = path.resolve(ROOT, env.SLUICE_DATA_DIR, 'pg');
-          log(`DATABASE_URL is not set: using the embedded Postgres in ${path.relative(process.cwd(), dataDir) || dataDir} (port ${env.SLUICE_EMBEDDED_PG_PORT})`);
-          embedded = await startEmbeddedPostgres({
-            dataDir,
-            port: env.SLUICE_EMBEDDED_PG_PORT,
-            home: env.SLUICE_EMBEDDED_PG_HOME,
-            log: () => {},
-            notice: log,
-          });
-          databaseUrl = embedded.url;
-        }
+        const db = await startDatabase(env, log);
+        embedded = db.embedded;
+        const databaseUrl = db.databaseUrl;
         process.env.DATABASE_URL = databaseUrl;
 
         const ran = await migrate(databaseUrl);
@@ -113,8 +104,6 @@ export function register(program: Command): void {
       } catch (e) {
         await supervisor.stopAll();
         if (embedded) await embedded.stop().catch(() => {});
-        // A start-up problem with the embedded Postgres is one sentence, printed without a stack.
-        if (e instanceof EmbeddedPostgresError) throw new CliError(e.message);
         throw e;
       }
       // Keep running until a signal arrives.
