@@ -40,6 +40,8 @@ export const envSchema = z.object({
   SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
   /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
   SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
+  /** When set, /metrics (control plane and coordinators) answers only `Authorization: Bearer <token>`. */
+  SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

@@ -34,6 +34,8 @@ export interface StartCoordinatorOptions {
   tasks?: string[];
   /** null/undefined: no /metrics server; 0: any free port. */
   metricsPort?: number | null;
+  /** Bearer token /metrics requires (SLUICE_METRICS_TOKEN); unset: open. */
+  metricsToken?: string;
   timings?: Partial<Record<keyof Timings, unknown>>;
   maintenance?: boolean | Partial<MaintenanceSettings>;
   log?: (msg: string) => void;
@@ -292,7 +294,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
 
   let server: MetricsServer | null = null;
   if (opts.metricsPort !== undefined && opts.metricsPort !== null) {
-    server = await startMetricsServer(metrics, opts.metricsPort);
+    server = await startMetricsServer(metrics, opts.metricsPort, '127.0.0.1', opts.metricsToken);
     await pool.query('UPDATE coordinators SET metrics_port = $2 WHERE id = $1', [id, server.port]);
   }
   claimLoop.start();
