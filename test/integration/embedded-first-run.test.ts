@@ -40,10 +40,10 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 const START_SCRIPT = `
 import { parseEnv } from './server/env.ts';
 import { startDatabase } from './server/cli/start-database.ts';
-import { migrate } from './server/db/migrate.ts';
+import { migrateDatabase } from './server/db/migrate.ts';
 import pg from 'pg';
 const { databaseUrl, embedded } = await startDatabase(parseEnv(), (m) => console.log('[sluice] ' + m));
-const ran = await migrate(databaseUrl, { log: () => {} });
+const ran = (await migrateDatabase(databaseUrl, { log: () => {} })).migrations;
 const c = new pg.Client({ connectionString: databaseUrl });
 await c.connect();
 await c.query('CREATE TABLE IF NOT EXISTS first_run (at timestamptz NOT NULL DEFAULT now())');

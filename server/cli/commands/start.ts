@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import path from 'node:path';
 import { parseEnv } from '../../env';
-import { migrate } from '../../db/migrate';
+import { migrateDatabase } from '../../db/migrate';
 import { portIsFree, type EmbeddedPostgres } from '../../db/embedded';
 import { startDatabase } from '../start-database';
 import { ensureBuild, ROOT } from '../build';
@@ -64,8 +64,9 @@ export function register(program: Command): void {
         const databaseUrl = db.databaseUrl;
         process.env.DATABASE_URL = databaseUrl;
 
-        const ran = await migrate(databaseUrl);
-        if (ran.length) log(`applied ${ran.length} migration(s)`);
+        const ran = await migrateDatabase(databaseUrl);
+        if (ran.migrations.length) log(`applied ${ran.migrations.length} migration(s)`);
+        if (ran.functions.length) log(`applied ${ran.functions.length} function file(s): ${ran.functions.join(', ')}`);
 
         const { ensureFirstAdmin } = await import('../../services/users');
         const { getPool } = await import('../../db/pool');
