@@ -8,6 +8,7 @@ import {
   keyLimit,
   keysViewHref,
   parseOverrideParam,
+  splitGroupKey,
   streamHeadStatus,
   taskKeysInput,
 } from './key-views';
@@ -69,6 +70,18 @@ describe('links', () => {
     expect(href).toBe('/tasks/send-email?override=tenant%3Da%3Db%26c#sec-groups');
     const param = new URL(href, 'http://x').searchParams.get('override');
     expect(parseOverrideParam(param)).toEqual({ group: 'tenant', key: 'a=b&c' });
+  });
+});
+
+describe('splitGroupKey', () => {
+  it.each([
+    ['tenant=acme', { group: 'tenant', key: 'acme' }],
+    ['tenant=a=b', { group: 'tenant', key: 'a=b' }],
+    ['tenant=', { group: 'tenant', key: '' }],
+    ['=acme', null],
+    ['acme', null],
+  ] as const)('%s', (gk, out) => {
+    expect(splitGroupKey(gk)).toEqual(out);
   });
 });
 

@@ -110,6 +110,12 @@ export function executionHref(id: number): string {
   return `/executions/${id}`;
 }
 
+/** 'tenant=acme' (executions.group_keys, waiting_on) → its group and key; the group ends at the first '='. */
+export function splitGroupKey(gk: string): { group: string; key: string } | null {
+  const at = gk.indexOf('=');
+  return at < 1 ? null : { group: gk.slice(0, at), key: gk.slice(at + 1) };
+}
+
 /** The Keys view of a task, on one group, with one key pinned. */
 export function keysViewHref(task: string, group?: string | null, key?: string | null): string {
   const q = new URLSearchParams();
