@@ -8,6 +8,9 @@ import { test, expect } from './support/fixtures';
 import { e2eDb, seedUser, signInViaApi } from './support/factories';
 import { seedKeys } from './support/keys-seed';
 
+// Seeding runs the engine's enqueue, claim and finish and an alert evaluation: seconds on a busy machine.
+test.describe.configure({ timeout: 90_000 });
+
 test('from the hot-key alert to the keys view, then an override added from it and applied', async ({ page }) => {
   const seed = await seedKeys(e2eDb(), randomBytes(3).toString('hex'));
   const op = await seedUser('operator', 'keys-op');
@@ -15,7 +18,7 @@ test('from the hot-key alert to the keys view, then an override added from it an
 
   await page.goto(`/alerts?task=${seed.task}&rule=hotKey`);
   const detail = page.getByTestId('alert-detail');
-  await expect(detail).toContainText(`${seed.task} tenant=acme`);
+  await expect(detail).toContainText(`${seed.task} tenant=acme`, { timeout: 30_000 });
   await detail.getByTestId('alert-remedies').getByRole('link', { name: 'Open the keys view →' }).click();
 
   await expect(page).toHaveURL(`/tasks/${seed.task}/keys?group=tenant&key=acme`);

@@ -39,9 +39,9 @@ const wait = (r: KeyRow) => (r.oldestWaitMs === null ? '—' : formatDuration(r.
 const WAIT_NONE_TITLE = 'No due execution of this key waits in a queue: its queued work is blocked behind streams, scheduled for later, or none.';
 const perMinute = (r: KeyRow) => (r.finishedPerMinute === null ? '—' : n(r.finishedPerMinute));
 
-function KeyActions({ task, group, r, canEdit }: { task: string; group: string; r: KeyRow; canEdit: boolean }) {
+function KeyActions({ task, group, r, canEdit, align = 'end' }: { task: string; group: string; r: KeyRow; canEdit: boolean; align?: 'start' | 'end' }) {
   return (
-    <span className="flex flex-wrap items-center justify-end gap-1.5">
+    <span className={cx('flex flex-wrap items-center gap-1.5', align === 'end' ? 'justify-end' : 'justify-start')}>
       <Link href={r.executionsHref} className={buttonClass('ghost', 'sm')} aria-label={`Executions of ${group}=${r.key}`}>
         Executions →
       </Link>
@@ -54,33 +54,37 @@ function KeyActions({ task, group, r, canEdit }: { task: string; group: string; 
   );
 }
 
+function Fact({ label, children, title }: { label: string; children: React.ReactNode; title?: string }) {
+  return (
+    <div className="flex items-baseline gap-1.5" title={title}>
+      <dt className="text-subtle">{label}</dt>
+      <dd className="font-mono tabular-nums">{children}</dd>
+    </div>
+  );
+}
+
 function KeyCard({ task, group, r, canEdit, pinned }: { task: string; group: string; r: KeyRow; canEdit: boolean; pinned?: boolean }) {
   return (
-    <li className={cx('flex flex-col gap-2 p-3', pinned && 'bg-accent-soft/40')} data-testid={pinned ? 'key-focus' : 'key-row'} data-key={r.key}>
-      <div className="flex items-start justify-between gap-2">
-        <span className="min-w-0 font-mono text-[13px] break-all">
-          <span className="text-muted">{group}=</span>
-          <strong>{r.key}</strong>
-        </span>
-        <RunningOfLimit r={r} />
-      </div>
-      <dl className="grid grid-cols-3 gap-2 text-[12px]">
-        <div>
-          <dt className="text-subtle">Queued</dt>
-          <dd className="font-mono tabular-nums">{n(r.queued)}</dd>
-        </div>
-        <div>
-          <dt className="text-subtle">Oldest wait</dt>
-          <dd className="font-mono tabular-nums" title={r.oldestWaitMs === null ? WAIT_NONE_TITLE : undefined}>
-            {wait(r)}
+    <li className={cx('flex flex-col gap-1.5 p-3', pinned && 'bg-accent-soft/40')} data-testid={pinned ? 'key-focus' : 'key-row'} data-key={r.key}>
+      <p className="font-mono text-[13px] break-all">
+        <span className="text-muted">{group}=</span>
+        <strong>{r.key}</strong>
+        {pinned && <span className="ml-2 font-sans text-[11px] text-accent">linked</span>}
+      </p>
+      <dl className="flex flex-wrap gap-x-4 gap-y-1 text-[12px]">
+        <div className="flex items-baseline gap-1.5">
+          <dt className="text-subtle">Running</dt>
+          <dd>
+            <RunningOfLimit r={r} />
           </dd>
         </div>
-        <div>
-          <dt className="text-subtle">Finished/min</dt>
-          <dd className="font-mono tabular-nums">{perMinute(r)}</dd>
-        </div>
+        <Fact label="Queued">{n(r.queued)}</Fact>
+        <Fact label="Oldest wait" title={r.oldestWaitMs === null ? WAIT_NONE_TITLE : undefined}>
+          {wait(r)}
+        </Fact>
+        <Fact label="Finished/min">{perMinute(r)}</Fact>
       </dl>
-      <KeyActions task={task} group={group} r={r} canEdit={canEdit} />
+      <KeyActions task={task} group={group} r={r} canEdit={canEdit} align="start" />
     </li>
   );
 }

@@ -46,40 +46,44 @@ function HeadLink({ r }: { r: StreamRow }) {
   );
 }
 
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="flex items-baseline gap-1.5">
+      <dt className="text-subtle">{label}</dt>
+      <dd className="font-mono tabular-nums">{children}</dd>
+    </div>
+  );
+}
+
 function StreamCard({ r }: { r: StreamRow }) {
   return (
-    <li className="flex flex-col gap-2 p-3" data-testid="stream-row" data-stream={r.stream}>
-      <div className="flex items-start justify-between gap-2">
-        <span className="min-w-0 font-mono text-[13px] font-semibold break-all">{r.stream}</span>
+    <li className="flex flex-col gap-1.5 p-3" data-testid="stream-row" data-stream={r.stream}>
+      <p className="font-mono text-[13px] font-semibold break-all">{r.stream}</p>
+      <div className="flex flex-wrap items-center gap-2 text-[12px]">
         <Status r={r} />
+        <span>
+          head <HeadLink r={r} />
+        </span>
       </div>
-      <dl className="grid grid-cols-3 gap-2 text-[12px]">
-        <div>
-          <dt className="text-subtle">Head</dt>
-          <dd>
-            <HeadLink r={r} />
-          </dd>
-        </div>
-        <div>
-          <dt className="text-subtle">Head age</dt>
-          <dd className="font-mono tabular-nums">{formatDuration(r.headAgeMs)}</dd>
-        </div>
-        <div>
-          <dt className="text-subtle">Attempt</dt>
-          <dd className="font-mono tabular-nums">{r.attempt}</dd>
-        </div>
-        <div className="col-span-2">
-          <dt className="text-subtle">Next retry</dt>
-          <dd>
-            <NextRetry r={r} />
-          </dd>
-        </div>
-        <div>
-          <dt className="text-subtle">Behind</dt>
-          <dd className="font-mono tabular-nums">{behind(r)}</dd>
-        </div>
+      <dl className="flex flex-wrap gap-x-4 gap-y-1 text-[12px]">
+        <Fact label="Head age">{formatDuration(r.headAgeMs)}</Fact>
+        <Fact label="Attempt">{r.attempt}</Fact>
+        <Fact label="Behind">{behind(r)}</Fact>
+        <Fact label="Waiting since">{formatDuration(r.blockedForMs)}</Fact>
+        {r.nextRetryAt && (
+          <div className="flex items-baseline gap-1.5">
+            <dt className="text-subtle">Next retry</dt>
+            <dd>
+              <NextRetry r={r} />
+            </dd>
+          </div>
+        )}
       </dl>
-      {r.lastError && <p className="truncate font-mono text-[11px] text-danger" title={r.lastError}>{r.lastError}</p>}
+      {r.lastError && (
+        <p className="font-mono text-[11px] break-all text-danger" title={r.lastError}>
+          {r.lastError}
+        </p>
+      )}
     </li>
   );
 }

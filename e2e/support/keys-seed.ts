@@ -18,6 +18,8 @@ export interface KeysSeed {
   /** The retrying head of stream order-1 and when it retries. */
   retryingHead: number;
   retryAt: Date;
+  /** The registered member owning the task's partitions (claims go through it). */
+  coordinator: string;
 }
 
 export async function seedKeys(pool: pg.Pool, suffix: string): Promise<KeysSeed> {
@@ -51,5 +53,5 @@ export async function seedKeys(pool: pg.Pool, suffix: string): Promise<KeysSeed>
   const retryAt = new Date(Date.now() + 15 * 60_000);
   await finishExecutions(pool, task, [{ id: head.rows[0]!.id, leaseToken: head.rows[0]!.lease_token, outcome: 'retry', runAt: retryAt, error: 'SMTP 451: try again later' }]);
   await evaluateAlerts(pool, new Date(), { ...DEFAULT_ALERT_POLICY, forMs: 0 });
-  return { task, retryingHead: head.rows[0]!.id, retryAt };
+  return { task, retryingHead: head.rows[0]!.id, retryAt, coordinator: me };
 }
