@@ -29,13 +29,15 @@ test('from the hot-key alert to the keys view, then an override added from it an
   await expect(pinned).toContainText('3 / 3');
   await expect(pinned).toContainText('57');
   await expect(pinned.getByRole('link', { name: 'Executions of tenant=acme' })).toHaveAttribute('href', `/executions?task=${seed.task}&group=tenant%3Dacme`);
-  // Below it the other keys, most queued first; globex runs under its override.
+  // Below it the other keys, most queued first: initech's 3 (its stream's retrying head
+  // and the 2 blocked behind it), then globex's 2, running under its override.
   const rows = table.getByTestId('key-row');
   await expect(rows).toHaveCount(2);
-  await expect(rows.nth(0)).toHaveAttribute('data-key', 'globex');
-  await expect(rows.nth(0)).toContainText('4 / 4');
-  await expect(rows.nth(0)).toContainText('override');
-  await expect(rows.nth(1)).toHaveAttribute('data-key', 'initech');
+  await expect(rows.nth(0)).toHaveAttribute('data-key', 'initech');
+  await expect(rows.nth(0)).toContainText('0 / 3');
+  await expect(rows.nth(1)).toHaveAttribute('data-key', 'globex');
+  await expect(rows.nth(1)).toContainText('4 / 4');
+  await expect(rows.nth(1)).toContainText('override');
   await expect(page.getByTestId('keys-summary')).toContainText('3 keys with work');
 
   await pinned.getByRole('link', { name: 'Add override for tenant=acme' }).click();

@@ -69,7 +69,7 @@ function StreamCard({ r }: { r: StreamRow }) {
         <Fact label="Head age">{formatDuration(r.headAgeMs)}</Fact>
         <Fact label="Attempt">{r.attempt}</Fact>
         <Fact label="Behind">{behind(r)}</Fact>
-        <Fact label="Waiting since">{formatDuration(r.blockedForMs)}</Fact>
+        <Fact label="Blocked for">{formatDuration(r.blockedForMs)}</Fact>
         {r.nextRetryAt && (
           <div className="flex items-baseline gap-1.5">
             <dt className="text-subtle">Next retry</dt>
@@ -129,7 +129,7 @@ export function StreamsView({ task, after }: { task: string; after: number | nul
                   <Th className="text-right">Attempt</Th>
                   <Th>Next retry</Th>
                   <Th className="text-right">Behind</Th>
-                  <Th className="text-right">Waiting since</Th>
+                  <Th className="text-right">Blocked for</Th>
                 </tr>
               </thead>
               <tbody>

@@ -87,7 +87,7 @@ export function GroupsEditor({
                     const keyErr = errors[`${at}.key`];
                     const limitErr = errors[`${at}.limit`];
                     return (
-                      <tr key={o.uid} className={cx('align-top', o.uid === highlightUid && 'bg-accent-soft/50')} data-testid={o.uid === highlightUid ? 'override-highlight' : undefined}>
+                      <tr key={o.uid} className={cx('align-top', o.uid === highlightUid && 'bg-accent-soft')} data-testid={o.uid === highlightUid ? 'override-highlight' : undefined}>
                         <td className="py-1 pr-2">
                           <Input
                             aria-label={`Override key ${oi + 1} of ${g.name}`}
