@@ -9,7 +9,7 @@ import { e2eDb, seedUser, signInViaApi } from './support/factories';
 import { seedKeys } from './support/keys-seed';
 
 // Seeding runs the engine's enqueue, claim and finish and an alert evaluation: seconds on a busy machine.
-test.describe.configure({ timeout: 90_000 });
+test.describe.configure({ timeout: 180_000 });
 
 test('from the hot-key alert to the keys view, then an override added from it and applied', async ({ page }) => {
   const seed = await seedKeys(e2eDb(), randomBytes(3).toString('hex'));

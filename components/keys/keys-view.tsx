@@ -18,6 +18,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { cx } from '@/components/ui/class-names';
+import { Pager } from './pager';
 
 const REFRESH_MS = 5000;
 const n = (x: number) => x.toLocaleString('en-US');
@@ -229,22 +230,7 @@ export function KeysView({ task, group, focusKey, after, canEdit }: { task: stri
             </ul>
           </>
         )}
-        {(after || v.nextCursor) && (
-          <footer className="flex items-center justify-between gap-2 border-t border-border px-3 py-2">
-            {after ? (
-              <Link href={pageHref(null)} className={buttonClass('secondary', 'sm')}>
-                ← Most queued
-              </Link>
-            ) : (
-              <span />
-            )}
-            {v.nextCursor && (
-              <Link href={pageHref(v.nextCursor)} className={buttonClass('secondary', 'sm')} data-testid="keys-next">
-                Next {v.rows.length} →
-              </Link>
-            )}
-          </footer>
-        )}
+        <Pager firstHref={after ? pageHref(null) : null} nextHref={v.nextCursor ? pageHref(v.nextCursor) : null} firstLabel="Most queued" nextLabel={`Next ${v.rows.length}`} />
       </Panel>
     </div>
   );

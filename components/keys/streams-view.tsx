@@ -10,12 +10,12 @@ import type { StreamRow } from '@/server/presenters/task-streams';
 import { streamsViewHref, type StreamHeadStatus } from '@/server/core/key-views';
 import { formatDuration } from '@/components/charts/chart-format';
 import { Badge, type Tone } from '@/components/ui/badge';
-import { buttonClass } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
+import { Pager } from './pager';
 
 const REFRESH_MS = 5000;
 const n = (x: number) => x.toLocaleString('en-US');
@@ -170,22 +170,7 @@ export function StreamsView({ task, after }: { task: string; after: number | nul
           </ul>
         </>
       )}
-      {(after || v.nextCursor) && (
-        <footer className="flex items-center justify-between gap-2 border-t border-border px-3 py-2">
-          {after ? (
-            <Link href={base} className={buttonClass('secondary', 'sm')}>
-              ← Longest blocked
-            </Link>
-          ) : (
-            <span />
-          )}
-          {v.nextCursor && (
-            <Link href={`${base}?after=${v.nextCursor}`} className={buttonClass('secondary', 'sm')}>
-              Next →
-            </Link>
-          )}
-        </footer>
-      )}
+      <Pager firstHref={after ? base : null} nextHref={v.nextCursor ? `${base}?after=${v.nextCursor}` : null} firstLabel="Longest blocked" nextLabel="Next" />
     </Panel>
   );
 }

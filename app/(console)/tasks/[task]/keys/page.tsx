@@ -1,13 +1,12 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
 import { roleAtLeast } from '@/server/services/roles';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
-import { streamsViewHref, taskKeysInput } from '@/server/core/key-views';
+import { taskKeysInput } from '@/server/core/key-views';
 import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { TaskViewLinks } from '@/components/keys/task-view-links';
 import { PageHeader } from '@/components/ui/page-header';
-import { buttonClass } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
 import { KeysView } from '@/components/keys/keys-view';
 
@@ -37,25 +36,12 @@ export default async function TaskKeysPage({ params, searchParams }: Props) {
   await qc.prefetchQuery(trpc.taskLoad.keys.queryOptions(queryInput));
   const state = qc.getQueryState(trpc.taskLoad.keys.queryKey(queryInput));
   if (state?.status === 'error' && (state.error as { data?: { code?: string } } | null)?.data?.code === 'NOT_FOUND') notFound();
-  const t = encodeURIComponent(task);
   return (
     <HydrateClient>
       <PageHeader
         title={`Keys of ${task}`}
         description="Each concurrency-group key: running of its limit, queued, how long its oldest work has waited, and how fast it finishes."
-        actions={
-          <>
-            <Link href={`/tasks/${t}`} className={buttonClass('secondary')}>
-              Edit task
-            </Link>
-            <Link href={`/tasks/${t}/metrics`} className={buttonClass('secondary')}>
-              Metrics
-            </Link>
-            <Link href={streamsViewHref(task)} className={buttonClass('secondary')}>
-              Streams
-            </Link>
-          </>
-        }
+        actions={<TaskViewLinks task={task} current="keys" />}
       />
       {!parsed.success && <Callout tone="warning" className="mb-3">Some of the address&apos;s parameters were not valid and were ignored.</Callout>}
       <KeysView task={task} group={group} focusKey={key} after={after} canEdit={roleAtLeast(user.role, 'operator')} />
