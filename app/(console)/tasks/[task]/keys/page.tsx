@@ -1,10 +1,9 @@
 import type { Metadata } from 'next';
 import { notFound, redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/core/roles';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
 import { taskKeysInput } from '@/server/core/key-views';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { TaskViewLinks } from '@/components/keys/task-view-links';
 import { PageHeader } from '@/components/ui/page-header';
 import { Callout } from '@/components/ui/callout';

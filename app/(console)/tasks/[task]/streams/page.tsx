@@ -1,8 +1,7 @@
 import type { Metadata } from 'next';
 import { notFound, redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { TaskViewLinks } from '@/components/keys/task-view-links';
 import { PageHeader } from '@/components/ui/page-header';
 import { StreamsView } from '@/components/keys/streams-view';
