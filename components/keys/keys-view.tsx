@@ -67,7 +67,7 @@ function Fact({ label, children, title }: { label: string; children: React.React
 function KeyCard({ task, group, r, canEdit, pinned }: { task: string; group: string; r: KeyRow; canEdit: boolean; pinned?: boolean }) {
   return (
     <li className={cx('flex flex-col gap-1.5 p-3', pinned && 'bg-accent-soft/40')} data-testid={pinned ? 'key-focus' : 'key-row'} data-key={r.key}>
-      <p className="font-mono text-[13px] break-all">
+      <p className="font-mono text-[13px] [overflow-wrap:anywhere]">
         <span className="text-muted">{group}=</span>
         <strong>{r.key}</strong>
         {pinned && <span className="ml-2 font-sans text-[11px] text-accent">linked</span>}
@@ -93,7 +93,7 @@ function KeyCard({ task, group, r, canEdit, pinned }: { task: string; group: str
 function KeyTableRow({ task, group, r, canEdit, pinned }: { task: string; group: string; r: KeyRow; canEdit: boolean; pinned?: boolean }) {
   return (
     <Tr className={cx(pinned && 'bg-accent-soft/40')} data-testid={pinned ? 'key-focus' : 'key-row'} data-key={r.key}>
-      <Td className="max-w-[22rem] font-mono break-all">
+      <Td className="max-w-[22rem] font-mono [overflow-wrap:anywhere]">
         <span className="text-muted">{group}=</span>
         <strong>{r.key}</strong>
         {pinned && <span className="ml-2 font-sans text-[11px] text-accent">linked</span>}

@@ -58,7 +58,7 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 function StreamCard({ r }: { r: StreamRow }) {
   return (
     <li className="flex flex-col gap-1.5 p-3" data-testid="stream-row" data-stream={r.stream}>
-      <p className="font-mono text-[13px] font-semibold break-all">{r.stream}</p>
+      <p className="font-mono text-[13px] font-semibold [overflow-wrap:anywhere]">{r.stream}</p>
       <div className="flex flex-wrap items-center gap-2 text-[12px]">
         <Status r={r} />
         <span>
@@ -71,7 +71,7 @@ function StreamCard({ r }: { r: StreamRow }) {
         <Fact label="Behind">{behind(r)}</Fact>
         <Fact label="Blocked for">{formatDuration(r.blockedForMs)}</Fact>
         {r.nextRetryAt && (
-          <div className="flex items-baseline gap-1.5">
+          <div className="flex flex-wrap items-baseline gap-x-1.5">
             <dt className="text-subtle">Next retry</dt>
             <dd>
               <NextRetry r={r} />
@@ -80,7 +80,7 @@ function StreamCard({ r }: { r: StreamRow }) {
         )}
       </dl>
       {r.lastError && (
-        <p className="font-mono text-[11px] break-all text-danger" title={r.lastError}>
+        <p className="font-mono text-[11px] [overflow-wrap:anywhere] text-danger" title={r.lastError}>
           {r.lastError}
         </p>
       )}
@@ -135,7 +135,7 @@ export function StreamsView({ task, after }: { task: string; after: number | nul
               <tbody>
                 {v.rows.map((r) => (
                   <Tr key={r.stream} data-testid="stream-row" data-stream={r.stream}>
-                    <Td className="max-w-[18rem] font-mono font-semibold break-all">
+                    <Td className="max-w-[18rem] font-mono font-semibold [overflow-wrap:anywhere]">
                       {r.stream}
                       {r.lastError && (
                         <p className="max-w-[18rem] truncate font-normal text-[11px] text-danger" title={r.lastError}>
