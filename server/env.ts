@@ -2,6 +2,7 @@
 // this module, so a bad value fails the build; the CLI parses it at start-up and stops
 // with a message that names the variable.
 import { z } from 'zod';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from './core/input-text';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -37,6 +38,8 @@ export const envSchema = z.object({
   SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
   /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
   SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
+  /** Largest execution payload accepted (serialized JSON, bytes); larger ones answer 400 naming the field. */
+  SLUICE_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

@@ -8,6 +8,7 @@
 // too, never silently merged).
 import type pg from 'pg';
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import { CoreError, isCoreError } from '../core/errors';
 import { configsEqual, diffConfigs } from '../core/config-diff';
 import { groupChangesByTask, type TaskChangeGroup } from '../core/config-change-view';
@@ -21,20 +22,20 @@ import { readTaskLoad } from '../db/task-load';
 import { applyConfig, configAtVersion, currentConfig } from './config-versions';
 
 const version = z.number().int('must be a whole number').min(1, 'must be at least 1');
-const message = z.string().trim().max(500, 'must be at most 500 characters');
+const message = inputText.trim().max(500, 'must be at most 500 characters');
 const requiredMessage = message.min(1, 'describe the change (it is shown in the history)');
 
-export const saveTaskInput = z.object({
+export const saveTaskInput = z.strictObject({
   mode: z.enum(['create', 'update']),
   /** The task definition as the form holds it; validated field by field in the service. */
-  task: z.record(z.string(), z.unknown()),
+  task: z.record(inputText, z.unknown()),
   /** The version the editor loaded; null only when no config exists yet. */
   basedOn: version.nullable(),
   message: requiredMessage,
 });
 export const previewTaskInput = saveTaskInput.omit({ message: true });
 
-export const deleteTaskInput = z.object({
+export const deleteTaskInput = z.strictObject({
   task: taskNameSchema,
   basedOn: version.nullable(),
   message: requiredMessage,
@@ -42,13 +43,13 @@ export const deleteTaskInput = z.object({
   drain: z.boolean().default(false),
 });
 
-export const pauseTaskInput = z.object({
+export const pauseTaskInput = z.strictObject({
   task: taskNameSchema,
   paused: z.boolean(),
   message: message.optional(),
 });
 
-export const rollbackInput = z.object({
+export const rollbackInput = z.strictObject({
   /** The older version whose config becomes the new one. */
   to: version,
   basedOn: version,

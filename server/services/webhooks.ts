@@ -5,6 +5,7 @@
 // exponential backoff up to max_attempts, every attempt recorded for the delivery log.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { baseRetryDelayMs } from '../core/backoff';
@@ -15,8 +16,7 @@ import { parseInput } from './validate-input';
 
 const severitySchema = z.enum(['warning', 'critical'], { error: 'must be warning or critical' });
 
-const urlSchema = z
-  .string()
+const urlSchema = inputText
   .trim()
   .max(2000, 'is too long')
   .refine((u) => {
@@ -28,10 +28,10 @@ const urlSchema = z
     }
   }, 'must be an http:// or https:// URL');
 
-const nameSchema = z.string().trim().min(1, 'is required').max(100, 'is too long');
-const secretSchema = z.string().min(16, 'must be at least 16 characters').max(200, 'is too long');
+const nameSchema = inputText.trim().min(1, 'is required').max(100, 'is too long');
+const secretSchema = inputText.min(16, 'must be at least 16 characters').max(200, 'is too long');
 
-export const createWebhookInput = z.object({
+export const createWebhookInput = z.strictObject({
   name: nameSchema,
   url: urlSchema,
   secret: secretSchema.optional(),
@@ -40,7 +40,7 @@ export const createWebhookInput = z.object({
 });
 
 export const updateWebhookInput = z
-  .object({
+  .strictObject({
     id: z.uuid('must be a webhook id'),
     name: nameSchema.optional(),
     url: urlSchema.optional(),
@@ -51,7 +51,7 @@ export const updateWebhookInput = z
   })
   .refine((v) => Object.keys(v).some((k) => k !== 'id'), { message: 'nothing to change' });
 
-export const webhookIdInput = z.object({ id: z.uuid('must be a webhook id') });
+export const webhookIdInput = z.strictObject({ id: z.uuid('must be a webhook id') });
 
 export interface WebhookTargetView {
   id: string;

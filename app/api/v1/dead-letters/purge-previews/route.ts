@@ -3,13 +3,11 @@
 // POST /api/v1/dead-letters/purge. Dead letters arriving later are never in the set.
 import { restRoute } from '@/server/api/rest';
 import { getPool } from '@/server/db/pool';
-import { previewPurge } from '@/server/services/dlq-purge';
+import { previewPurgeRequest } from '@/server/services/dlq-purge';
 
 export const dynamic = 'force-dynamic';
 
 export const POST = restRoute(['operator'], async ({ actor, body }) => {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { scope?: unknown; dryRun?: unknown };
-  const dryRun = b.dryRun === true;
-  const preview = await previewPurge(getPool(), actor, b.scope as never, { dryRun });
+  const { preview, dryRun } = await previewPurgeRequest(getPool(), actor, body);
   return { status: dryRun ? 200 : 201, headers: { 'content-type': 'application/json' }, body: dryRun ? { ...preview, id: null, dryRun } : preview };
 });
