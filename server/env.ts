@@ -3,6 +3,7 @@
 // with a message that names the variable.
 import { z } from 'zod';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './core/input-text';
+import { parseAllowList } from './core/webhook-address';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -40,6 +41,17 @@ export const envSchema = z.object({
   SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
   /** Largest execution payload accepted (serialized JSON, bytes); larger ones answer 400 naming the field. */
   SLUICE_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+  /** Internal hosts, addresses and CIDRs webhooks may target (comma-separated); others must be public. */
+  SLUICE_WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        parseAllowList(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
