@@ -62,7 +62,6 @@ async function inTransaction<T>(pool: pg.Pool, commit: boolean, fn: (c: pg.PoolC
   }
 }
 
-/** Freezes the set and returns its count; `dryRun` reports the same figures and stores nothing. */
 /** The REST request: the body checked as a whole (unknown fields refused), then previewPurge. */
 export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
   const v = parseInput(purgePreviewRequestInput, body ?? {});
@@ -70,9 +69,30 @@ export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unk
   return { preview: await previewPurge(pool, actor, v.scope, { dryRun }), dryRun };
 }
 
+/**
+ * Freezes the set and returns its count, audited (`dlq.purge.preview`: who froze which
+ * set, how many, per task) in the same transaction; `dryRun` reports the same figures and
+ * stores nothing, the audit row included.
+ */
 export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
   const scope = scopeKind(parseInput(dlqScopeInput, input));
-  const frozen = await inTransaction(pool, !opts.dryRun, (c) => freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES));
+  const frozen = await inTransaction(pool, !opts.dryRun, async (c) => {
+    const set = await freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES);
+    await recordAudit(c, actor, {
+      action: 'dlq.purge.preview',
+      targetType: 'dead_letters',
+      targetId: set.id,
+      after: { frozen: set.total },
+      meta: {
+        scope: scope.kind,
+        ...(scope.kind === 'filter' ? { filter: scope.filter } : { ids: scope.ids.length }),
+        frozen: set.total,
+        byTask: set.byTask,
+        expiresAt: set.expiresAt.toISOString(),
+      },
+    });
+    return set;
+  });
   return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
 }
 
