@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { inputText, jsonInput, jsonProblem, MAX_JSON_DEPTH, NUL_MESSAGE, SURROGATE_MESSAGE, textProblem } from './input-text';
+import { z } from 'zod';
+import { inputRecord, inputText, jsonInput, jsonProblem, MAX_JSON_DEPTH, NUL_MESSAGE, SURROGATE_MESSAGE, textProblem } from './input-text';
 
 function nest(levels: number, leaf: unknown = 1, kind: 'object' | 'array' = 'object'): unknown {
   let v = leaf;
@@ -84,5 +85,16 @@ describe('jsonProblem', () => {
   it('jsonInput reports at the problem path under the field', () => {
     const r = jsonInput().safeParse({ a: ['ok', '\u0000'] });
     expect(r.error?.issues[0]?.path).toEqual(['a', 1]);
+  });
+});
+
+describe('inputRecord', () => {
+  const r = inputRecord(z.string().min(1), z.number());
+  it('accepts storable keys', () => expect(r.safeParse({ acme: 1, 'zoë 🚀': 2 }).success).toBe(true));
+  it.each([['k\u0000', /NUL/], ['\udc00', /surrogate/]])('refuses the key %j at the map, without echoing it', (k, msg) => {
+    const issue = r.safeParse({ ok: 1, [k]: 2 }).error?.issues[0];
+    expect(issue?.path).toEqual([]);
+    expect(issue?.message).toMatch(msg);
+    expect(issue?.message).not.toContain(k);
   });
 });

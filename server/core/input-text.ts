@@ -166,3 +166,20 @@ export function jsonInput(limits: JsonLimits = {}) {
     if (p) ctx.addIssue({ code: 'custom', path: p.path, message: p.message });
   });
 }
+
+/**
+ * A record (an open map such as groups or overrides) whose keys must be storable text too.
+ * The problem is reported at the map, not under the key: a path holding the NUL itself
+ * would carry it into the message and onto the operator's terminal.
+ */
+export function inputRecord<K extends z.ZodType<string, string>, V extends z.ZodType>(key: K, value: V) {
+  return z.record(key, value).superRefine((o, ctx) => {
+    for (const k of Object.keys(o as object)) {
+      const problem = textProblem(k);
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: `has a key that ${problem}` });
+        return;
+      }
+    }
+  });
+}

@@ -3,7 +3,7 @@
 // inputs and the browser forms, so a field error reads the same everywhere.
 // Pure: no I/O imports (server/core rule).
 import { z } from 'zod';
-import { inputText } from './input-text';
+import { inputRecord, inputText } from './input-text';
 
 /** A dot path into the payload, e.g. `tenant` or `customer.id`. */
 export const KEY_PATH_RE = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/;
@@ -28,7 +28,7 @@ export const groupSchema = z.strictObject({
   /** Where the key comes from when the producer does not pass it explicitly. */
   keyPath: keyPathSchema.optional(),
   /** Per-key limits that win over `limit`, e.g. `{ acme: 50 }`. */
-  overrides: z.record(inputText.min(1).max(200), limit).default({}),
+  overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
 });
 
 export const ROUTING_STRATEGIES = ['round-robin', 'hash', 'random', 'least-loaded'] as const;

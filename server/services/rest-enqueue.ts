@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError, isCoreError } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
-import { DEFAULT_MAX_PAYLOAD_BYTES, inputText, jsonInput } from '../core/input-text';
+import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
 import { enqueue, type EnqueueInput } from './enqueue';
 
 /** Request limits the route passes in (SLUICE_MAX_PAYLOAD_BYTES); the defaults otherwise. */
@@ -21,7 +21,7 @@ const keyText = inputText.min(1, 'must be a non-empty string').max(200, 'must be
 function executionInput(limits: EnqueueRequestLimits) {
   return z.strictObject({
     payload: jsonInput({ maxBytes: limits.maxPayloadBytes }).refine((v) => v !== undefined, 'required'),
-    groups: z.record(inputText, keyText).optional(),
+    groups: inputRecord(z.string(), keyText).optional(),
     streamKey: keyText.optional(),
     idempotencyKey: keyText.optional(),
     routingKey: keyText.optional(),

@@ -8,7 +8,7 @@
 // too, never silently merged).
 import type pg from 'pg';
 import { z } from 'zod';
-import { inputText } from '../core/input-text';
+import { inputRecord, inputText } from '../core/input-text';
 import { CoreError, isCoreError } from '../core/errors';
 import { configsEqual, diffConfigs } from '../core/config-diff';
 import { groupChangesByTask, type TaskChangeGroup } from '../core/config-change-view';
@@ -27,7 +27,7 @@ const requiredMessage = message.min(1, 'describe the change (it is shown in the 
 export const saveTaskInput = z.strictObject({
   mode: z.enum(['create', 'update']),
   /** The task definition as the form holds it; validated field by field in the service. */
-  task: z.record(inputText, z.unknown()),
+  task: inputRecord(z.string(), z.unknown()),
   /** The version the editor loaded; null only when no config exists yet. */
   basedOn: version.nullable(),
   message: requiredMessage,
