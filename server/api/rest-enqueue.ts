@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { CoreError, isCoreError } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
 import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
-import { enqueue, type EnqueueInput } from './enqueue';
+import { enqueue, type EnqueueInput } from '../services/enqueue';
 
 /** Request limits the route passes in (SLUICE_MAX_PAYLOAD_BYTES); the defaults otherwise. */
 export interface EnqueueRequestLimits {
