@@ -63,5 +63,12 @@ test('a viewer sees alerts without the operator actions', async ({ page }) => {
   await expect(detail).toContainText(`${seed.hotTask} tenant=acme`);
   await expect(detail.getByRole('button', { name: 'Acknowledge' })).toHaveCount(0);
   await expect(detail).toContainText('Operators can acknowledge');
-  await expect(detail.getByTestId('alert-remedies').getByRole('link')).toHaveAttribute('href', `/tasks/${seed.hotTask}#sec-groups`);
+  await expect(detail.getByTestId('alert-remedies').getByRole('link', { name: 'Override tenant=acme →' })).toHaveAttribute(
+    'href',
+    `/tasks/${seed.hotTask}?override=tenant%3Dacme#sec-groups`,
+  );
+  await expect(detail.getByTestId('alert-remedies').getByRole('link', { name: 'Open the keys view →' })).toHaveAttribute(
+    'href',
+    `/tasks/${seed.hotTask}/keys?group=tenant&key=acme`,
+  );
 });

@@ -17,6 +17,7 @@ import { Timestamp } from '@/components/ui/timestamp';
 import { ThresholdChart, type ChartRow, type SeriesDef } from '@/components/charts/threshold-chart';
 import { formatValue, seriesColor, type ValueKind } from '@/components/charts/chart-format';
 import { SeverityBadge, StatusPill } from './alert-badges';
+import { keysViewHref } from '@/server/core/key-views';
 
 const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   depth: 'count',
@@ -201,9 +202,9 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
           <ul className="flex flex-col gap-1" data-testid="alert-top-keys">
             {a.topKeys.map((k) => (
               <li key={`${k.group}=${k.key}`} className="grid grid-cols-[minmax(0,12rem)_1fr_auto] items-center gap-2 text-[12px]">
-                <span className="truncate font-mono">
+                <Link className="truncate font-mono hover:underline" href={keysViewHref(a.task, k.group, k.key)} title={`${k.group}=${k.key} in the keys view`}>
                   {k.group}=<strong>{k.key}</strong>
-                </span>
+                </Link>
                 <span className="h-1.5 rounded bg-surface-2">
                   <span className="block h-1.5 rounded bg-accent" style={{ width: `${Math.max(2, Math.round(k.share * 100))}%` }} />
                 </span>

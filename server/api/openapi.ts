@@ -11,7 +11,7 @@ import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
 import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
 import { controlReplayInput, replayInput } from '../services/dlq-replay';
 import { purgeInput, purgePreviewRequestInput } from '../services/dlq-purge';
-import type { TokenRole } from './rest';
+import { TOKEN_ROLES, type TokenRole } from '../core/roles';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -48,7 +48,7 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 const jsonResponse = (description: string, schema: string) => ({ description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 const jsonBody = (schema: string) => ({ required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 
-const ALL_TOKEN_ROLES: readonly TokenRole[] = ['producer', 'coordinator', 'operator', 'viewer'];
+const ALL_TOKEN_ROLES: readonly TokenRole[] = TOKEN_ROLES;
 
 /** The role part of an operation: the sentence in its description, `x-sluice-roles`, and the 401 / 403 replies. */
 function access(roles: readonly TokenRole[], description?: string) {
