@@ -9,6 +9,8 @@
 //   SLUICE_CONTROL_PLANE_SERVICES=0  no background jobs in this server (server/control-plane/start.ts);
 //   NEXT_DIST_DIR             build output folder, for parallel builds (next.config.js).
 import { z } from 'zod';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from './core/input-text';
+import { parseAllowList } from './core/webhook-address';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -60,6 +62,19 @@ export const envSchema = z
     SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
     /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
     SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
+    /** Largest execution payload accepted (serialized JSON, bytes); larger ones answer 400 naming the field. */
+    SLUICE_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /** Internal hosts, addresses and CIDRs webhooks may target (comma-separated); others must be public. */
+    SLUICE_WEBHOOK_ALLOW_HOSTS: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        try {
+          parseAllowList(v);
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        }
+      }),
     /** When set, /metrics (control plane and coordinators) answers only `Authorization: Bearer <token>`. */
     SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -9,9 +9,8 @@ import { z } from 'zod';
 import { enqueueRequestSchema } from './rest-enqueue';
 import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
 import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
-import { dlqScopeInput } from '../services/dlq-scope';
 import { controlReplayInput, replayInput } from '../services/dlq-replay';
-import { purgeInput } from '../services/dlq-purge';
+import { purgeInput, purgePreviewRequestInput } from '../services/dlq-purge';
 import { TOKEN_ROLES, type TokenRole } from '../core/roles';
 
 type JsonSchema = Record<string, unknown>;
@@ -293,7 +292,7 @@ const deadLetterSchemas = {
       dryRun: { type: 'boolean' },
     },
   },
-  PurgePreviewRequest: inputSchema(z.object({ scope: dlqScopeInput, dryRun: z.boolean().optional() })),
+  PurgePreviewRequest: inputSchema(purgePreviewRequestInput),
   PurgePreview: {
     type: 'object',
     required: ['id', 'total', 'expiresAt', 'byTask', 'oldestDeadAt', 'newestDeadAt', 'confirmation'],
@@ -529,7 +528,7 @@ export function openApiDocument(): Record<string, unknown> {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A Sluice API token (slc_…)' } },
       schemas: {
         Error: errorBody,
-        EnqueueRequest: inputSchema(enqueueRequestSchema),
+        EnqueueRequest: inputSchema(enqueueRequestSchema()),
         EnqueueReply: {
           type: 'object',
           required: ['executions', 'shed', 'spilled', 'throttledMs'],

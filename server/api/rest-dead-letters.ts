@@ -6,7 +6,7 @@
 import type { RestContext } from './rest';
 import type { RestReply } from './rest-enqueue';
 import { idFromPath } from './dlq-rest-query';
-import { previewPurge, purgeDeadLetters } from '../services/dlq-purge';
+import { previewPurgeRequest, purgeDeadLetters } from '../services/dlq-purge';
 import { controlReplayJob, createReplayJob } from '../services/dlq-replay';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -16,9 +16,7 @@ const objectBody = (body: unknown): Record<string, unknown> =>
 
 /** POST purge-previews {scope, dryRun?}: 201 with the frozen set, 200 for a dry run. */
 export async function previewPurgeReply({ db, actor, body }: RestContext): Promise<RestReply> {
-  const b = objectBody(body);
-  const dryRun = b.dryRun === true;
-  const preview = await previewPurge(db, actor, b.scope as never, { dryRun });
+  const { preview, dryRun } = await previewPurgeRequest(db, actor, body);
   return { status: dryRun ? 200 : 201, headers: JSON_HEADERS, body: dryRun ? { ...preview, id: null, dryRun } : preview };
 }
 

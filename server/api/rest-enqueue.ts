@@ -8,23 +8,34 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError, isCoreError } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
+import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
 import { enqueue, type EnqueueInput } from '../services/enqueue';
 
-const executionInput = z
-  .object({
-    payload: z.unknown().refine((v) => v !== undefined, 'required'),
-    groups: z.record(z.string(), z.string().min(1, 'must be a non-empty string').max(200)).optional(),
-    streamKey: z.string().min(1).max(200).optional(),
-    idempotencyKey: z.string().min(1).max(200).optional(),
-    routingKey: z.string().min(1).max(200).optional(),
-    delayMs: z.number().int().min(0).max(7 * 86_400_000).optional(),
-  })
-  .strict();
+/** Request limits the route passes in (SLUICE_MAX_PAYLOAD_BYTES); the defaults otherwise. */
+export interface EnqueueRequestLimits {
+  maxPayloadBytes: number;
+}
 
-export const enqueueRequestSchema = z.union([
-  z.object({ executions: z.array(executionInput).min(1, 'must not be empty').max(10_000) }).strict(),
-  executionInput,
-]);
+const keyText = inputText.min(1, 'must be a non-empty string').max(200, 'must be at most 200 characters');
+
+function executionInput(limits: EnqueueRequestLimits) {
+  return z.strictObject({
+    payload: jsonInput({ maxBytes: limits.maxPayloadBytes }).refine((v) => v !== undefined, 'required'),
+    groups: inputRecord(z.string(), keyText).optional(),
+    streamKey: keyText.optional(),
+    idempotencyKey: keyText.optional(),
+    routingKey: keyText.optional(),
+    delayMs: z.number().int().min(0).max(7 * 86_400_000).optional(),
+  });
+}
+
+function batchInput(limits: EnqueueRequestLimits) {
+  return z.strictObject({ executions: z.array(executionInput(limits)).min(1, 'must not be empty').max(10_000) });
+}
+
+export function enqueueRequestSchema(limits: EnqueueRequestLimits = { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES }) {
+  return z.union([batchInput(limits), executionInput(limits)]);
+}
 
 export interface RestReply {
   status: number;
@@ -51,21 +62,22 @@ export function errorReply(e: unknown): RestReply {
   throw e;
 }
 
-export async function handleEnqueueRequest(req: { taskName: string; body: unknown; db: pg.Pool }): Promise<RestReply> {
+export async function handleEnqueueRequest(req: { taskName: string; body: unknown; db: pg.Pool; limits?: EnqueueRequestLimits }): Promise<RestReply> {
+  const limits = req.limits ?? { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES };
   try {
     if (!TASK_NAME_RE.test(req.taskName)) throw CoreError.notFound(`task "${req.taskName}"`);
-    const parsed = enqueueRequestSchema.safeParse(req.body);
+    const parsed = enqueueRequestSchema(limits).safeParse(req.body);
     if (!parsed.success) {
       // Report against the shape the caller most likely meant.
       const batch = typeof req.body === 'object' && req.body !== null && 'executions' in req.body;
       const r = batch
-        ? z.object({ executions: z.array(executionInput).min(1, 'must not be empty').max(10_000) }).strict().safeParse(req.body)
-        : executionInput.safeParse(req.body);
+        ? batchInput(limits).safeParse(req.body)
+        : executionInput(limits).safeParse(req.body);
       const errs = r.success ? fieldErrors(parsed.error) : fieldErrors(r.error);
       throw CoreError.validation(errs);
     }
     const inputs: EnqueueInput[] = 'executions' in parsed.data ? (parsed.data.executions as EnqueueInput[]) : [parsed.data as EnqueueInput];
-    const result = await enqueue(req.db, req.taskName, inputs);
+    const result = await enqueue(req.db, req.taskName, inputs, { maxPayloadBytes: limits.maxPayloadBytes });
     return { status: 202, headers: { ...JSON_HEADERS }, body: result };
   } catch (e) {
     return errorReply(e);

@@ -4,6 +4,7 @@
 // Also the purge confirmation phrase and the URL round trip of a filter.
 // Pure: no I/O imports (server/core rule).
 import { z } from 'zod';
+import { inputText } from './input-text';
 import { GROUP_NAME_RE, taskNameSchema } from './task-definition';
 
 const filterDate = z.coerce
@@ -20,16 +21,16 @@ export const dlqFilterSchema = z
   .object({
     task: taskNameSchema.optional(),
       /** An exact error fingerprint (the id a fingerprint group shows). */
-    fingerprint: z.string().trim().regex(/^[\w.:-]{1,128}$/, 'must be a fingerprint (letters, digits, . _ : -)').optional(),
+    fingerprint: inputText.trim().regex(/^[\w.:-]{1,128}$/, 'must be a fingerprint (letters, digits, . _ : -)').optional(),
     /** `group=key`, e.g. `tenant=acme`. */
-    group: z.string().trim().regex(GROUP_FILTER_RE, 'must be group=key, e.g. tenant=acme').optional(),
-    stream: z.string().min(1, 'must not be empty').max(200, 'is too long').optional(),
+    group: inputText.trim().regex(GROUP_FILTER_RE, 'must be group=key, e.g. tenant=acme').optional(),
+    stream: inputText.min(1, 'must not be empty').max(200, 'is too long').optional(),
     /** dead_at >= from */
     from: filterDate.optional(),
     /** dead_at < to */
     to: filterDate.optional(),
     /** Text in the last error, case-insensitive. */
-    q: z.string().trim().min(1, 'must not be empty').max(200, 'is too long').optional(),
+    q: inputText.trim().min(1, 'must not be empty').max(200, 'is too long').optional(),
     /** pending = not replayed yet. */
     status: z.enum(DLQ_STATUSES, { error: 'must be all, pending or replayed' }).default('all'),
   })

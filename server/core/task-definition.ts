@@ -3,18 +3,18 @@
 // inputs and the browser forms, so a field error reads the same everywhere.
 // Pure: no I/O imports (server/core rule).
 import { z } from 'zod';
+import { inputRecord, inputText } from './input-text';
 
 /** A dot path into the payload, e.g. `tenant` or `customer.id`. */
 export const KEY_PATH_RE = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/;
-export const keyPathSchema = z
-  .string()
+export const keyPathSchema = inputText
+  .max(200, 'is too long')
   .regex(KEY_PATH_RE, 'must be a dot path such as "tenant" or "customer.id"');
 
 export const TASK_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 /** Names the browser uses as routes under /tasks/ (e.g. /tasks/new) cannot be task names. */
 export const RESERVED_TASK_NAMES = ['new'] as const;
-export const taskNameSchema = z
-  .string()
+export const taskNameSchema = inputText
   .regex(TASK_NAME_RE, 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters')
   .refine((n) => !(RESERVED_TASK_NAMES as readonly string[]).includes(n), { message: 'is reserved (it names a page); pick another name' });
 
@@ -23,12 +23,12 @@ export const GROUP_NAME_RE = /^[a-z][a-z0-9_-]{0,39}$/;
 const limit = z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000);
 
 export const groupSchema = z.strictObject({
-  name: z.string().regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
+  name: inputText.regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
   limit,
   /** Where the key comes from when the producer does not pass it explicitly. */
   keyPath: keyPathSchema.optional(),
   /** Per-key limits that win over `limit`, e.g. `{ acme: 50 }`. */
-  overrides: z.record(z.string().min(1).max(200), limit).default({}),
+  overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
 });
 
 export const ROUTING_STRATEGIES = ['round-robin', 'hash', 'random', 'least-loaded'] as const;
@@ -106,7 +106,7 @@ export const thresholdsSchema = z
 export const taskDefinitionSchema = z
   .strictObject({
     name: taskNameSchema,
-    description: z.string().max(500).optional(),
+    description: inputText.max(500).optional(),
     partitions: z.number().int().min(1).max(1024).default(4),
     /** Cluster-wide limit on running executions of this task. */
     concurrency: limit.default(10),

@@ -3,6 +3,7 @@
 // partition charted against its siblings (median and max) from roll-ups, the task's
 // current top keys, and the suggested remedies with links into the task editor.
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
 import { Prisma } from '../db/generated/prisma/client';
@@ -18,10 +19,10 @@ import { thresholdsOf } from '../core/stored-definition';
 import { addOverrideHref, keysViewHref } from '../core/key-views';
 import { toChartPoint, type ChartPoint } from './task-metrics';
 
-export const alertListInput = z.object({
+export const alertListInput = z.strictObject({
   /** open = firing + acknowledged. */
   status: z.enum(ALERT_LIST_STATUSES, { error: `must be one of ${ALERT_LIST_STATUSES.join(', ')}` }).default('open'),
-  task: z.string().trim().max(63, 'is too long').optional(),
+  task: inputText.trim().max(63, 'is too long').optional(),
   rule: z.enum(ALERT_RULES, { error: `must be one of ${ALERT_RULES.join(', ')}` }).optional(),
   severity: z.enum(['warning', 'critical'], { error: 'must be warning or critical' }).optional(),
   cursor: z.number().int().positive('is not a valid page cursor').optional(),
@@ -129,7 +130,7 @@ export async function listAlerts(prisma: PrismaClient, input: z.output<typeof al
 
 // ─── Detail ───────────────────────────────────────────────────────────────────────
 
-export const alertDetailInput = z.object({ id: z.number().int().positive('must be an alert id') });
+export const alertDetailInput = z.strictObject({ id: z.number().int().positive('must be an alert id') });
 
 export interface AlertEventView {
   id: number;

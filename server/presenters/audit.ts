@@ -3,6 +3,7 @@
 // costs the same as page 1. The cursor is the last entry's id; its exact `at` (with
 // microseconds, which a JS Date would truncate) is looked up in SQL.
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import { Prisma } from '../db/generated/prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import type { ActorType } from '../db/audit';
@@ -15,16 +16,16 @@ const auditDate = z
   .max(new Date('9999-12-31T00:00:00Z'), 'must be before the year 10000');
 
 export const auditListInput = z
-  .object({
+  .strictObject({
     /** part of the actor label (email, token name, `cli (…)`), case-insensitive */
-    actor: z.string().trim().max(200, 'is too long').optional(),
+    actor: inputText.trim().max(200, 'is too long').optional(),
     /** an exact action (`user.create`) or a prefix ending in `.` or `*` (`user.`) */
-    action: z.string().trim().max(100, 'is too long').optional(),
-    targetType: z.string().trim().max(100, 'is too long').optional(),
-    targetId: z.string().trim().max(200, 'is too long').optional(),
+    action: inputText.trim().max(100, 'is too long').optional(),
+    targetType: inputText.trim().max(100, 'is too long').optional(),
+    targetId: inputText.trim().max(200, 'is too long').optional(),
     from: auditDate.optional(),
     to: auditDate.optional(),
-    cursor: z.string().regex(/^\d{1,18}$/, 'is not a valid page cursor').optional(),
+    cursor: inputText.regex(/^\d{1,18}$/, 'is not a valid page cursor').optional(),
     limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').default(50),
   })
   .refine((v) => !v.from || !v.to || v.from < v.to, { path: ['to'], message: 'must be after "from"' });

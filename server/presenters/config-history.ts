@@ -15,7 +15,7 @@ import { parseConfig, sluiceConfigSchema, taskNameSchema, type SluiceConfig } fr
 
 type Db = pg.Pool | pg.PoolClient;
 
-export const historyInput = z.object({
+export const historyInput = z.strictObject({
   task: taskNameSchema.optional(),
   /** Show versions older than this one (the previous page's last version). */
   before: z.number().int().min(1).optional(),

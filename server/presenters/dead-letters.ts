@@ -2,6 +2,7 @@
 // with a capped count, the fingerprint groups, and one dead letter in full.
 // Inputs are parsed here so tRPC, REST and the CLI get the same field errors.
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import { CoreError } from '../core/errors';
 import { dlqFilterSchema, type DlqFilter } from '../core/dlq-filter';
 import type { Db } from '../db/pool';
@@ -30,19 +31,19 @@ export const TEXT_COUNT_CAP = 200;
 
 const CURSOR_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~(\d{1,18})$/;
 
-export const deadLetterListInput = z.object({
+export const deadLetterListInput = z.strictObject({
   filter: dlqFilterSchema.default({ status: 'all' }),
-  cursor: z.string().regex(CURSOR_RE, 'is not a valid page cursor').optional(),
+  cursor: inputText.regex(CURSOR_RE, 'is not a valid page cursor').optional(),
   limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(50),
 });
 export type DeadLetterListInput = z.input<typeof deadLetterListInput>;
 
-export const fingerprintGroupsInput = z.object({
+export const fingerprintGroupsInput = z.strictObject({
   filter: dlqFilterSchema.default({ status: 'all' }),
   limit: z.number().int().min(1).max(200).default(20),
 });
 
-export const deadLetterIdInput = z.object({ id: z.number().int('must be a dead-letter id').positive('must be a dead-letter id') });
+export const deadLetterIdInput = z.strictObject({ id: z.number().int('must be a dead-letter id').positive('must be a dead-letter id') });
 
 export interface DeadLetterListPage {
   items: DeadLetterListRow[];
@@ -101,8 +102,8 @@ export type { DeadLetterListRow, FingerprintGroupRow, FingerprintGroups, DlqFilt
 // ---- replay jobs (the progress bars) ----
 
 
-export const replayJobIdInput = z.object({ id: z.number().int().positive('must be a replay job id') });
-export const replayJobListInput = z.object({
+export const replayJobIdInput = z.strictObject({ id: z.number().int().positive('must be a replay job id') });
+export const replayJobListInput = z.strictObject({
   limit: z.number().int().min(1).max(100).default(20),
   beforeId: z.number().int().positive().optional(),
 });

@@ -14,7 +14,7 @@ import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
 import { buildTaskCharts, OWNER_STALE_MS, readChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
-export const overviewInput = z.object({
+export const overviewInput = z.strictObject({
   range: timeRangeSchema.default('1h'),
   /** The task whose charts to show; omitted = the task in the worst state. */
   task: taskNameInput.optional(),

@@ -3,6 +3,7 @@
 // forecast). Charts read roll-ups only (server/db/read-task-series.ts); the table reads
 // the live partition counters plus the last few minutes of 10 s roll-ups.
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { thresholdsOf } from '../core/stored-definition';
@@ -18,9 +19,9 @@ import { readPartitionHeadKeys } from '../db/read-partition-head-keys';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
 
 export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
-export const taskNameInput = z.string().min(1, 'is required').max(63, 'is too long');
+export const taskNameInput = inputText.min(1, 'is required').max(63, 'is too long');
 
-export const taskChartsInput = z.object({ task: taskNameInput, range: timeRangeSchema.default('1h') });
+export const taskChartsInput = z.strictObject({ task: taskNameInput, range: timeRangeSchema.default('1h') });
 export type TaskChartsInput = z.input<typeof taskChartsInput>;
 
 /** Window for "now" numbers: cards, drill-down rates, drain forecasts. */
@@ -265,7 +266,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
   };
 }
 
-export const partitionKeysInput = z.object({
+export const partitionKeysInput = z.strictObject({
   task: taskNameInput,
   partition: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1023, 'must be < 1024'),
 });

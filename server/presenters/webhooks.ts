@@ -19,7 +19,7 @@ export async function listWebhooks(prisma: PrismaClient): Promise<WebhookTargetV
   }));
 }
 
-export const deliveryLogInput = z.object({
+export const deliveryLogInput = z.strictObject({
   targetId: z.uuid('must be a webhook id').optional(),
   limit: z.number().int().min(1).max(200).default(50),
 });

@@ -374,7 +374,7 @@ export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: Al
 
 // ─── Operator actions ─────────────────────────────────────────────────────────────
 
-export const alertIdInput = z.object({ id: z.number().int('must be an alert id').positive('must be an alert id') });
+export const alertIdInput = z.strictObject({ id: z.number().int('must be an alert id').positive('must be an alert id') });
 
 /** Silence durations offered by the UI; any value within bounds is accepted. */
 export const silenceAlertInput = alertIdInput.extend({

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { parseConfig, type SluiceConfig } from '../core/task-definition';
 import { CoreError } from '../core/errors';
+import { textProblem } from '../core/input-text';
 import { currentConfigOf, storedConfig, type CurrentConfig } from '../core/stored-config';
 import { recordAudit, type Actor } from '../db/audit';
 import {
@@ -19,6 +20,11 @@ export interface ApplyConfigOptions {
   message?: string;
   /** The version the editor started from; a newer stored version → CONFLICT. */
   basedOn?: number | null;
+  /**
+   * More writes that belong to this version, in its transaction (after the version and the
+   * runtime rows, before the NOTIFY): if they fail, the version is not stored either.
+   */
+  inSameTransaction?: (client: pg.PoolClient, version: number) => Promise<void>;
 }
 
 export interface AppliedConfig {
@@ -36,6 +42,8 @@ export async function applyConfig(db: Pool, actor: Actor, input: unknown, opts: 
   const parsed = parseConfig(input);
   if (!parsed.ok) throw CoreError.validation(parsed.errors);
   const config = parsed.value;
+  const messageProblem = opts.message === undefined ? null : textProblem(opts.message);
+  if (messageProblem) throw CoreError.validation([{ path: 'message', message: messageProblem }]);
   const client = await db.connect();
   try {
     await client.query('BEGIN');
@@ -67,6 +75,7 @@ export async function applyConfig(db: Pool, actor: Actor, input: unknown, opts: 
       after: { version: row.version, tasks: config.tasks.map((t) => t.name) },
       meta: { message: opts.message ?? '', basedOn: opts.basedOn ?? null, sync },
     });
+    if (opts.inSameTransaction) await opts.inSameTransaction(client, row.version);
     await notifyConfigVersion(client, row.version);
     await client.query('COMMIT');
     return { version: row.version, config, createdAt: row.createdAt, sync };

@@ -10,7 +10,7 @@ import { recordAudit, type Actor } from '../db/audit';
 import { markDraining } from '../db/coordinator-membership';
 import { withTransaction } from '../db/pool';
 
-export const drainCoordinatorInput = z.object({ id: z.uuid('must be a coordinator id') });
+export const drainCoordinatorInput = z.strictObject({ id: z.uuid('must be a coordinator id') });
 
 export interface DrainRequested {
   id: string;

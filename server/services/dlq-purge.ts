@@ -8,6 +8,7 @@
 // A dry run computes the preview inside a transaction that is rolled back.
 // Before purging, the frozen set can be exported as JSON lines (exportFrozenSet).
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
@@ -22,11 +23,17 @@ import { parseInput } from '../core/validate-input';
 /** How long a preview stays purgeable. */
 export const PREVIEW_TTL_MINUTES = 30;
 
-export const purgeInput = z.object({
+export const purgeInput = z.strictObject({
   previewId: z.uuid('must be a preview id'),
-  confirm: z.string().max(100, 'is too long'),
+  confirm: inputText.max(100, 'is too long'),
 });
 export type PurgeInput = z.input<typeof purgeInput>;
+
+/** The body of POST /api/v1/dead-letters/purge-previews. */
+export const purgePreviewRequestInput = z.strictObject({ scope: dlqScopeInput, dryRun: z.boolean().optional() });
+
+/** A preview named in a path (/purge-previews/{id}); a bad one is reported as the `id` field. */
+const previewIdInput = z.strictObject({ id: z.uuid('must be a preview id') });
 
 export interface PurgePreview extends FrozenPurgeSet {
   /** What the operator must type to purge this set. */
@@ -55,10 +62,37 @@ async function inTransaction<T>(pool: pg.Pool, commit: boolean, fn: (c: pg.PoolC
   }
 }
 
-/** Freezes the set and returns its count; `dryRun` reports the same figures and stores nothing. */
+/** The REST request: the body checked as a whole (unknown fields refused), then previewPurge. */
+export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
+  const v = parseInput(purgePreviewRequestInput, body ?? {});
+  const dryRun = v.dryRun === true;
+  return { preview: await previewPurge(pool, actor, v.scope, { dryRun }), dryRun };
+}
+
+/**
+ * Freezes the set and returns its count, audited (`dlq.purge.preview`: who froze which
+ * set, how many, per task) in the same transaction; `dryRun` reports the same figures and
+ * stores nothing, the audit row included.
+ */
 export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
   const scope = scopeKind(parseInput(dlqScopeInput, input));
-  const frozen = await inTransaction(pool, !opts.dryRun, (c) => freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES));
+  const frozen = await inTransaction(pool, !opts.dryRun, async (c) => {
+    const set = await freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES);
+    await recordAudit(c, actor, {
+      action: 'dlq.purge.preview',
+      targetType: 'dead_letters',
+      targetId: set.id,
+      after: { frozen: set.total },
+      meta: {
+        scope: scope.kind,
+        ...(scope.kind === 'filter' ? { filter: scope.filter } : { ids: scope.ids.length }),
+        frozen: set.total,
+        byTask: set.byTask,
+        expiresAt: set.expiresAt.toISOString(),
+      },
+    });
+    return set;
+  });
   return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
 }
 
@@ -91,7 +125,7 @@ export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: Purge
 }
 
 export async function purgePreviewStatus(db: Db, previewId: string): Promise<PurgePreviewRow> {
-  const id = parseInput(z.uuid('must be a preview id'), previewId);
+  const { id } = parseInput(previewIdInput, { id: previewId });
   const p = await getPurgePreview(db, id);
   if (!p) throw CoreError.notFound('purge preview');
   return p;

@@ -8,6 +8,7 @@
 // The work itself is done by services/dlq-replay-runner.ts (a control-plane service, or the
 // CLI waiting on its own job), through the engine's enqueue.
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { recordAudit, type Actor } from '../db/audit';
@@ -19,7 +20,7 @@ import { parseInput } from '../core/validate-input';
 
 export const MAX_RATE_PER_S = 100_000;
 
-export const replayInput = z.object({
+export const replayInput = z.strictObject({
   scope: dlqScopeInput,
   /** true: the replayed execution gets the task's full retry budget; false: only what is left (at least one attempt). */
   resetAttempts: z.boolean().default(true),
@@ -31,7 +32,7 @@ export const replayInput = z.object({
     .nullable()
     .optional(),
   /** The client's key for this request (a UUID per dialog opening): repeats return the same job. */
-  requestId: z.string().trim().min(8, 'must be at least 8 characters').max(100, 'is too long').optional(),
+  requestId: inputText.trim().min(8, 'must be at least 8 characters').max(100, 'is too long').optional(),
 });
 export type ReplayInput = z.input<typeof replayInput>;
 
@@ -104,7 +105,7 @@ export async function createReplayJob(pool: pg.Pool, actor: Actor, input: Replay
 }
 
 export const REPLAY_ACTIONS = ['pause', 'resume', 'cancel'] as const;
-export const controlReplayInput = z.object({
+export const controlReplayInput = z.strictObject({
   jobId: z.number().int().positive('must be a replay job id'),
   action: z.enum(REPLAY_ACTIONS, { error: 'must be pause, resume or cancel' }),
 });

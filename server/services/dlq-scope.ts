@@ -5,22 +5,26 @@ import { dlqFilterSchema } from '../core/dlq-filter';
 
 export const MAX_SELECTION = 10_000;
 
-export const dlqScopeInput = z.union(
-  [
-    z
-      .object({
-        ids: z
-          .array(z.number().int('must be a dead-letter id').positive('must be a dead-letter id'))
-          .min(1, 'select at least one dead letter')
-          .max(MAX_SELECTION, `at most ${MAX_SELECTION} ids; use a filter for more`),
-      })
-      .strict(),
-    z.object({ filter: dlqFilterSchema }).strict(),
-  ],
-  { error: 'give either ids (a selection) or filter (everything matching it)' },
-);
+const idsSchema = z
+  .array(z.number().int('must be a dead-letter id').positive('must be a dead-letter id'))
+  .min(1, 'select at least one dead letter')
+  .max(MAX_SELECTION, `at most ${MAX_SELECTION} ids; use a filter for more`);
 
-export type DlqScopeInput = z.input<typeof dlqScopeInput>;
+const EITHER = 'give either ids (a selection) or filter (everything matching it)';
+
+/**
+ * `{ids}` or `{filter}`, exactly one. One strict object with both keys optional rather than
+ * a union: a union whose branches both fail answers only "give either …", while this names
+ * the field inside the one that was given (`scope.filter.q: expected string`).
+ */
+export const dlqScopeInput = z
+  .strictObject({ ids: idsSchema.optional(), filter: dlqFilterSchema.optional() }, { error: EITHER })
+  .superRefine((s, ctx) => {
+    if ((s.ids === undefined) === (s.filter === undefined)) ctx.addIssue({ code: 'custom', message: EITHER });
+  })
+  .transform((s): { ids: number[] } | { filter: z.output<typeof dlqFilterSchema> } => (s.ids !== undefined ? { ids: s.ids } : { filter: s.filter! }));
+
+export type DlqScopeInput = { ids: number[] } | { filter: z.input<typeof dlqFilterSchema> };
 export type DlqScope = z.output<typeof dlqScopeInput>;
 
 export function scopeKind(s: DlqScope): { kind: 'ids'; ids: number[] } | { kind: 'filter'; filter: z.output<typeof dlqFilterSchema> } {

@@ -5,6 +5,7 @@
 // Retry-After; a shed is reported per execution; a throttle delays the executions.
 import type pg from 'pg';
 import { CoreError, isCoreError } from '../core/errors';
+import { DEFAULT_MAX_PAYLOAD_BYTES, jsonProblem, textProblem } from '../core/input-text';
 import type { FieldError, TaskDefinition } from '../core/task-definition';
 import { resolveGroupKeys, resolveRoutingKey, resolveStreamKey } from '../core/key-path';
 import { routeBatch } from '../core/routing';
@@ -59,6 +60,8 @@ export interface EnqueueResult {
 
 export interface EnqueueOptions {
   rand?: () => number;
+  /** Per-execution payload limit (serialized JSON bytes); default DEFAULT_MAX_PAYLOAD_BYTES. */
+  maxPayloadBytes?: number;
 }
 
 const MAX_BATCH = 10_000;
@@ -80,10 +83,37 @@ interface Prepared {
   delayMs: number;
 }
 
-function prepare(def: TaskDefinition, inputs: readonly EnqueueInput[], batch: boolean): Prepared[] {
+/**
+ * What Postgres could not store, refused before any query (the REST schema already checks
+ * this; the SDK and replays come through here only): NUL or unpaired surrogates in the
+ * keys, a payload nested too deeply or over the size limit.
+ */
+function checkStorable(input: EnqueueInput, maxPayloadBytes: number): void {
+  const p = jsonProblem(input.payload, { maxBytes: maxPayloadBytes });
+  if (p) {
+    const path = ['payload', ...p.path].join('.');
+    throw CoreError.badRequest(`${path}: ${p.message}`, [{ path, message: p.message }]);
+  }
+  const texts: [string, unknown][] = [
+    ['idempotencyKey', input.idempotencyKey],
+    ['streamKey', input.streamKey],
+    ['routingKey', input.routingKey],
+    ...Object.entries(input.groups ?? {}).flatMap(([k, v]): [string, unknown][] => [
+      [`groups`, k],
+      [`groups.${k}`, v],
+    ]),
+  ];
+  for (const [path, v] of texts) {
+    const problem = typeof v === 'string' ? textProblem(v) : null;
+    if (problem) throw CoreError.badRequest(`${path}: ${problem}`, [{ path, message: problem }]);
+  }
+}
+
+function prepare(def: TaskDefinition, inputs: readonly EnqueueInput[], batch: boolean, maxPayloadBytes: number): Prepared[] {
   return inputs.map((input, i) => {
     const prefix = batch ? `executions.${i}.` : '';
     try {
+      checkStorable(input, maxPayloadBytes);
       const delayMs = input.delayMs ?? 0;
       if (!Number.isFinite(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS) {
         throw CoreError.badRequest(`delayMs must be between 0 and ${MAX_DELAY_MS}`, [{ path: 'delayMs', message: `must be between 0 and ${MAX_DELAY_MS}` }]);
@@ -113,7 +143,7 @@ export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly En
   }
   for (let attempt = 0; ; attempt++) {
     try {
-      return await enqueueOnce(db, taskName, inputs, opts.rand ?? Math.random);
+      return await enqueueOnce(db, taskName, inputs, opts.rand ?? Math.random, opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES);
     } catch (e) {
       if (e instanceof PartitionsChanged && attempt < 3) continue;
       throw e;
@@ -121,11 +151,11 @@ export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly En
   }
 }
 
-async function enqueueOnce(db: pg.Pool, taskName: string, inputs: readonly EnqueueInput[], rand: () => number): Promise<EnqueueResult> {
+async function enqueueOnce(db: pg.Pool, taskName: string, inputs: readonly EnqueueInput[], rand: () => number, maxPayloadBytes: number): Promise<EnqueueResult> {
   const task = await loadTaskForEnqueue(db, taskName, roundRobinSequence(taskName));
   if (!task || !task.active) throw CoreError.notFound(`task "${taskName}"`);
   const def = task.definition as TaskDefinition;
-  const prepared = prepare(def, inputs, inputs.length > 1);
+  const prepared = prepare(def, inputs, inputs.length > 1, maxPayloadBytes);
   const partitions = routeBatch({
     strategy: def.routing.strategy,
     partitions: task.partitions,

@@ -2,13 +2,12 @@
 // 2 passes), the password policy, and generated passwords for first run / CLI / resets.
 import { hash, verify } from '@node-rs/argon2';
 import { randomInt } from 'node:crypto';
-import { z } from 'zod';
+import { inputText } from '../core/input-text';
 
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
-export const passwordSchema = z
-  .string()
+export const passwordSchema = inputText
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
 

@@ -8,6 +8,7 @@
 // too, never silently merged).
 import type pg from 'pg';
 import { z } from 'zod';
+import { inputRecord, inputText } from '../core/input-text';
 import { CoreError, isCoreError } from '../core/errors';
 import { configsEqual, diffConfigs } from '../core/config-diff';
 import { groupChangesByTask, type TaskChangeGroup } from '../core/config-change-view';
@@ -15,26 +16,25 @@ import { withTask, withTaskPaused, withoutTask } from '../core/config-edits';
 import { parseTaskDefinition, taskNameSchema, type SluiceConfig } from '../core/task-definition';
 import { errorFingerprint } from '../core/fingerprint';
 import { recordAudit, type Actor } from '../db/audit';
-import { withTransaction } from '../db/pool';
 import { drainTaskBacklog, type DrainedBacklog } from '../db/drain-task-backlog';
 import { readTaskLoad } from '../db/task-load';
 import { applyConfig, configAtVersion, currentConfig } from './config-versions';
 
 const version = z.number().int('must be a whole number').min(1, 'must be at least 1');
-const message = z.string().trim().max(500, 'must be at most 500 characters');
+const message = inputText.trim().max(500, 'must be at most 500 characters');
 const requiredMessage = message.min(1, 'describe the change (it is shown in the history)');
 
-export const saveTaskInput = z.object({
+export const saveTaskInput = z.strictObject({
   mode: z.enum(['create', 'update']),
   /** The task definition as the form holds it; validated field by field in the service. */
-  task: z.record(z.string(), z.unknown()),
+  task: inputRecord(z.string(), z.unknown()),
   /** The version the editor loaded; null only when no config exists yet. */
   basedOn: version.nullable(),
   message: requiredMessage,
 });
 export const previewTaskInput = saveTaskInput.omit({ message: true });
 
-export const deleteTaskInput = z.object({
+export const deleteTaskInput = z.strictObject({
   task: taskNameSchema,
   basedOn: version.nullable(),
   message: requiredMessage,
@@ -42,13 +42,13 @@ export const deleteTaskInput = z.object({
   drain: z.boolean().default(false),
 });
 
-export const pauseTaskInput = z.object({
+export const pauseTaskInput = z.strictObject({
   task: taskNameSchema,
   paused: z.boolean(),
   message: message.optional(),
 });
 
-export const rollbackInput = z.object({
+export const rollbackInput = z.strictObject({
   /** The older version whose config becomes the new one. */
   to: version,
   basedOn: version,
@@ -97,8 +97,14 @@ async function plan(db: pg.Pool, basedOn: number | null | undefined, edit: (c: S
   return { basedOn: cur.version, before: cur.config, after };
 }
 
-async function store(db: pg.Pool, actor: Actor, p: Planned, msg: string): Promise<AppliedEdit> {
-  const applied = await applyConfig(db, actor, p.after, { message: msg, basedOn: p.basedOn });
+async function store(
+  db: pg.Pool,
+  actor: Actor,
+  p: Planned,
+  msg: string,
+  inSameTransaction?: (c: pg.PoolClient, version: number) => Promise<void>,
+): Promise<AppliedEdit> {
+  const applied = await applyConfig(db, actor, p.after, { message: msg, basedOn: p.basedOn, ...(inSameTransaction ? { inSameTransaction } : {}) });
   return { version: applied.version, basedOn: p.basedOn, changes: groupChangesByTask(diffConfigs(p.before, p.after)) };
 }
 
@@ -142,25 +148,30 @@ export async function deleteTask(db: pg.Pool, actor: Actor, input: z.output<type
       );
     }
   }
-  const applied = await store(db, actor, await plan(db, input.basedOn, (c) => withoutTask(c, input.task)), input.message);
-  const drained = input.drain ? await drainDeletedTask(db, actor, input.task, applied.version) : null;
+  // The version that removes the task and the drain of its backlog commit together: a
+  // drain that fails leaves the task in place, never deleted with an orphaned backlog.
+  let drained: DrainedBacklog | null = null;
+  const drain = input.drain
+    ? async (c: pg.PoolClient, version: number) => {
+        drained = await drainDeletedTask(c, actor, input.task, version);
+      }
+    : undefined;
+  const applied = await store(db, actor, await plan(db, input.basedOn, (c) => withoutTask(c, input.task)), input.message, drain);
   return { ...applied, drained };
 }
 
-async function drainDeletedTask(db: pg.Pool, actor: Actor, task: string, removedIn: number): Promise<DrainedBacklog> {
+async function drainDeletedTask(c: pg.PoolClient, actor: Actor, task: string, removedIn: number): Promise<DrainedBacklog> {
   const error = `task "${task}" was deleted in config version ${removedIn} (drained by ${actor.label})`;
   const fingerprint = errorFingerprint({ name: 'TaskDeleted', message: error });
-  return withTransaction(db, async (c) => {
-    const drained = await drainTaskBacklog(c, task, error, fingerprint);
-    await recordAudit(c, actor, {
-      action: 'task.drain',
-      targetType: 'task',
-      targetId: task,
-      after: drained,
-      meta: { removedInVersion: removedIn },
-    });
-    return drained;
+  const drained = await drainTaskBacklog(c, task, error, fingerprint);
+  await recordAudit(c, actor, {
+    action: 'task.drain',
+    targetType: 'task',
+    targetId: task,
+    after: drained,
+    meta: { removedInVersion: removedIn },
   });
+  return drained;
 }
 
 /**

@@ -3,6 +3,7 @@
 // can tell tokens apart. The plaintext is returned once, at creation.
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import { CoreError } from '../core/errors';
 import { withTransaction, type Db, type Pool } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
@@ -10,9 +11,8 @@ import { sha256Hex } from './sessions';
 import { tokenRoleSchema, type TokenRole } from '../core/roles';
 import { parseInput } from '../core/validate-input';
 
-export const createTokenInput = z.object({
-  name: z
-    .string()
+export const createTokenInput = z.strictObject({
+  name: inputText
     .trim()
     .min(1, 'give the token a name')
     .max(100, 'must be at most 100 characters')
@@ -21,7 +21,7 @@ export const createTokenInput = z.object({
 });
 export type CreateTokenInput = z.input<typeof createTokenInput>;
 
-export const revokeTokenInput = z.object({ id: z.uuid('must be a token id') });
+export const revokeTokenInput = z.strictObject({ id: z.uuid('must be a token id') });
 
 export interface TokenRecord {
   id: string;

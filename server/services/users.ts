@@ -5,6 +5,7 @@
 // a change that could remove the last one is decided, so two admins demoting each other
 // at once cannot both succeed).
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import { CoreError } from '../core/errors';
 import { withTransaction, type Db, type Pool } from '../db/pool';
 import { recordAudit, SYSTEM_ACTOR, type Actor } from '../db/audit';
@@ -14,9 +15,9 @@ import { deleteSessionsOfUser } from './sessions';
 import { roleSchema, type Role } from '../core/roles';
 import { parseInput } from '../core/validate-input';
 
-export const emailSchema = z.string().trim().max(320, 'is too long').pipe(z.email('must be an email address'));
+export const emailSchema = inputText.trim().max(320, 'is too long').pipe(z.email('must be an email address'));
 
-export const createUserInput = z.object({
+export const createUserInput = z.strictObject({
   email: emailSchema,
   role: roleSchema,
   /** Omitted: a password is generated and returned once. */
@@ -25,7 +26,7 @@ export const createUserInput = z.object({
 export type CreateUserInput = z.input<typeof createUserInput>;
 
 export const updateUserInput = z
-  .object({
+  .strictObject({
     id: z.uuid('must be a user id'),
     role: roleSchema.optional(),
     active: z.boolean().optional(),
@@ -33,7 +34,7 @@ export const updateUserInput = z
   .refine((v) => v.role !== undefined || v.active !== undefined, { message: 'nothing to change: give a role or active' });
 export type UpdateUserInput = z.input<typeof updateUserInput>;
 
-export const resetPasswordInput = z.object({ id: z.uuid('must be a user id'), password: passwordSchema.optional() });
+export const resetPasswordInput = z.strictObject({ id: z.uuid('must be a user id'), password: passwordSchema.optional() });
 
 export interface UserRecord {
   id: string;

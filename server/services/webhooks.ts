@@ -4,7 +4,12 @@
 // the JSON body, signed with HMAC-SHA256 when the target has a secret, retried with
 // exponential backoff up to max_attempts, every attempt recorded for the delivery log.
 import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { z } from 'zod';
+import { inputText } from '../core/input-text';
 import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { baseRetryDelayMs } from '../core/backoff';
@@ -13,26 +18,28 @@ import { recordAudit, type Actor } from '../db/audit';
 import { claimDueDeliveries, enqueueDeliveries, pruneDeliveries, recordDeliveryAttempt, type DueDelivery } from '../db/webhook-deliveries';
 import { parseInput } from '../core/validate-input';
 import type { WebhookTargetView } from '../core/webhook-target-view';
+import { parseAllowList, resolvedAddressProblem, webhookUrlProblem, type AllowEntry } from '../core/webhook-address';
+import { env } from '../env';
 
 const severitySchema = z.enum(['warning', 'critical'], { error: 'must be warning or critical' });
 
-const urlSchema = z
-  .string()
+/** SLUICE_WEBHOOK_ALLOW_HOSTS: the internal hosts, addresses and CIDRs webhooks may reach. */
+export function webhookAllowList(): AllowEntry[] {
+  return parseAllowList(env().SLUICE_WEBHOOK_ALLOW_HOSTS);
+}
+
+const urlSchema = inputText
   .trim()
   .max(2000, 'is too long')
-  .refine((u) => {
-    try {
-      const p = new URL(u);
-      return (p.protocol === 'http:' || p.protocol === 'https:') && p.hostname !== '';
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL');
+  .superRefine((u, ctx) => {
+    const problem = webhookUrlProblem(u, webhookAllowList());
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
-const nameSchema = z.string().trim().min(1, 'is required').max(100, 'is too long');
-const secretSchema = z.string().min(16, 'must be at least 16 characters').max(200, 'is too long');
+const nameSchema = inputText.trim().min(1, 'is required').max(100, 'is too long');
+const secretSchema = inputText.min(16, 'must be at least 16 characters').max(200, 'is too long');
 
-export const createWebhookInput = z.object({
+export const createWebhookInput = z.strictObject({
   name: nameSchema,
   url: urlSchema,
   secret: secretSchema.optional(),
@@ -41,7 +48,7 @@ export const createWebhookInput = z.object({
 });
 
 export const updateWebhookInput = z
-  .object({
+  .strictObject({
     id: z.uuid('must be a webhook id'),
     name: nameSchema.optional(),
     url: urlSchema.optional(),
@@ -52,7 +59,7 @@ export const updateWebhookInput = z
   })
   .refine((v) => Object.keys(v).some((k) => k !== 'id'), { message: 'nothing to change' });
 
-export const webhookIdInput = z.object({ id: z.uuid('must be a webhook id') });
+export const webhookIdInput = z.strictObject({ id: z.uuid('must be a webhook id') });
 
 export type { WebhookTargetView };
 
@@ -223,9 +230,66 @@ export function signBody(secret: string, timestamp: string, body: string): strin
   return 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<{ status: number; ok: boolean; text(): Promise<string> }>;
+/** What one attempt records: the status and a fixed message of ours, never the receiver's body. */
+export interface AttemptResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
 
-async function attempt(d: DueDelivery, fetchImpl: FetchLike, timeoutMs: number): Promise<{ ok: boolean; status: number | null; error: string | null; durationMs: number }> {
+/** Resolves a name (the system resolver, as a connection would); a test may substitute its own. */
+export type ResolveHost = (host: string) => Promise<{ address: string; family: number }[]>;
+const systemResolve: ResolveHost = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+/**
+ * The address to connect to: every address the URL's host resolves to must pass the
+ * check (a name that resolves to a public and an internal address is refused), and the
+ * connection goes to the first one checked, never to a second lookup's answer.
+ */
+async function checkedAddress(url: URL, allow: readonly AllowEntry[], resolve: ResolveHost): Promise<{ address: string; family: number } | { refused: string }> {
+  const saved = webhookUrlProblem(url.href, allow); // the save-time rule, in case the allow-list shrank
+  if (saved) return { refused: `refused: ${saved}` };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = /^[\d.]+$/.test(host) ? 4 : host.includes(':') ? 6 : 0;
+  const addresses = literal ? [{ address: host, family: literal }] : await resolve(host);
+  if (addresses.length === 0) return { refused: `refused: ${host} resolves to no address` };
+  for (const a of addresses) {
+    const problem = resolvedAddressProblem(host, a.address, allow);
+    if (problem) return { refused: `refused: ${problem}` };
+  }
+  return addresses[0]!;
+}
+
+/** POST once to the checked address; redirects are not followed (a 3xx is a failure). */
+function postOnce(url: URL, pinned: { address: string; family: number }, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+  const lookup: LookupFunction = (_host, opts, cb) => {
+    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    else cb(null, pinned.address, pinned.family);
+  };
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, signal: AbortSignal.timeout(timeoutMs) },
+      (res) => {
+        res.resume(); // read and discard: the receiver's answer is never stored or shown
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The fixed message a failed status is recorded with. */
+export function statusMessage(status: number): string {
+  if (status >= 300 && status < 400) return `HTTP ${status}: the receiver redirected; redirects are not followed`;
+  return `HTTP ${status}: the receiver did not accept the delivery`;
+}
+
+async function attempt(d: DueDelivery, timeoutMs: number, allow: readonly AllowEntry[], resolve: ResolveHost): Promise<AttemptResult> {
   const body = JSON.stringify(d.payload);
   const timestamp = String(Math.floor(Date.now() / 1000));
   const headers: Record<string, string> = {
@@ -235,16 +299,18 @@ async function attempt(d: DueDelivery, fetchImpl: FetchLike, timeoutMs: number):
     'x-sluice-delivery': String(d.id),
     'x-sluice-timestamp': timestamp,
   };
-  if (d.secret) headers['x-sluice-signature'] = signBody(d.secret, timestamp, body);
   const started = Date.now();
   try {
-    const res = await fetchImpl(d.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
-    // Drain the body so the connection is reusable; keep a little of it for the log.
-    const text = (await res.text().catch(() => '')).slice(0, 200);
-    return { ok: res.ok, status: res.status, error: res.ok ? null : `HTTP ${res.status}${text ? `: ${text}` : ''}`, durationMs: Date.now() - started };
+    const url = new URL(d.url);
+    const target = await checkedAddress(url, allow, resolve);
+    if ('refused' in target) return { ok: false, status: null, error: target.refused.slice(0, 500), durationMs: Date.now() - started };
+    if (d.secret) headers['x-sluice-signature'] = signBody(d.secret, timestamp, body);
+    const status = await postOnce(url, target, headers, body, timeoutMs);
+    const ok = status >= 200 && status < 300;
+    return { ok, status, error: ok ? null : statusMessage(status), durationMs: Date.now() - started };
   } catch (e) {
-    const err = e as Error & { cause?: { code?: string; message?: string } };
-    const msg = err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
+    const err = e as Error & { code?: string; cause?: { code?: string } };
+    const msg = err.name === 'TimeoutError' || err.name === 'AbortError' ? `timed out after ${timeoutMs} ms` : (err.code ?? err.cause?.code ?? 'the connection failed');
     return { ok: false, status: null, error: String(msg).slice(0, 500), durationMs: Date.now() - started };
   }
 }
@@ -260,17 +326,18 @@ export interface DeliverResult {
 /** Sends every due delivery once (bounded by `limit`), recording each attempt. */
 export async function deliverDueWebhooks(
   pool: pg.Pool,
-  opts: { limit?: number; fetch?: FetchLike; timeoutMs?: number; now?: Date } = {},
+  opts: { limit?: number; timeoutMs?: number; now?: Date; resolve?: ResolveHost; allow?: readonly AllowEntry[] } = {},
 ): Promise<DeliverResult> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const fetchImpl = opts.fetch ?? (fetch as unknown as FetchLike);
+  const allow = opts.allow ?? webhookAllowList();
+  const resolve = opts.resolve ?? systemResolve;
   const due = await claimDueDeliveries(pool, opts.limit ?? 50, timeoutMs * 2);
   const out: DeliverResult = { attempted: due.length, delivered: 0, failed: 0, retrying: 0, pruned: 0 };
   // Small batches in parallel: one slow receiver must not hold up the rest.
   for (let i = 0; i < due.length; i += 8) {
     await Promise.all(
       due.slice(i, i + 8).map(async (d) => {
-        const r = await attempt(d, fetchImpl, timeoutMs);
+        const r = await attempt(d, timeoutMs, allow, resolve);
         const attemptNo = d.attempts + 1;
         const more = !r.ok && attemptNo < d.max_attempts;
         const retryAt = more ? new Date(Date.now() + baseRetryDelayMs(RETRY, attemptNo)) : null;

@@ -69,6 +69,24 @@ describe('sluice config diff / export / apply', () => {
     expect(r.stderr).toContain('tasks.0.thresholds.depth.warning: warning must be below critical');
   });
 
+  it('apply of a file with NUL or an unpaired surrogate in its strings: field errors, no stack trace, nothing stored', async () => {
+    // YAML's "\0" and "\ud800" escapes; JSON's \u0000 in a key of the overrides map.
+    const yaml = file('nul.yaml', 'tasks:\n  - name: nul-task\n    description: "before\\0after"\n    groups:\n      - name: tenant\n        limit: 2\n        overrides: { "ac\\0me": 3 }\n');
+    const json = file('surrogate.json', '{"tasks":[{"name":"s-task","description":"\\ud800"}]}');
+    const versions = async () => (await db.pool.query('SELECT count(*)::int AS n FROM config_versions')).rows[0].n;
+    const before = await versions();
+    const a = await sluice(['config', 'apply', yaml, '-m', 'nul']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('tasks.0.description: must not contain a NUL character');
+    expect(a.stderr).toContain('tasks.0.groups.0.overrides: has a key that must not contain a NUL character');
+    expect(a.stderr).not.toContain('\u0000'); // the hostile key itself is not echoed
+    const b = await sluice(['config', 'apply', json]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('tasks.0.description: must be valid Unicode text');
+    for (const r of [a, b]) expect(r.stderr).not.toMatch(/\n\s+at /); // no stack frames
+    expect(await versions()).toBe(before);
+  });
+
   it('export → apply round-trips exactly: the diff is empty and the re-export is the same text', async () => {
     const exported = await sluice(['config', 'export']);
     expect(exported.code, exported.stderr).toBe(0);

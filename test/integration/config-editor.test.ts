@@ -301,6 +301,32 @@ describe('delete', () => {
     expect(audit.rows).toEqual([{ action: 'task.drain', target_id: 'busy', after: { executions: 3, spilled: 0, running: 0 } }]);
   });
 
+  it('delete + drain is one transaction: a drain that fails leaves no new version, the task and its backlog in place', async () => {
+    const cur = await currentConfig(db.pool);
+    await applyConfig(db.pool, alice, { tasks: [...cur.config.tasks, { name: 'fragile', partitions: 1 }] }, { message: 'add fragile' });
+    await enqueue(db.pool, 'fragile', [{ payload: { n: 1 } }, { payload: { n: 2 } }]);
+    const version = (await currentConfig(db.pool)).version!;
+    // The dead-letter insert of the drain fails (a stand-in for any failure mid-drain).
+    await db.pool.query(`CREATE FUNCTION refuse_fragile() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.task = 'fragile' THEN RAISE EXCEPTION 'dead letters unavailable'; END IF; RETURN NEW; END $$`);
+    await db.pool.query(`CREATE TRIGGER refuse_fragile BEFORE INSERT ON dead_letters FOR EACH ROW EXECUTE FUNCTION refuse_fragile()`);
+    try {
+      await expect(deleteTask(db.pool, alice, { task: 'fragile', basedOn: version, message: 'rm fragile', drain: true })).rejects.toThrow(/dead letters unavailable/);
+    } finally {
+      await db.pool.query(`DROP TRIGGER refuse_fragile ON dead_letters; DROP FUNCTION refuse_fragile()`);
+    }
+    expect((await currentConfig(db.pool)).version).toBe(version);
+    expect((await currentConfig(db.pool)).config.tasks.map((t) => t.name)).toContain('fragile');
+    expect((await db.pool.query(`SELECT active FROM task_runtime WHERE task = 'fragile'`)).rows[0]).toEqual({ active: true });
+    const queued = await db.pool.query(`SELECT count(*)::int AS n FROM executions WHERE task = 'fragile' AND state = 'queued'`);
+    expect(queued.rows[0]).toEqual({ n: 2 });
+    const audit = await db.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE target_id IN ('fragile', $1)`, [String(version + 1)]);
+    expect(audit.rows[0]).toEqual({ n: 0 });
+    // Without the failure the same call deletes and drains together.
+    const r = await deleteTask(db.pool, alice, { task: 'fragile', basedOn: version, message: 'rm fragile', drain: true });
+    expect(r).toMatchObject({ version: version + 1, drained: { executions: 2, spilled: 0, running: 0 } });
+  });
+
   it('deleting an unknown task is NOT_FOUND', async () => {
     const version = (await currentConfig(db.pool)).version;
     expect(await failure(deleteTask(db.pool, alice, { task: 'ghost', basedOn: version, message: 'x', drain: false }))).toMatchObject({ code: 'NOT_FOUND' });

@@ -108,6 +108,24 @@ describe('purge of a frozen set', () => {
     expect(await ids(`task = 'sel'`)).toEqual([rows[2]!.id, rows[3]!.id]);
   });
 
+  it('a preview is audited (who froze which set, how many); a dry run is not', async () => {
+    await insertDeadLetters(db.pool, Array.from({ length: 3 }, () => ({ task: 'audited' })));
+    const auditRows = () => db.pool.query(`SELECT actor_label, target_type, target_id, after, meta FROM audit_log WHERE action = 'dlq.purge.preview' ORDER BY id`);
+    const before = (await auditRows()).rowCount;
+    await previewPurge(db.pool, alice, { filter: { task: 'audited' } }, { dryRun: true });
+    expect((await auditRows()).rowCount).toBe(before);
+    const p = await previewPurge(db.pool, alice, { filter: { task: 'audited' } });
+    const rows = (await auditRows()).rows;
+    expect(rows).toHaveLength(before! + 1);
+    expect(rows.at(-1)).toMatchObject({
+      actor_label: alice.label,
+      target_type: 'dead_letters',
+      target_id: p.id,
+      after: { frozen: 3 },
+      meta: { scope: 'filter', filter: { task: 'audited', status: 'all' }, frozen: 3, byTask: [{ task: 'audited', count: 3 }] },
+    });
+  });
+
   it('exports the frozen set as JSON lines before purging', async () => {
     const rows = await insertDeadLetters(db.pool, Array.from({ length: 2503 }, (_, i) => ({ task: 'exp', payload: { i }, error: `E${i}` })));
     const p = await previewPurge(db.pool, alice, { filter: { task: 'exp' } });

@@ -61,7 +61,7 @@ describe('dlq router', () => {
     const done = await op.dlq.purge({ previewId: preview.id, confirm: preview.confirmation });
     expect(done.deleted).toBe(6);
     const audit = await op.audit.list({ action: 'dlq.' });
-    expect(audit.entries.map((e) => e.action).sort()).toEqual(['dlq.purge', 'dlq.replay']);
+    expect(audit.entries.map((e) => e.action).sort()).toEqual(['dlq.purge', 'dlq.purge.preview', 'dlq.replay']);
   });
 
   it('any input → success or a 4xx with a readable message', async () => {

@@ -13,6 +13,9 @@ import { createWebhook, deliverDueWebhooks, signBody, updateWebhook } from '../.
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
 import type { Actor } from '../../server/db/audit';
 
+// The receivers listen on 127.0.0.1, an address webhooks may reach only when allowed.
+process.env.SLUICE_WEBHOOK_ALLOW_HOSTS = '127.0.0.1';
+
 let db: TestDatabase;
 const policy: AlertPolicy = { ...DEFAULT_ALERT_POLICY, forMs: 30_000, clearForMs: 30_000, windowMs: 60_000, hotPartition: { factor: 3, floorDepth: 1000 } };
 const operator: Actor = { type: 'user', id: '00000000-0000-4000-8000-00000000000a', label: 'op@example.com' };
@@ -268,7 +271,8 @@ describe('operator actions and notifications', () => {
     expect(r).toMatchObject({ attempted: 1, retrying: 1, delivered: 0 });
     const row = (await db.pool.query(`SELECT status, attempts, response_status, last_error, next_attempt_at FROM webhook_deliveries`)).rows[0];
     expect(row).toMatchObject({ status: 'pending', attempts: 1, response_status: 503 });
-    expect(row.last_error).toMatch(/HTTP 503: down for maintenance/);
+    expect(row.last_error).toBe('HTTP 503: the receiver did not accept the delivery');
+    expect(row.last_error).not.toMatch(/maintenance/); // the receiver's body is never stored
     expect(row.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 3000);
     // Not due yet: nothing is attempted.
     expect((await deliverDueWebhooks(db.pool)).attempted).toBe(0);

@@ -11,6 +11,9 @@ import { rollupMetrics } from '../../server/control-plane/services/rollup-metric
 import { DEFAULT_ALERT_POLICY } from '../../server/core/alert-evaluation';
 import type { SessionUser } from '../../server/services/sessions';
 
+// The webhook targets below use 127.0.0.1, an address webhooks may reach only when allowed.
+process.env.SLUICE_WEBHOOK_ALLOW_HOSTS = '127.0.0.1';
+
 let db: TestDatabase;
 const viewer: SessionUser = { id: '00000000-0000-4000-8000-000000000001', email: 'v@example.com', role: 'viewer' };
 const operator: SessionUser = { id: '00000000-0000-4000-8000-000000000002', email: 'o@example.com', role: 'operator' };

@@ -18,6 +18,9 @@ import { hashPartition } from '../../server/core/routing';
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
 import type { Actor } from '../../server/db/audit';
 
+// The receivers listen on 127.0.0.1, an address webhooks may reach only when allowed.
+process.env.SLUICE_WEBHOOK_ALLOW_HOSTS = '127.0.0.1';
+
 let db: TestDatabase;
 let h: CoordinatorHarness;
 let receiver: http.Server;

@@ -10,6 +10,8 @@ import { callerAs } from '../support/trpc-caller';
 import { createUser } from '../../server/services/users';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
 import type { SessionUser } from '../../server/services/sessions';
+import { applyTasks } from '../support/engine-fixtures';
+import { changedTables, databaseFingerprint, deepValue } from '../support/hostile-input';
 
 async function outcome(p: Promise<unknown>): Promise<void> {
   try {
@@ -111,5 +113,44 @@ describe('router properties (fast-check)', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('text that Postgres cannot store (NUL, unpaired surrogates) anywhere in a string, and values nested deeper than the limit: 4xx naming the field, nothing written', async () => {
+    const { version } = await applyTasks(db.pool, [{ name: 'prop-task', groups: [{ name: 'tenant', limit: 2 }] }]);
+    const caller = callerAs(db.pool, admin);
+    // A string with at least one NUL or unpaired surrogate somewhere inside.
+    const hostileText = fc
+      .tuple(fc.string({ maxLength: 20 }), fc.constantFrom('\u0000', '\ud800', '\udbff', '\udc00', '\udfff'), fc.string({ unit: 'grapheme', maxLength: 20 }))
+      .map(([a, h, b]) => a + h + b);
+    const deep = fc.integer({ min: 65, max: 20_000 }).map((n) => deepValue(n));
+    const targets: { field: string; call: (v: unknown) => Promise<unknown>; keyOnly?: true }[] = [
+      { field: 'email', call: (v) => caller.users.create({ email: v, role: 'viewer' } as never) },
+      { field: 'name', call: (v) => caller.tokens.create({ name: v, role: 'producer' } as never) },
+      { field: 'actor', call: (v) => caller.audit.list({ actor: v } as never) },
+      { field: 'name', call: (v) => caller.webhooks.create({ name: v, url: 'https://hooks.example.com/x' } as never) },
+      { field: 'filter.q', call: (v) => caller.dlq.list({ filter: { q: v } } as never) },
+      { field: 'filter.stream', call: (v) => caller.dlq.previewPurge({ scope: { filter: { stream: v } } } as never) },
+      { field: 'task', call: (v) => caller.alerts.list({ task: v } as never) },
+      { field: 'message', call: (v) => caller.tasks.setPaused({ task: 'prop-task', paused: true, message: v } as never) },
+      { field: 'description', call: (v) => caller.tasks.save({ mode: 'update', basedOn: version, message: 'm', task: { name: 'prop-task', description: v } } as never) },
+      { field: 'overrides', call: (v) => caller.tasks.save({ mode: 'update', basedOn: version, message: 'm', task: { name: 'prop-task', groups: [{ name: 'tenant', limit: 2, overrides: { [v as string]: 1 } }] } } as never), keyOnly: true },
+    ];
+    for (const t of targets) {
+      await fc.assert(
+        fc.asyncProperty(t.keyOnly ? hostileText : fc.oneof(hostileText, deep), async (v) => {
+          const before = await databaseFingerprint(db.pool);
+          const e = await t.call(v).then(
+            () => null,
+            (x: unknown) => x,
+          );
+          expect(e, `accepted ${t.field}`).toBeInstanceOf(TRPCError);
+          const status = getHTTPStatusCodeFromError(e as TRPCError);
+          expect(status, (e as TRPCError).message).toBe(400);
+          expect((e as TRPCError).message).toContain(t.field);
+          expect(changedTables(before, await databaseFingerprint(db.pool))).toEqual([]);
+        }),
+        { numRuns: 15 },
+      );
+    }
   });
 });

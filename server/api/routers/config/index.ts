@@ -14,16 +14,16 @@ const previewOutput = z.object({ basedOn: z.number().nullable(), changes: z.arra
 export const configRouter = router({
   history: viewerProcedure.input(historyInput).query(({ ctx, input }) => listConfigHistory(ctx.db, input)),
 
-  version: viewerProcedure.input(z.object({ version })).query(({ ctx, input }) => getConfigVersionView(ctx.db, input.version)),
+  version: viewerProcedure.input(z.strictObject({ version })).query(({ ctx, input }) => getConfigVersionView(ctx.db, input.version)),
 
   /** The YAML file `sluice config apply` takes (served by app/api/config/export). */
   export: viewerProcedure
-    .input(z.object({ version: version.optional() }))
+    .input(z.strictObject({ version: version.optional() }))
     .output(z.object({ version: z.number().nullable(), filename: z.string(), yaml: z.string() }))
     .query(({ ctx, input }) => exportConfigYaml(ctx.db, input.version)),
 
   previewRollback: operatorProcedure
-    .input(z.object({ to: version, basedOn: version }))
+    .input(z.strictObject({ to: version, basedOn: version }))
     .output(previewOutput)
     .mutation(({ ctx, input }) => previewRollback(ctx.db, input)),
 

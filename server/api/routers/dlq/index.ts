@@ -36,8 +36,8 @@ export const dlqRouter = router({
   controlReplay: operatorProcedure.input(controlReplayInput).mutation(({ ctx, input }) => controlReplayJob(ctx.db, userActor(ctx.user), input)),
 
   previewPurge: operatorProcedure
-    .input(z.object({ scope: dlqScopeInput }))
+    .input(z.strictObject({ scope: dlqScopeInput }))
     .mutation(({ ctx, input }) => previewPurge(ctx.db, userActor(ctx.user), input.scope)),
-  purgePreview: operatorProcedure.input(z.object({ id: z.string() })).query(({ ctx, input }) => purgePreviewStatus(ctx.db, input.id)),
+  purgePreview: operatorProcedure.input(z.strictObject({ id: z.uuid('must be a preview id') })).query(({ ctx, input }) => purgePreviewStatus(ctx.db, input.id)),
   purge: operatorProcedure.input(purgeInput).mutation(({ ctx, input }) => purgeDeadLetters(ctx.db, userActor(ctx.user), input)),
 });

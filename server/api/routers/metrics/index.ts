@@ -7,6 +7,6 @@ import { router, viewerProcedure } from '../../trpc';
 export const metricsRouter = router({
   overview: viewerProcedure.input(overviewInput).query(({ ctx, input }) => getOverview(ctx.db, input)),
   taskCharts: viewerProcedure.input(taskChartsInput).query(({ ctx, input }) => getTaskCharts(ctx.db, input)),
-  taskPartitions: viewerProcedure.input(z.object({ task: taskNameInput })).query(({ ctx, input }) => getTaskPartitions(ctx.db, input.task)),
+  taskPartitions: viewerProcedure.input(z.strictObject({ task: taskNameInput })).query(({ ctx, input }) => getTaskPartitions(ctx.db, input.task)),
   partitionKeys: viewerProcedure.input(partitionKeysInput).query(({ ctx, input }) => getPartitionHeadKeys(ctx.db, input)),
 });

@@ -24,7 +24,7 @@ const appliedOutput = previewOutput.extend({ version: z.number() });
 export const tasksRouter = router({
   list: viewerProcedure.query(({ ctx }) => listTasks(ctx.db)),
 
-  get: viewerProcedure.input(z.object({ name: taskNameSchema })).query(async ({ ctx, input }) => {
+  get: viewerProcedure.input(z.strictObject({ name: taskNameSchema })).query(async ({ ctx, input }) => {
     const task = await getTask(ctx.db, input.name);
     if (!task) throw CoreError.notFound(`task "${input.name}"`);
     return task;

@@ -1,7 +1,8 @@
 // POST /api/v1/tasks/{task}/executions — enqueue one execution or a batch (producer token).
 import { restRoute } from '@/server/api/rest';
 import { handleEnqueueRequest } from '@/server/api/rest-enqueue';
+import { env } from '@/server/env';
 
 export const POST = restRoute<{ task: string }>(['producer', 'operator'], ({ body, db }, { task }) =>
-  handleEnqueueRequest({ taskName: task, body, db: db }),
+  handleEnqueueRequest({ taskName: task, body, db, limits: { maxPayloadBytes: env().SLUICE_MAX_PAYLOAD_BYTES } }),
 );
