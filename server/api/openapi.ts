@@ -542,7 +542,7 @@ export function openApiDocument(): Record<string, unknown> {
                 properties: {
                   id: { type: ['integer', 'null'], description: 'null when the execution was shed by backpressure' },
                   partition: { type: 'integer' },
-                  state: { type: 'string', enum: ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead'] },
+                  state: { type: 'string', enum: ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead', 'canceled'] },
                   deduplicated: { type: 'boolean', description: 'true when the idempotency key matched an existing execution' },
                 },
               },
@@ -558,7 +558,7 @@ export function openApiDocument(): Record<string, unknown> {
           properties: {
             id: { type: 'integer' },
             task: { type: 'string' },
-            state: { type: 'string', enum: ['blocked', 'queued', 'running', 'succeeded', 'dead'] },
+            state: { type: 'string', enum: ['blocked', 'queued', 'running', 'succeeded', 'dead', 'canceled'] },
             attempts: { type: 'integer' },
             partition: { type: 'integer' },
             groups: { type: 'object', additionalProperties: { type: 'string' } },

@@ -17,7 +17,7 @@ export interface ExecutionAttemptView {
 export interface ExecutionView {
   id: number;
   task: string;
-  state: 'queued' | 'running' | 'succeeded' | 'dead';
+  state: 'queued' | 'running' | 'succeeded' | 'dead' | 'canceled';
   /** blocked: queued behind an unfinished execution of its stream. */
   blocked: boolean;
   /** Queued but set aside while one of its group keys is at its limit: that key,

@@ -9,10 +9,10 @@
 // Before purging, the frozen set can be exported as JSON lines (exportFrozenSet).
 import { z } from 'zod';
 import type pg from 'pg';
+import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
 import { recordAudit, type Actor } from '../db/audit';
-import type { Db } from '../db/pool';
 import { freezePurgeSet, type FrozenPurgeSet } from '../db/freeze-purge-set';
 import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
 import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
@@ -40,31 +40,16 @@ export interface PurgeResult {
   byTask: { task: string; count: number }[];
 }
 
-async function inTransaction<T>(pool: pg.Pool, commit: boolean, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const out = await fn(client);
-    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-    return out;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
-}
-
 /** Freezes the set and returns its count; `dryRun` reports the same figures and stores nothing. */
 export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
   const scope = scopeKind(parseInput(dlqScopeInput, input));
-  const frozen = await inTransaction(pool, !opts.dryRun, (c) => freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES));
+  const frozen = await withTransaction(pool, (c) => freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES), { rollback: opts.dryRun === true });
   return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
 }
 
 export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
   const v = parseInput(purgeInput, input);
-  return inTransaction(pool, true, async (c) => {
+  return withTransaction(pool, async (c) => {
     const preview = await getPurgePreview(c, v.previewId, { lock: true });
     if (!preview) throw CoreError.notFound('purge preview');
     if (preview.purgedAt) {
