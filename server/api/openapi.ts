@@ -12,6 +12,8 @@ import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJ
 import { dlqScopeInput } from '../services/dlq-scope';
 import { controlReplayInput, replayInput } from '../services/dlq-replay';
 import { purgeInput } from '../services/dlq-purge';
+import { CANCELABLE_STATES } from '../core/execution-cancel-filter';
+import { cancelMatchingInput, cancelPreviewInput } from '../services/execution-cancel-matching';
 import type { TokenRole } from './rest';
 
 type JsonSchema = Record<string, unknown>;
@@ -509,6 +511,176 @@ const deadLetterPaths = {
   },
 };
 
+// Operator actions on executions (services/execution-actions.ts, execution-cancel-matching.ts).
+const executionPathId = { name: 'id', in: 'path', required: true, description: 'An execution id', schema: { type: 'string', pattern: '^[0-9]{1,16}$' } };
+const stateCounts = {
+  type: 'array',
+  items: { type: 'object', required: ['state', 'count'], properties: { state: { type: 'string', enum: [...CANCELABLE_STATES] }, count: { type: 'integer' } } },
+} as const;
+
+const executionActionSchemas = {
+  CancelExecutionResult: {
+    type: 'object',
+    required: ['id', 'task', 'prior', 'result'],
+    properties: {
+      id: { type: 'integer' },
+      task: { type: 'string' },
+      prior: { type: 'string', enum: [...CANCELABLE_STATES], description: 'the state it was canceled from' },
+      result: {
+        type: 'string',
+        enum: ['canceled', 'requested'],
+        description: 'canceled: done now. requested: it was running; its coordinator aborts the handler\'s AbortSignal and records `canceled`, freeing its slots and stream then',
+      },
+    },
+  },
+  RetryNowResult: {
+    type: 'object',
+    required: ['id', 'task', 'previousRunAt', 'runAt'],
+    properties: { id: { type: 'integer' }, task: { type: 'string' }, previousRunAt: dateTime, runAt: dateTime },
+  },
+  CancelPreviewRequest: inputSchema(cancelPreviewInput),
+  CancelPreview: {
+    type: 'object',
+    required: ['id', 'task', 'total', 'expiresAt', 'byState', 'oldestEnqueuedAt', 'newestEnqueuedAt', 'confirmation'],
+    properties: {
+      id: { type: ['string', 'null'], format: 'uuid', description: 'the frozen set (send it as `previewId`); null for a dry run' },
+      task: { type: 'string' },
+      total: { type: 'integer', description: 'executions in the frozen set' },
+      expiresAt: { ...dateTime, description: 'cancel before this (30 minutes after the preview)' },
+      byState: stateCounts,
+      oldestEnqueuedAt: nullableDateTime,
+      newestEnqueuedAt: nullableDateTime,
+      confirmation: { type: 'string', description: 'what to send as `confirm`, e.g. "cancel 1200"' },
+      dryRun: { type: 'boolean', description: 'present (true) only on a dry run' },
+    },
+  },
+  CancelPreviewStatus: {
+    type: 'object',
+    required: ['id', 'task', 'filter', 'total', 'createdByLabel', 'createdAt', 'expiresAt', 'appliedAt', 'appliedCount', 'appliedByLabel', 'expired'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      task: { type: 'string' },
+      filter: { type: 'object', description: 'the filter as frozen' },
+      total: { type: 'integer' },
+      createdByLabel: { type: 'string' },
+      createdAt: dateTime,
+      expiresAt: dateTime,
+      appliedAt: nullableDateTime,
+      appliedCount: { type: ['integer', 'null'] },
+      appliedByLabel: { type: ['string', 'null'] },
+      expired: { type: 'boolean' },
+    },
+  },
+  CancelMatchingRequest: inputSchema(cancelMatchingInput),
+  CancelMatchingResult: {
+    type: 'object',
+    required: ['previewId', 'task', 'frozen', 'canceled', 'requested', 'skipped', 'byPriorState'],
+    properties: {
+      previewId: { type: 'string', format: 'uuid' },
+      task: { type: 'string' },
+      frozen: { type: 'integer', description: 'executions in the frozen set' },
+      canceled: { type: 'integer', description: 'canceled now (were queued, scheduled, blocked or spilled)' },
+      requested: { type: 'integer', description: 'running (the filter named `running`): their coordinators abort and record them' },
+      skipped: { type: 'integer', description: 'frozen ids that finished meanwhile (or started running when the filter did not name `running`)' },
+      byPriorState: stateCounts,
+    },
+  },
+};
+
+const executionActionPaths = {
+  '/api/v1/executions/{id}/cancel': {
+    post: {
+      operationId: 'cancelExecution',
+      tags: ['Executions'],
+      summary: 'Cancel one execution',
+      ...access(
+        OPERATOR,
+        'Queued, scheduled, blocked or spilled: canceled now; its counters, group slots and stream (the next execution of its stream becomes claimable) are released in the same transaction (200). ' +
+          'Running: the cancel is requested; its coordinator aborts the handler\'s AbortSignal and records `canceled`, which frees its slots and stream (202) — not before, so no new execution starts beside a handler still running. No body. Audited.',
+      ),
+      parameters: [executionPathId],
+      responses: {
+        '200': jsonResponse('Canceled', 'CancelExecutionResult'),
+        '202': jsonResponse('Running: cancel requested', 'CancelExecutionResult'),
+        '400': errorResponse('Malformed id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such execution'),
+        '409': errorResponse('Already finished (succeeded, dead or canceled): nothing to cancel'),
+      },
+    },
+  },
+  '/api/v1/executions/{id}/retry': {
+    post: {
+      operationId: 'retryExecutionNow',
+      tags: ['Executions'],
+      summary: 'Run a scheduled execution now',
+      ...access(OPERATOR, 'A scheduled execution (a retry waiting out its backoff, or a delayed one) becomes due at once; idle coordinators are woken. No body. Audited.'),
+      parameters: [executionPathId],
+      responses: {
+        '200': jsonResponse('Due now', 'RetryNowResult'),
+        '400': errorResponse('Malformed id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such execution'),
+        '409': errorResponse('Not scheduled (already due, running or finished)'),
+      },
+    },
+  },
+  '/api/v1/executions/cancel-previews': {
+    post: {
+      operationId: 'previewExecutionCancel',
+      tags: ['Executions'],
+      summary: 'Step 1 of cancel-matching: freeze the exact set of one task\'s executions matching a filter and count it',
+      ...access(
+        OPERATOR,
+        'Nothing changes. `filter.states` defaults to the backlog (queued, scheduled, blocked, spilled); add `running` to cancel running executions too. Executions enqueued later are never in the set. ' +
+          'The reply\'s `confirmation` is what to send as `confirm` to `POST /api/v1/executions/cancel`, within 30 minutes. `dryRun: true` reports the same counts and stores nothing.',
+      ),
+      requestBody: jsonBody('CancelPreviewRequest'),
+      responses: {
+        '200': jsonResponse('Dry run: the counts (`id` is null, `dryRun` is true)', 'CancelPreview'),
+        '201': jsonResponse('The frozen set', 'CancelPreview'),
+        '400': errorResponse('Invalid filter, with errors field by field'),
+        ...authErrors(OPERATOR),
+      },
+    },
+  },
+  '/api/v1/executions/cancel-previews/{id}': {
+    get: {
+      operationId: 'getExecutionCancelPreview',
+      tags: ['Executions'],
+      summary: 'A cancel preview: its filter, count, expiry and whether it was applied',
+      ...access(OPERATOR),
+      parameters: [{ name: 'id', in: 'path', required: true, description: 'A cancel preview id', schema: propertyOf(cancelMatchingInput, 'previewId') }],
+      responses: {
+        '200': jsonResponse('The preview', 'CancelPreviewStatus'),
+        '400': errorResponse('Malformed preview id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such cancel preview'),
+      },
+    },
+  },
+  '/api/v1/executions/cancel': {
+    post: {
+      operationId: 'cancelMatchingExecutions',
+      tags: ['Executions'],
+      summary: 'Step 2 of cancel-matching: cancel exactly a preview\'s frozen set, once',
+      ...access(
+        OPERATOR,
+        'Send the preview\'s id and its `confirmation` phrase (`cancel <count>`) as `confirm`; `filter`, when sent, must be the preview\'s. Only the frozen ids change state. Audited with the filter and the counts.',
+      ),
+      requestBody: jsonBody('CancelMatchingRequest'),
+      responses: {
+        '200': jsonResponse('Canceled', 'CancelMatchingResult'),
+        '400': errorResponse('Invalid body, or `confirm` is not the preview\'s confirmation phrase'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such cancel preview'),
+        '409': errorResponse('This set was already canceled, or `filter` is not the preview\'s'),
+        '412': errorResponse('The preview has expired; preview again'),
+      },
+    },
+  },
+};
+
 export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -517,7 +689,7 @@ export function openApiDocument(): Record<string, unknown> {
       version: '1',
       description:
         'Enqueue executions of Sluice tasks and read their state; browse, replay and purge dead letters. Authenticate with an API token: `Authorization: Bearer slc_…` (create one in Settings → API tokens or with `npx sluice tokens create --name N --role producer`).\n\n' +
-        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. Read an execution: any token. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
+        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. Read an execution: any token. Cancel executions, run a scheduled one now: operator. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
@@ -574,6 +746,7 @@ export function openApiDocument(): Record<string, unknown> {
           additionalProperties: true,
         },
         ...deadLetterSchemas,
+        ...executionActionSchemas,
       },
     },
     paths: {
@@ -616,6 +789,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...executionActionPaths,
       ...deadLetterPaths,
     },
   };

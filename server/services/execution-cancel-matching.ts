@@ -25,6 +25,8 @@ export const cancelMatchingInput = z
   .object({
     previewId: z.uuid('must be a preview id'),
     confirm: z.string().max(100, 'is too long'),
+    /** Optional: the filter the caller previewed; when given it must be the preview's. */
+    filter: executionCancelFilterSchema.optional(),
   })
   .strict();
 export type CancelMatchingInput = z.input<typeof cancelMatchingInput>;
@@ -77,6 +79,11 @@ export async function cancelMatching(pool: pg.Pool, actor: Actor, input: CancelM
       throw CoreError.badRequest(`Type "${phrase}" to confirm.`, [{ path: 'confirm', message: `type "${phrase}" to confirm` }]);
     }
     const filter = executionCancelFilterSchema.parse(preview.filter);
+    if (v.filter !== undefined && JSON.stringify(v.filter) !== JSON.stringify(filter)) {
+      throw new CoreError('CONFLICT', 'This preview froze a different filter; preview this filter first and confirm that preview.', {
+        fieldErrors: [{ path: 'filter', message: 'is not the filter of this preview' }],
+      });
+    }
     const out = await cancelFrozenSet(c, preview, actor.label, { includeRunning: filter.states.includes('running') });
     const byPrior = new Map<string, number>();
     for (const o of out) byPrior.set(o.prior, (byPrior.get(o.prior) ?? 0) + 1);

@@ -50,7 +50,7 @@ async function claimAll(task: string, ids: number[]) {
 describe('cancel one execution', () => {
   it('queued: canceled now, depth, group queued and canceled_total move, audited', async () => {
     const r = await enqueue(db.pool, 'mail', [{ payload: { tenant: 'acme' } }, { payload: { tenant: 'acme' } }]);
-    const [a, b] = r.executions.map((e) => e.id!);
+    const [a, b] = r.executions.map((e) => e.id!) as [number, number];
     const d0 = await depth('mail');
     const q0 = await queuedOf('mail', 'tenant=acme');
     const c0 = await n(`SELECT sum(canceled_total) AS n FROM partition_stats WHERE task = 'mail'`);
@@ -76,7 +76,7 @@ describe('cancel one execution', () => {
 
   it('a canceled stream head releases its stream at once: the next one is claimed', async () => {
     const r = await enqueue(db.pool, 'mail', [1, 2, 3].map((seq) => ({ payload: { s: 'order-7', seq } })));
-    const [h, next, last] = r.executions.map((e) => e.id!);
+    const [h, next, last] = r.executions.map((e) => e.id!) as [number, number, number];
     expect(r.executions.map((e) => e.state)).toEqual(['queued', 'blocked', 'blocked']);
     // Cancel a blocked one in the middle first: the head stays the head.
     expect((await cancelExecution(db.pool, actor, last)).prior).toBe('blocked');
