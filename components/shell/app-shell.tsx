@@ -1,7 +1,7 @@
 // The console frame: skip link, sidebar (brand, sections, who is signed in, theme,
 // sign out) and the main landmark every page renders into.
 import type { ReactNode } from 'react';
-import type { SessionUser } from '@/server/services/sessions';
+import type { SessionUser } from '@/server/core/roles';
 import { Badge } from '@/components/ui/badge';
 import { SideNav } from './side-nav';
 import { ThemeToggle } from './theme-toggle';

@@ -6,7 +6,7 @@
 // `x-sluice-roles`; test/integration/openapi-coverage.test.ts checks that every route
 // file under app/api/v1 is documented here with those roles, and the other way round.
 import { z } from 'zod';
-import { enqueueRequestSchema } from '../services/rest-enqueue';
+import { enqueueRequestSchema } from './rest-enqueue';
 import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
 import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
 import { dlqScopeInput } from '../services/dlq-scope';
