@@ -7,7 +7,6 @@
 // queued, _stream_idx for blocked, _running_idx for running; overflow_drain_idx), then the
 // group, stream and enqueue-time conditions on those rows. Never a finished row.
 import type { ExecutionCancelFilter } from '../core/execution-cancel-filter';
-import { parseGroupFilter } from '../core/dlq-filter';
 import type { Actor } from './audit';
 import type { Db } from './pool';
 
@@ -31,10 +30,8 @@ function bind(params: unknown[], v: unknown): string {
 function conditions(f: ExecutionCancelFilter, a: string, params: unknown[]): string[] {
   const p = (v: unknown) => bind(params, v);
   const c: string[] = [];
-  if (f.group !== undefined) {
-    const g = parseGroupFilter(f.group);
-    c.push(`${a}.group_keys @> ARRAY[${p(`${g.name}=${g.key}`)}::text]`);
-  }
+  // `group=key` is already the form group_keys holds ('tenant=acme').
+  if (f.group !== undefined) c.push(`${a}.group_keys @> ARRAY[${p(f.group)}::text]`);
   if (f.stream !== undefined) c.push(`${a}.stream_key = ${p(f.stream)}`);
   if (f.from !== undefined) c.push(`${a}.enqueued_at >= ${p(f.from)}`);
   if (f.to !== undefined) c.push(`${a}.enqueued_at < ${p(f.to)}`);

@@ -11,7 +11,7 @@ import { recordAudit, type Actor } from '../db/audit';
 import { withTransaction, type Pool } from '../db/pool';
 import { cancelExecutions, executionTask, type PriorState } from '../db/cancel-executions';
 import { runExecutionNow } from '../db/run-execution-now';
-import { parseInput } from './validate-input';
+import { parseInput } from '../core/validate-input';
 
 export interface CancelExecutionResult {
   id: number;

@@ -16,7 +16,7 @@ import { cancelConfirmationPhrase, executionCancelFilterSchema, type ExecutionCa
 import { recordAudit, type Actor } from '../db/audit';
 import { freezeCancelSet, type FrozenCancelSet } from '../db/freeze-cancel-set';
 import { cancelFrozenSet, getCancelPreview, type CancelPreviewRow } from '../db/cancel-frozen-set';
-import { parseInput } from './validate-input';
+import { parseInput } from '../core/validate-input';
 
 /** How long a preview stays usable. */
 export const CANCEL_PREVIEW_TTL_MINUTES = 30;

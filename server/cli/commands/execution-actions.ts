@@ -15,7 +15,7 @@ import { executionCancelFilterSchema, parseStateList, type ExecutionCancelFilter
 import { isCoreError } from '../../core/errors';
 import { cancelExecution, retryExecutionNow } from '../../services/execution-actions';
 import { cancelMatching, previewCancelMatching } from '../../services/execution-cancel-matching';
-import { parseInput } from '../../services/validate-input';
+import { parseInput } from '../../core/validate-input';
 import { CliError } from '../cli-error';
 import { cliActor, printJson, withCliDatabase } from '../cli-context';
 

@@ -2,13 +2,8 @@
 // exactly the preview's frozen set, once; `filter`, when sent, must be the preview's.
 // Audited with the filter and the counts.
 import { restRoute } from '@/server/api/rest';
-import { getPool } from '@/server/db/pool';
-import { cancelMatching } from '@/server/services/execution-cancel-matching';
+import { cancelMatchingReply } from '@/server/api/rest-execution-actions';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = restRoute(['operator'], async ({ actor, body }) => ({
-  status: 200,
-  headers: { 'content-type': 'application/json' },
-  body: await cancelMatching(getPool(), actor, (body ?? {}) as never),
-}));
+export const POST = restRoute(['operator'], cancelMatchingReply);

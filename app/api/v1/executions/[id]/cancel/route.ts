@@ -2,12 +2,8 @@
 // spilled: canceled now (200, result "canceled"). Running: its coordinator aborts the
 // handler and records it (202, result "requested"). Finished: 409. No body. Audited.
 import { restRoute } from '@/server/api/rest';
-import { getPool } from '@/server/db/pool';
-import { cancelExecution } from '@/server/services/execution-actions';
+import { cancelExecutionReply } from '@/server/api/rest-execution-actions';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = restRoute<{ id: string }>(['operator'], async ({ actor }, { id }) => {
-  const out = await cancelExecution(getPool(), actor, id);
-  return { status: out.result === 'canceled' ? 200 : 202, headers: { 'content-type': 'application/json' }, body: out };
-});
+export const POST = restRoute<{ id: string }>(['operator'], cancelExecutionReply);
