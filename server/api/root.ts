@@ -12,6 +12,7 @@ import { dlqRouter } from './routers/dlq';
 import { metricsRouter } from './routers/metrics';
 import { alertsRouter } from './routers/alerts';
 import { webhooksRouter } from './routers/webhooks';
+import { executionsRouter } from './routers/executions';
 
 export const appRouter = router({
   auth: authRouter,
@@ -25,6 +26,7 @@ export const appRouter = router({
   metrics: metricsRouter,
   alerts: alertsRouter,
   webhooks: webhooksRouter,
+  executions: executionsRouter,
 });
 
 export type AppRouter = typeof appRouter;
