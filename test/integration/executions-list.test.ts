@@ -23,7 +23,7 @@ const routes = {
 const req = (url: string, token: string) => new Request(`http://localhost${url}`, { headers: { authorization: `Bearer ${token}` } });
 const params = <P,>(p: P) => ({ params: Promise.resolve(p) });
 
-let ids: { mail: number[]; bill: number[] } = { mail: [], bill: [] };
+const ids: { mail: number[]; bill: number[] } = { mail: [], bill: [] };
 let running: number[] = [];
 let succeeded: number[] = [];
 let producer = '';
