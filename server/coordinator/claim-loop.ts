@@ -7,7 +7,7 @@
 // task lock for nothing). An idle poll is cheap: sluice_claim returns before taking
 // any lock when no claimable row exists in this member's partitions.
 // The completer refills the slots a flush frees in the same round trip
-// (sluice_finish_and_claim); this loop fills the rest — idle polls, start-up, other tasks
+// (sluice_cycle); this loop fills the rest — idle polls, start-up, other tasks
 // — concurrently with flushes. Both reserve slots before their call (`hold`), so the two
 // can never hand out the same local slot twice.
 import type pg from 'pg';

@@ -3,7 +3,7 @@
 // out after flushMs or as soon as it reaches maxBatch; a failed write is retried on the
 // next flush (the rows stay running with their lease, so nothing is lost — if the lease
 // runs out first the rescuer takes over and the late write is fenced).
-// With a `refill` hook the batch goes out as sluice_finish_and_claim instead: the slots it
+// With a `refill` hook the batch goes out as sluice_cycle instead (finish-and-claim-executions.ts): the slots it
 // frees are refilled in the same round trip and commit. The hook reserves the local slots
 // the claim may fill before the call (so the claim loop, running concurrently on its own
 // connection, cannot hand them out twice) and receives the claimed rows afterwards.

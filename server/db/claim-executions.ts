@@ -1,7 +1,7 @@
-// Claim: one call of the plpgsql function sluice_claim (migration 20261123000200000) =
+// Claim: one call of the plpgsql function sluice_claim (server/db/sql/functions/sluice_claim.sql) =
 // one round trip, one commit, at most `max` rows (the caller passes its free slots, so
-// it never fetches more than it can run). The function's header comment explains the
-// shape: task_runtime row lock → saturated keys from the task's running rows (≤ concurrency) →
+// it never fetches more than it can run). The function file's header explains the
+// shape and what was measured: task_runtime row lock → saturated keys from the task's running rows (≤ concurrency) →
 // per owned partition an index range scan of the claim index, skipping saturated keys →
 // per-key ranking → UPDATE to running + counters.
 // Measured (bench/engine.ts, local PG15, 2 cores): see the report in the bench output;

@@ -1,5 +1,5 @@
 // Finish a batch and refill the freed slots in one round trip: one call of the plpgsql
-// function sluice_cycle (migration 20261123000800000), which runs sluice_finish and then
+// function sluice_cycle (server/db/sql/functions/sluice_cycle.sql), which runs sluice_finish and then
 // sluice_claim in the same transaction (one commit). A busy coordinator pays one round
 // trip per cycle instead of finish → wake → claim in series.
 // Guarantees are the two functions' own: each finished row matches on (id, lease_token,

@@ -1,5 +1,5 @@
-// Completion and failure in one batched call of sluice_finish (migration
-// 20261123000200000): a batch of outcomes for one task — succeeded, retry (queued again
+// Completion and failure in one batched call of sluice_finish
+// (server/db/sql/functions/sluice_finish.sql): a batch of outcomes for one task — succeeded, retry (queued again
 // at run_at, keeping its place as its stream's head), dead (dead_letters row), release
 // (shutdown hand-back, the attempt not counted) — is one round trip and one commit.
 // Each row matches on (id, lease_token, state = running): a late completion from a lease

@@ -1,4 +1,4 @@
-// sluice_cycle (migrations 20261123000500000, 20261123000800000): a finish batch and the
+// sluice_cycle (server/db/sql/functions/sluice_cycle.sql): a finish batch and the
 // claim that refills its slots in one call. Checked at the SQL level, with no coordinator between:
 // fencing on (id, lease_token), the task's cluster-wide limit, the caller's max, group
 // limits seeing the released slots, and that the claim's UPDATE no longer reads the
@@ -142,23 +142,5 @@ describe('finish and claim in one call', () => {
     const nulls = await db.pool.query<{ a: string[]; b: string[] }>('SELECT sluice_hist_add(NULL, ARRAY[2]) AS a, sluice_hist_add(ARRAY[3]::bigint[], NULL) AS b');
     expect(nulls.rows[0]!.a.map(Number)).toEqual([0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     expect(nulls.rows[0]!.b.map(Number)).toEqual([3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-  });
-
-  it("keeps the previous release's sluice_finish_and_claim working (coordinators mid rolling upgrade)", async () => {
-    await applyTasks(db.pool, [{ name: 'fcold', partitions: 1, concurrency: 2 }]);
-    const me = await fakeCoordinator(db.pool, ['fcold']);
-    await enqueue(db.pool, 'fcold', [1, 2, 3].map((n) => ({ payload: { n } })));
-    const [a, b] = await claimExecutions(db.pool, me, 'fcold', 2, 60_000);
-    const r = await db.pool.query<{ kind: string; id: number; outcome: string | null; payload: unknown }>(
-      `SELECT kind, id, outcome, payload FROM sluice_finish_and_claim($1, 'fcold', 2, 60000, $2::bigint[], $3::uuid[], $4::text[],
-         '{NULL,NULL}'::timestamptz[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[])`,
-      [me, [a!.id, b!.id], [a!.leaseToken, '00000000-0000-4000-8000-000000000000'], ['succeeded', 'succeeded']],
-    );
-    // its reply shape: one 'finished' row per applied item (b's token is wrong: fenced, absent), then the claimed rows
-    expect(r.rows.map((x) => [x.kind, x.kind === 'finished' ? x.id : x.payload, x.outcome])).toEqual([
-      ['finished', a!.id, 'succeeded'],
-      ['claimed', { n: 3 }, null],
-    ]);
-    expect(await inFlight('fcold')).toBe(2);
   });
 });

@@ -21,7 +21,7 @@ export interface TableShape {
 export type SchemaShape = Record<string, TableShape>;
 
 /** Tables that exist in SQL only by design. */
-export const IGNORED_TABLES = new Set(['sluice_migrations']);
+export const IGNORED_TABLES = new Set(['sluice_migrations', 'sluice_function_files']);
 
 // ---- Prisma side --------------------------------------------------------------------
 

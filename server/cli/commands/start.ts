@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import path from 'node:path';
 import fs from 'node:fs';
 import { parseEnv } from '../../env';
-import { migrate } from '../../db/migrate';
+import { migrateDatabase } from '../../db/migrate';
 import { startEmbeddedPostgres, portIsFree, type EmbeddedPostgres } from '../../db/embedded';
 import { ensureBuild, ROOT } from '../build';
 import { Supervisor } from '../supervisor';
@@ -69,8 +69,9 @@ export function register(program: Command): void {
         }
         process.env.DATABASE_URL = databaseUrl;
 
-        const ran = await migrate(databaseUrl);
-        if (ran.length) log(`applied ${ran.length} migration(s)`);
+        const ran = await migrateDatabase(databaseUrl);
+        if (ran.migrations.length) log(`applied ${ran.migrations.length} migration(s)`);
+        if (ran.functions.length) log(`applied ${ran.functions.length} function file(s): ${ran.functions.join(', ')}`);
 
         const { ensureFirstAdmin } = await import('../../services/users');
         const { getPool } = await import('../../db/pool');

@@ -1,0 +1,61 @@
+-- sluice_cycle(coordinator, task, max, lease_ms, <sluice_finish arrays>): the
+-- coordinator's busy cycle. Runs sluice_finish and then sluice_claim in ONE transaction
+-- (one call, one commit), so the slots a batch frees are refilled in the same round trip
+-- (server/db/finish-and-claim-executions.ts calls it from the completer).
+--
+-- Guarantees are those of the two functions, unchanged:
+--  * fencing: sluice_finish matches (id, lease_token, state = running);
+--  * never claim beyond free slots: `max` is the caller's free local slots (counting the
+--    rows being finished here); sluice_claim caps it by concurrency − in_flight under the
+--    task_runtime lock, and sluice_finish already lowered in_flight in this transaction,
+--    so the cluster-wide limit is read exactly; group limits see the released counts;
+--  * lock order: sluice_finish takes task_runtime → executions → partition_stats →
+--    group_slots → stream locks; sluice_claim then takes task_runtime again (held) and
+--    the same order, so nothing new can deadlock.
+--
+-- Lean reply, since it is the hottest call there is: only the ids that did NOT take
+-- effect (fenced: the lease was lost; an applied item took the outcome it asked for),
+-- normally none, with every other column NULL; then the claimed rows with the 8 columns
+-- a coordinator uses (its lease_token is never NULL). The run_at, error, stack and
+-- fingerprint arrays may each be NULL (a batch of successes): the client then sends one
+-- NULL instead of an array of NULLs.
+--
+-- Measured (docs/benchmarks.md pass 4, single coordinator × 32 slots, no-op handlers):
+-- about 0.2 ms less per 32-job cycle between client and server than the previous reply
+-- (sluice_finish_and_claim's 13-column row per finished execution); W1 13.0–13.2k →
+-- 15.1–17.7k jobs/s together with sluice_hist_add in plpgsql. Two writes in flight (two
+-- half-size batches overlapping) measured slower (12.9–14.3k vs 15.1–17.7k): both queue
+-- on the task lock and the ~0.5 ms per-call cost counts twice per 32 jobs.
+-- Introduced by prisma/migrations/20261123000800000_lean_cycle, which kept
+-- sluice_finish_and_claim for the previous release's coordinators; that one is dropped by
+-- 20261124000100000_drop_finish_and_claim (docs/architecture.md § "Database functions").
+
+CREATE OR REPLACE FUNCTION public.sluice_cycle(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_ids bigint[], p_tokens uuid[], p_outcomes text[], p_run_at timestamp with time zone[], p_errors text[], p_stacks text[], p_fingerprints text[])
+ RETURNS TABLE(id bigint, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+#variable_conflict use_column
+DECLARE
+  v_applied bigint[];
+  v_n       integer := coalesce(cardinality(p_ids), 0);
+BEGIN
+  IF v_n > 0 THEN
+    -- Multi-argument unnest pads a NULL (or shorter) array with NULLs, so NULL arrays
+    -- stand for "NULL for every item" in sluice_finish.
+    SELECT coalesce(array_agg(f.id), '{}') INTO v_applied
+    FROM sluice_finish(p_task, p_ids, p_tokens, p_outcomes, coalesce(p_run_at, '{}'), coalesce(p_errors, '{}'),
+                       coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0) f;
+    IF cardinality(v_applied) < v_n THEN
+      RETURN QUERY
+      SELECT i.id, NULL::integer, NULL::integer, NULL::jsonb, NULL::jsonb, NULL::text, NULL::text, NULL::uuid
+      FROM unnest(p_ids) AS i(id) WHERE i.id <> ALL (v_applied);
+    END IF;
+  END IF;
+  IF p_max > 0 THEN
+    RETURN QUERY
+    SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
+    FROM sluice_claim(p_coordinator, p_task, p_max, p_lease_ms) c;
+  END IF;
+END
+$function$;
