@@ -1,4 +1,4 @@
-// "Why is this waiting?": the shapes sluice_why_waiting (prisma/migrations/…_why_waiting.sql)
+// "Why is this waiting?": the shapes sluice_why_waiting (server/db/sql/functions/sluice_why_waiting.sql)
 // replies with, and the sentence each one reads as — the same words in the browser, the
 // REST reply (`whyWaiting.text`) and `sluice executions show`.
 // Pure: no I/O imports (server/core rule).

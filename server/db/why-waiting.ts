@@ -1,5 +1,5 @@
-// "Why is this waiting?" for one execution: sluice_why_waiting (prisma/migrations/
-// …_why_waiting.sql), which asks the claim's own questions (task paused, stream head,
+// "Why is this waiting?" for one execution: sluice_why_waiting
+// (server/db/sql/functions/sluice_why_waiting.sql), which asks the claim's own questions (task paused, stream head,
 // run_at, partition owner, group keys at their limit, task limit). Null: no such id.
 import type { Db } from './pool';
 

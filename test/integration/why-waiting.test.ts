@@ -1,4 +1,4 @@
-// "Why is this waiting?" (sluice_why_waiting, prisma/migrations/…_why_waiting.sql) against
+// "Why is this waiting?" (sluice_why_waiting, server/db/sql/functions/sluice_why_waiting.sql) against
 // what the claim then does. Two halves:
 //  * SQL-level, one claim at a time (a registered member owning the partitions calls
 //    sluice_claim itself): for each constraint, the reply names it, the claim takes

@@ -1,4 +1,3 @@
--- Up Migration
 -- "Why is this waiting?": the constraint that keeps one execution from being claimed right
 -- now, as JSON, for the execution detail (tRPC, REST `waitingOn`, the CLI).
 --
@@ -22,9 +21,15 @@
 -- before it, counted up to 1,000 through executions_claim_idx).
 -- A spilled execution (overflow) waits for its partition's depth to fall below maxDepth.
 -- Reads only: primary-key and partial-index probes, no scan of executions.
--- test/integration/why-waiting.test.ts pins each reply against what the claim then does.
-CREATE FUNCTION sluice_why_waiting(p_id bigint, p_stale_ms integer DEFAULT 10000) RETURNS jsonb
-LANGUAGE plpgsql STABLE AS $$
+-- Shared with the claim: sluice_group_limit (the limit, override first) and the same
+-- predicates over the same indexes; kept out of sluice_claim itself (the claim reads a
+-- whole window per round, this reads one row), and pinned to it by the tests named above.
+
+CREATE OR REPLACE FUNCTION public.sluice_why_waiting(p_id bigint, p_stale_ms integer DEFAULT 10000)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
 DECLARE
   e        record;
   o        record;
@@ -129,7 +134,4 @@ BEGIN
                             'partition', e.partition, 'owner', v_own.owner, 'ownerName', v_own.name,
                             'waitingOn', e.waiting_on);
 END
-$$;
-
--- Down Migration
-DROP FUNCTION sluice_why_waiting(bigint, integer);
+$function$;
