@@ -3,6 +3,8 @@
 // note, counts from counters or capped, overflow rows as `spilled`, and the REST route
 // with its token rules (producers never read or match payloads) and hostile input.
 import { describe, it, expect, beforeAll } from 'vitest';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { testDatabase } from './db';
 import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
@@ -195,4 +197,38 @@ describe('REST', () => {
     expect(d.timeline.map((t) => t.kind)).toEqual(['enqueued', 'claimed', 'succeeded']);
     expect(d.whyWaiting).toMatchObject({ reason: 'not_waiting', state: 'succeeded' });
   });
+});
+
+describe('CLI', () => {
+  const root = path.resolve(import.meta.dirname, '..', '..');
+  const cli = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const p = spawn(process.execPath, [path.join(root, 'bin', 'sluice.js'), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: db.url } });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => (stdout += d));
+      p.stderr.on('data', (d) => (stderr += d));
+      p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    });
+
+  it('`executions show` prints the same why-waiting sentence; `list` filters and pages; bad flags name the field', async () => {
+    const id = ids.mail[9]!;
+    // the registered member sends no heartbeats: keep it live for the CLI's start-up time
+    await db.pool.query(`UPDATE coordinators SET last_heartbeat_at = now() + interval '10 minutes'`);
+    const d = await executionDetail(db.pool, { id }, { includePayload: true });
+    const show = await cli(['executions', 'show', String(id)]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`Execution ${id} — task mail`);
+    expect(show.stdout).toContain(`Waiting: ${d.whyWaiting!.text}`);
+    const list = await cli(['executions', 'list', '--task', 'mail', '--group', 'tenant=acme', '--limit', '4', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    const page = JSON.parse(list.stdout);
+    expect(page.items).toHaveLength(4);
+    expect(page.items.every((r: { groups: { tenant: string } }) => r.groups.tenant === 'acme')).toBe(true);
+    const next = await cli(['executions', 'list', '--task', 'mail', '--group', 'tenant=acme', '--limit', '4', '--cursor', String(page.nextCursor)]);
+    expect(next.stdout).toMatch(/tenant=acme/);
+    const bad = await cli(['executions', 'list', '--state', 'sleeping']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('state');
+  }, 60_000);
 });

@@ -8,5 +8,6 @@ import { register as tokens } from './tokens';
 import { register as dlq } from './dlq';
 import { register as coordinator } from './coordinator';
 import { register as config } from './config';
+import { register as executions } from './executions';
 
-export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq, coordinator, config];
+export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq, executions, coordinator, config];
