@@ -71,6 +71,7 @@ test('filters live in the URL; a payload match narrows the list; a bad filter sa
   await expect(rows.first()).toHaveAttribute('data-testid', `execution-row-${seed.backlog[5]}`);
 
   await page.goto(`/executions?state=sleeping&group=tenant`);
-  await expect(page.getByRole('alert')).toContainText('state:');
-  await expect(page.getByRole('alert')).toContainText('group:');
+  const problem = page.getByRole('alert').filter({ hasText: 'must be' });
+  await expect(problem).toContainText('state: must be one of: queued, scheduled, blocked');
+  await expect(problem).toContainText('group: must be group=key');
 });

@@ -79,11 +79,11 @@ export function scanWindow(
 export async function listExecutions(
   db: Db,
   filter: ExecutionFilter,
-  opts: { limit: number; order: ExecutionOrder; cursor?: number | null; window?: number },
+  opts: { limit: number; order: ExecutionOrder; cursor?: number | null; window?: number; bounds?: { min: number; max: number } | null },
 ): Promise<ExecutionListResult> {
   const cursor = opts.cursor ?? null;
   const bounded = filterIsIndexBounded(filter);
-  const bounds = await executionIdBounds(db);
+  const bounds = opts.bounds !== undefined ? opts.bounds : await executionIdBounds(db);
   if (!bounds) return { rows: [], nextCursor: null, searched: null };
   const win = bounded ? null : scanWindow(bounds, opts.order, cursor, opts.window);
   if (win && win.from >= win.to) return { rows: [], nextCursor: null, searched: win };

@@ -15,12 +15,13 @@ import {
   EXECUTION_ORDERS,
   EXECUTION_SCAN_WINDOW,
   executionFilterSchema,
+  filterIsIndexBounded,
   parseExecutionGroup,
   type ExecutionFilter,
 } from '../core/execution-filter';
 import { whyWaitingFromRow, type WhyWaiting } from '../core/why-waiting';
 import { replayedDeadLetterId } from '../core/replay-key';
-import { countExecutionsCapped, listExecutions, type ExecutionListRow } from '../db/list-executions';
+import { countExecutionsCapped, executionIdBounds, listExecutions, scanWindow, type ExecutionListRow } from '../db/list-executions';
 import { readGroupKeyCounters, readTaskCounters, type ExecutionCounters } from '../db/read-execution-counters';
 import { readWhyWaiting } from '../db/why-waiting';
 import {
@@ -174,20 +175,28 @@ function counterCount(f: ExecutionFilter, totals: ExecutionCounters, group: { qu
 
 export async function listExecutionPage(db: Db, input: ExecutionListInput): Promise<ExecutionListPage> {
   const v = parseInput(executionListInput, input);
-  const page = await listExecutions(db, v.filter, { limit: v.limit, order: v.order, cursor: v.cursor ?? null });
+  const cursor = v.cursor ?? null;
+  const bounds = await executionIdBounds(db);
+  const win = bounds && !filterIsIndexBounded(v.filter) ? scanWindow(bounds, v.order, cursor) : null;
+  const first = v.cursor === undefined;
+  const g = first && v.filter.group ? parseExecutionGroup(v.filter.group) : null;
+  // The page and (first page) its counters are independent reads: side by side on the
+  // pool. The capped count runs only when the page does not already hold every match.
+  const [page, totals, group] = await Promise.all([
+    listExecutions(db, v.filter, { limit: v.limit, order: v.order, cursor, bounds }),
+    first ? readTaskCounters(db, v.filter.task ?? null) : Promise.resolve(null),
+    g ? readGroupKeyCounters(db, v.filter.task ?? null, g.name, g.key) : Promise.resolve(null),
+  ]);
   let count: ExecutionCount | null = null;
   let counters: ExecutionListPage['counters'] = null;
-  if (v.cursor === undefined) {
-    const g = v.filter.group ? parseExecutionGroup(v.filter.group) : null;
-    const [totals, group] = await Promise.all([
-      readTaskCounters(db, v.filter.task ?? null),
-      g ? readGroupKeyCounters(db, v.filter.task ?? null, g.name, g.key) : Promise.resolve(null),
-    ]);
+  if (first && totals) {
     counters = { task: v.filter.task ?? null, totals, group: g && group ? { key: `${g.name}=${g.key}`, ...group } : null };
     const fromCounter = counterCount(v.filter, totals, group);
     if (fromCounter !== null) count = { value: fromCounter, capped: false, source: 'counter' };
-    else {
-      const win = page.searched;
+    else if (page.rows.length < v.limit && page.nextCursor === null) {
+      // the page already holds every match
+      count = { value: page.rows.length, capped: false, source: win && !win.reachedEnd ? 'window' : 'all' };
+    } else if (bounds) {
       const c = await countExecutionsCapped(db, v.filter, win, EXECUTION_COUNT_CAP);
       // A first page's window starts at an end of the id range: it spans every id when it
       // also reached the other end.

@@ -230,5 +230,5 @@ describe('CLI', () => {
     const bad = await cli(['executions', 'list', '--state', 'sleeping']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('state');
-  }, 60_000);
+  }, 180_000); // four CLI processes, each starting up
 });
