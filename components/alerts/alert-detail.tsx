@@ -4,6 +4,7 @@
 // keys), suggested remedies linking into the task editor, the operator actions, and the
 // history of the episode.
 import Link from 'next/link';
+import { executionsHref } from '@/components/executions/execution-search-params';
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -201,9 +202,13 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
           <ul className="flex flex-col gap-1" data-testid="alert-top-keys">
             {a.topKeys.map((k) => (
               <li key={`${k.group}=${k.key}`} className="grid grid-cols-[minmax(0,12rem)_1fr_auto] items-center gap-2 text-[12px]">
-                <span className="truncate font-mono">
+                <Link
+                  href={executionsHref({ task: a.task, group: `${k.group}=${k.key}`, state: 'queued' })}
+                  className="truncate font-mono text-accent hover:underline"
+                  title={`Queued executions of ${k.group}=${k.key}`}
+                >
                   {k.group}=<strong>{k.key}</strong>
-                </span>
+                </Link>
                 <span className="h-1.5 rounded bg-surface-2">
                   <span className="block h-1.5 rounded bg-accent" style={{ width: `${Math.max(2, Math.round(k.share * 100))}%` }} />
                 </span>

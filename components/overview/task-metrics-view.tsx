@@ -4,6 +4,7 @@
 // share of the mean, and a drain-time forecast (depth ÷ net drain rate) — plus the
 // heaviest group keys, and the keys at the head of a partition's queue on demand.
 import Link from 'next/link';
+import { executionsHref } from '@/components/executions/execution-search-params';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -182,7 +183,11 @@ export function TaskMetricsView({ task }: { task: string }) {
               {parts.data.topKeys.map((k) => (
                 <Tr key={`${k.group}=${k.key}`}>
                   <Td className="font-mono">{k.group}</Td>
-                  <Td className="font-mono">{k.key}</Td>
+                  <Td className="font-mono">
+                    <Link href={executionsHref({ task, group: `${k.group}=${k.key}`, state: 'queued' })} className="text-accent hover:underline" title={`Queued executions of ${k.group}=${k.key}`}>
+                      {k.key}
+                    </Link>
+                  </Td>
                   <Td className="text-right font-mono tabular-nums">{k.queued}</Td>
                   <Td className="text-right font-mono tabular-nums">{k.inFlight}</Td>
                   <Td className="text-right font-mono tabular-nums">{formatValue(k.share, 'percent')}</Td>

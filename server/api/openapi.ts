@@ -14,6 +14,8 @@ import { controlReplayInput, replayInput } from '../services/dlq-replay';
 import { purgeInput } from '../services/dlq-purge';
 import { CANCELABLE_STATES } from '../core/execution-cancel-filter';
 import { cancelMatchingInput, cancelPreviewInput } from '../services/execution-cancel-matching';
+import { EXECUTION_FILTER_KEYS, EXECUTION_ORDERS, EXECUTION_SCAN_WINDOW, EXECUTION_STATES, executionFilterSchema } from '../core/execution-filter';
+import { executionListInput } from '../presenters/execution';
 import type { TokenRole } from './rest';
 
 type JsonSchema = Record<string, unknown>;
@@ -96,6 +98,106 @@ const REPLAY_JOB_STATES = ['pending', 'running', 'paused', 'cancelled', 'complet
 const deadLetterPathId = { name: 'id', in: 'path', required: true, description: 'A dead-letter id', schema: propertyOf(deadLetterIdInput, 'id') };
 const replayJobPathId = { name: 'id', in: 'path', required: true, description: 'A replay job id', schema: propertyOf(replayJobIdInput, 'id') };
 const previewPathId = { name: 'id', in: 'path', required: true, description: 'A purge preview id (from POST /api/v1/dead-letters/purge-previews)', schema: propertyOf(purgeInput, 'previewId') };
+
+const EXECUTION_FILTER_DESCRIPTIONS: Record<(typeof EXECUTION_FILTER_KEYS)[number], string> = {
+  task: 'Only this task\'s executions.',
+  state: `One of ${EXECUTION_STATES.join(', ')}. \`scheduled\` = queued with run_at in the future (a delay or a retry\'s backoff), \`queued\` = due; \`spilled\` = parked in the overflow table by the spill policy.`,
+  group: 'Only executions with this group key, as `group=key` (e.g. `tenant=acme`).',
+  stream: 'Only this stream key.',
+  idempotencyKey: 'Only the execution with this idempotency key (per task; without `task`, in every task).',
+  id: 'Only this execution id.',
+  enqueuedFrom: 'Enqueued at or after this time (ISO 8601).',
+  enqueuedTo: 'Enqueued before this time (ISO 8601).',
+  finishedFrom: 'Finished at or after this time (ISO 8601).',
+  finishedTo: 'Finished before this time (ISO 8601).',
+  payload: 'The payload\'s value at a dot path equals a value, as `path=value` (e.g. `customer.id=42`; numbers and booleans compare as text). Not for producer tokens (403).',
+};
+
+function executionQueryParameters() {
+  return [
+    ...EXECUTION_FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: EXECUTION_FILTER_DESCRIPTIONS[k], schema: propertyOf(executionFilterSchema, k) })),
+    { name: 'order', in: 'query', required: false, description: '`newest` (default) or `oldest` first.', schema: { type: 'string', enum: [...EXECUTION_ORDERS] } },
+    { name: 'cursor', in: 'query', required: false, description: 'The previous page\'s `nextCursor` (an execution id, exclusive).', schema: propertyOf(executionListInput, 'cursor') },
+    { name: 'limit', in: 'query', required: false, description: 'Rows per page (1–200, default 50).', schema: propertyOf(executionListInput, 'limit') },
+  ];
+}
+
+const holdSchema = {
+  type: 'object',
+  required: ['reason'],
+  description:
+    'One constraint that holds the execution now. `reason` is one of: spilled (partition, depth, maxDepth, spilledAhead), task_inactive, task_paused (task), stream_head (stream, headId, headState, headAttempts, headRetryAt, headLeaseExpiresAt, headLastError), scheduled (until, kind: retry_backoff | delay, attempts), no_owner (partition, owner, ownerName, lastHeartbeatAt, ownerStopped, ownerDraining), group_full (key, group, groupKey, inFlight, limit, override), task_full (task, inFlight, concurrency).',
+  properties: {
+    reason: { type: 'string', enum: ['spilled', 'task_inactive', 'task_paused', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full'] },
+  },
+  additionalProperties: true,
+} as const;
+
+const executionSchemas = {
+  WhyWaiting: {
+    type: 'object',
+    required: ['reason', 'holds', 'text'],
+    description: 'Why the execution is not running now, from the same predicates the claim uses (server/db/sql/functions/sluice_why_waiting.sql).',
+    properties: {
+      reason: {
+        type: 'string',
+        enum: ['spilled', 'task_inactive', 'task_paused', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full', 'claimable', 'set_aside', 'not_waiting'],
+        description: 'The first constraint that holds (`holds[0]`); `claimable` = the next claim of its partition\'s owner takes it; `set_aside` = claimable once the claim releases it from a key that has room again; `not_waiting` = running or finished.',
+      },
+      holds: { type: 'array', items: { $ref: '#/components/schemas/WaitingHold' }, description: 'Every constraint that holds now.' },
+      text: { type: 'string', description: 'The first hold (or the claimable / not-waiting state) in words, e.g. "group key tenant=acme is full: 8/8".' },
+      ahead: { type: 'integer', description: 'claimable: rows of its partition taken before it (counted up to 1,000)' },
+      aheadCapped: { type: 'boolean' },
+      state: { type: 'string', description: 'not_waiting: the execution\'s state' },
+    },
+    additionalProperties: true,
+  },
+  WaitingHold: holdSchema,
+  ExecutionListItem: {
+    type: 'object',
+    description: 'An execution as the list shows it: no payload; the error\'s first 200 characters.',
+    required: ['id', 'task', 'state', 'partition', 'attempts', 'groups', 'streamKey', 'idempotencyKey', 'enqueuedAt', 'runAt', 'startedAt', 'finishedAt', 'error', 'waitingOn'],
+    properties: {
+      id: { type: 'integer' },
+      task: { type: 'string' },
+      state: { type: 'string', enum: [...EXECUTION_STATES] },
+      partition: { type: 'integer' },
+      attempts: { type: 'integer' },
+      groups: groupsSchema,
+      streamKey: { type: ['string', 'null'] },
+      idempotencyKey: { type: ['string', 'null'] },
+      enqueuedAt: dateTime,
+      runAt: dateTime,
+      startedAt: nullableDateTime,
+      finishedAt: nullableDateTime,
+      error: { type: ['string', 'null'] },
+      waitingOn: { type: ['string', 'null'], description: "the group key ('group=key') the claim set it aside on" },
+    },
+  },
+  ExecutionListPage: {
+    type: 'object',
+    required: ['items', 'nextCursor', 'searched', 'count', 'counters'],
+    properties: {
+      items: { type: 'array', items: { $ref: '#/components/schemas/ExecutionListItem' } },
+      nextCursor: { type: ['integer', 'null'], description: 'Pass as `cursor` for the next page; null at the end.' },
+      searched: {
+        type: ['object', 'null'],
+        description: `Filters without an index of their own (anything but id, idempotencyKey, state=running) read at most ${EXECUTION_SCAN_WINDOW.toLocaleString('en-US')} ids per page: the id range [from, to) this page searched. A page can hold fewer rows than \`limit\` (even none) and still have a \`nextCursor\`: the search continues there.`,
+        properties: { from: { type: 'integer' }, to: { type: 'integer' }, reachedEnd: { type: 'boolean' }, window: { type: 'integer' } },
+      },
+      count: {
+        type: ['object', 'null'],
+        description: 'First page only. source `counter`: a live counter; `all`: every match counted (up to 10,000, `capped` beyond); `window`: the matches among the ids `searched` spans.',
+        properties: { value: { type: 'integer' }, capped: { type: 'boolean' }, source: { type: 'string', enum: ['counter', 'all', 'window'] } },
+      },
+      counters: {
+        type: ['object', 'null'],
+        description: 'First page only: the live counters of the task (or all tasks) and of the group key.',
+        additionalProperties: true,
+      },
+    },
+  },
+};
 
 /** Reply schemas of the dead-letter routes, from the presenters' and services' return types (server/presenters/dead-letters.ts, server/services/dlq-*.ts). */
 const deadLetterSchemas = {
@@ -689,12 +791,12 @@ export function openApiDocument(): Record<string, unknown> {
       version: '1',
       description:
         'Enqueue executions of Sluice tasks and read their state; browse, replay and purge dead letters. Authenticate with an API token: `Authorization: Bearer slc_…` (create one in Settings → API tokens or with `npx sluice tokens create --name N --role producer`).\n\n' +
-        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. Read an execution: any token. Cancel executions, run a scheduled one now: operator. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
+        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. List and read executions: any token (producer tokens without payloads). Cancel executions, run a scheduled one now: operator. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     tags: [
-      { name: 'Executions', description: 'Enqueue and read executions' },
+      { name: 'Executions', description: 'Enqueue, list and read executions, and why one waits' },
       { name: 'Dead letters', description: 'Browse, replay and purge dead letters (the same filters and services as the Dead letters pages and `npx sluice dlq`)' },
     ],
     components: {
@@ -742,9 +844,17 @@ export function openApiDocument(): Record<string, unknown> {
               type: ['string', 'null'],
               description: "queued but set aside while this group key ('group=key') is at its limit; claimable again as the key's slots free",
             },
+            whyWaiting: { oneOf: [{ $ref: '#/components/schemas/WhyWaiting' }, { type: 'null' }] },
+            payload: { description: 'The payload; absent for producer tokens (`payloadHidden: true`) and for payloads over 1 MiB (`payloadPreview`).' },
+            payloadHidden: { type: 'boolean', description: 'true for producer tokens: they never read payloads' },
+            payloadPreview: { type: ['string', 'null'], description: 'the first 64 KiB of a payload over 1 MiB, as JSON text' },
+            displayState: { type: 'string', enum: [...EXECUTION_STATES] },
+            leaseExpiresAt: nullableDateTime,
+            timeline: { type: 'array', items: { type: 'object', additionalProperties: true } },
           },
           additionalProperties: true,
         },
+        ...executionSchemas,
         ...deadLetterSchemas,
         ...executionActionSchemas,
       },
@@ -774,12 +884,33 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/executions': {
+        get: {
+          operationId: 'listExecutions',
+          tags: ['Executions'],
+          summary: 'List executions with filters, newest or oldest first, in keyset pages',
+          ...access(
+            ALL_TOKEN_ROLES,
+            'The same filters as the Executions page and `npx sluice executions list`. Items carry no payload. An unknown or repeated query parameter is a 400 naming it. Producer tokens may not filter on `payload` (403): they never read payloads.',
+          ),
+          parameters: executionQueryParameters(),
+          responses: {
+            '200': jsonResponse('One page', 'ExecutionListPage'),
+            '400': errorResponse('A bad filter, cursor or limit, field by field; or an unknown parameter'),
+            ...authErrors(ALL_TOKEN_ROLES),
+            '403': errorResponse('A producer token filtered on `payload`'),
+          },
+        },
+      },
       '/api/v1/executions/{id}': {
         get: {
           operationId: 'getExecution',
           tags: ['Executions'],
-          summary: 'An execution\'s state, attempts and last error',
-          ...access(ALL_TOKEN_ROLES),
+          summary: 'An execution\'s state, attempts, last error and why it waits',
+          ...access(
+            ALL_TOKEN_ROLES,
+            '`whyWaiting` says what holds a queued, scheduled, blocked or spilled execution right now (`waitingOn` keeps its meaning: the key the claim set it aside on). Producer tokens get everything but the payload (`payloadHidden: true`).',
+          ),
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
           responses: {
             '200': { description: 'The execution', content: { 'application/json': { schema: { $ref: '#/components/schemas/Execution' } } } },

@@ -12,6 +12,7 @@ import { dlqRouter } from './routers/dlq';
 import { metricsRouter } from './routers/metrics';
 import { alertsRouter } from './routers/alerts';
 import { webhooksRouter } from './routers/webhooks';
+import { executionsRouter } from './routers/executions';
 import { executionActionsRouter } from './routers/execution-actions';
 
 export const appRouter = router({
@@ -26,6 +27,7 @@ export const appRouter = router({
   metrics: metricsRouter,
   alerts: alertsRouter,
   webhooks: webhooksRouter,
+  executions: executionsRouter,
   executionActions: executionActionsRouter,
 });
 

@@ -2,6 +2,7 @@
 // alert's detail — its rule and values, its history, and the evidence: the alert's
 // partition charted against its siblings (median and max) from roll-ups, the task's
 // current top keys, and the suggested remedies with links into the task editor.
+import { executionFilterToSearchParams } from '../core/execution-filter';
 import { z } from 'zod';
 import type { Db } from '../db/pool';
 import type { PrismaClient } from '../db/prisma';
@@ -186,6 +187,11 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
       break;
     case 'hotKey':
       out.push({ text: main, href: taskHref(task, 'sec-groups'), label: `Override ${groupName}=${groupKey}` });
+      out.push({
+        text: 'See the key\'s queued executions and what holds each one.',
+        href: `/executions?${executionFilterToSearchParams({ task, group: `${groupName}=${groupKey}`, state: 'queued' }).toString()}`,
+        label: `Queued executions of ${groupName}=${groupKey}`,
+      });
       break;
     case 'imbalance':
       out.push({ text: main, href: taskHref(task, 'sec-routing'), label: 'Change routing' });
