@@ -9,6 +9,7 @@ const TONES: Record<string, Tone> = {
   running: 'accent',
   succeeded: 'success',
   dead: 'danger',
+  canceled: 'neutral',
   spilled: 'warning',
 };
 

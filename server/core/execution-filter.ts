@@ -13,7 +13,7 @@ import { MAX_KEY_LENGTH } from './key-path';
  * line here and one in server/db/execution-conditions.ts (a Record over this list, so the
  * compiler asks for it).
  */
-export const EXECUTION_STATES = ['queued', 'scheduled', 'blocked', 'running', 'succeeded', 'dead', 'spilled'] as const;
+export const EXECUTION_STATES = ['queued', 'scheduled', 'blocked', 'running', 'succeeded', 'dead', 'canceled', 'spilled'] as const;
 export type ExecutionState = (typeof EXECUTION_STATES)[number];
 
 export const EXECUTION_ORDERS = ['newest', 'oldest'] as const;

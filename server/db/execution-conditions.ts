@@ -25,6 +25,7 @@ export const STATE_CONDITIONS: Record<ExecutionState, { table: ExecutionTable; s
   running: { table: 'executions', sql: (a) => `${a}.state = 'running'` },
   succeeded: { table: 'executions', sql: (a) => `${a}.state = 'succeeded'` },
   dead: { table: 'executions', sql: (a) => `${a}.state = 'dead'` },
+  canceled: { table: 'executions', sql: (a) => `${a}.state = 'canceled'` },
   spilled: { table: 'overflow', sql: () => 'TRUE' },
 };
 

@@ -72,6 +72,8 @@ export interface ExecutionView {
   leaseOwner: string | null;
   /** running: when its lease runs out unless the coordinator renews it. */
   leaseExpiresAt: Date | null;
+  /** An operator asked to cancel it (running: until its coordinator aborts and records it). */
+  cancelRequestedAt: Date | null;
   attemptHistory: ExecutionAttemptView[];
 }
 
@@ -81,11 +83,11 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
   const r = await db.query(
     `SELECT id, task, state, attempts, partition, groups, stream_key, idempotency_key, last_error, payload,
             enqueued_at, run_at, started_at, finished_at, lease_owner, false AS spilled,
-            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on, lease_expires_at
+            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on, lease_expires_at, cancel_requested_at
      FROM executions WHERE id = $1
      UNION ALL
      SELECT id, task, 'queued', 0, partition, groups, stream_key, idempotency_key, NULL, payload,
-            enqueued_at, run_at, NULL, NULL, NULL, true, NULL, NULL
+            enqueued_at, run_at, NULL, NULL, NULL, true, NULL, NULL, NULL
      FROM overflow WHERE id = $1
      LIMIT 1`,
     [n],
@@ -117,6 +119,7 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
     finishedAt: row.finished_at,
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
+    cancelRequestedAt: row.cancel_requested_at,
     attemptHistory: attempts.rows,
   };
 }

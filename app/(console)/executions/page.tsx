@@ -16,6 +16,8 @@ import { ExecutionFilters } from '@/components/executions/execution-filters';
 import { ExecutionTable } from '@/components/executions/execution-table';
 import { ExecutionCounts, SearchedNote } from '@/components/executions/execution-counts';
 import { executionQueryFromSearchParams, executionsHref, type ExecutionSearchParams } from '@/components/executions/execution-search-params';
+import { CancelMatchingButton } from '@/components/executions/cancel-matching-dialog';
+import { roleAtLeast } from '@/server/core/roles';
 
 export const metadata: Metadata = { title: 'Executions' };
 
@@ -41,6 +43,7 @@ export default async function ExecutionsPage({ searchParams }: { searchParams: P
       <PageHeader
         title="Executions"
         description="Every execution, queued to finished. Filter by task, state, group key or stream; open one to see why it waits."
+        actions={filter && !problem ? <CancelMatchingButton listFilter={filter} canAct={roleAtLeast(user.role, 'operator')} /> : undefined}
       />
       <Panel className="mb-4">
         <ExecutionFilters sp={sp} filter={filter} order={order} tasks={tasks} />

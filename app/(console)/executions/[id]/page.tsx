@@ -9,6 +9,8 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Timestamp } from '@/components/ui/timestamp';
 import { ExecutionDetailView } from '@/components/executions/execution-detail';
 import { ExecutionStateBadge } from '@/components/executions/state-badge';
+import { ExecutionActions } from '@/components/executions/execution-actions';
+import { roleAtLeast } from '@/server/core/roles';
 
 type Params = { params: Promise<{ id: string }> };
 
@@ -49,8 +51,14 @@ export default async function ExecutionPage({ params }: Params) {
             </span>
           </span>
         }
-        // Action slot: the operator actions for this execution render here.
-        actions={undefined}
+        actions={
+          <ExecutionActions
+            id={d.id}
+            displayState={d.displayState}
+            canAct={roleAtLeast(user.role, 'operator')}
+            cancelRequested={d.state === 'running' && d.cancelRequestedAt !== null}
+          />
+        }
       />
       <ExecutionDetailView d={d} />
     </>
