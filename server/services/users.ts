@@ -179,8 +179,3 @@ export async function resetPassword(
   });
   return generatedPassword ? { user, generatedPassword } : { user };
 }
-
-export async function findUserByEmail(db: Db, email: string): Promise<UserRecord | null> {
-  const r = await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
-  return r.rows[0] ?? null;
-}
