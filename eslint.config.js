@@ -1,6 +1,7 @@
 // Flat ESLint config: typescript-eslint's recommended rules on all TS/TSX sources.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import sluice from './eslint/architecture-rule.mjs';
 
 export default tseslint.config(
   {
@@ -23,6 +24,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'warn',
     },
+  },
+  {
+    // The parts and arrows of eslint/architecture.json (docs/architecture.md § Layout).
+    // Tests are left out: they check parts against each other (a core test comparing
+    // with the HTTP server's copy, fixtures built from presenters' types).
+    files: ['**/*.{ts,tsx,js,mjs}'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    plugins: { sluice },
+    rules: { 'sluice/architecture': 'error' },
   },
   {
     // Playwright fixtures take their dependencies as a destructured first argument; `{}` is how a fixture says "none".

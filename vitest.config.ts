@@ -11,8 +11,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['server/**/*.test.ts', 'components/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', 'node_modules/**'],
+          include: ['server/**/*.test.ts', 'components/**/*.test.ts', 'eslint/**/*.test.ts'],
+          exclude: ['node_modules/**'],
           environment: 'node',
         },
       },

@@ -1,6 +1,13 @@
-// Every environment variable Sluice reads, in one zod schema. next.config.js imports
-// this module, so a bad value fails the build; the CLI parses it at start-up and stops
-// with a message that names the variable.
+// The control plane's and the CLI's environment variables, in one zod schema.
+// next.config.js imports this module, so a bad value fails the build; the CLI parses it
+// at start-up and stops with a message that names the variable. Read elsewhere, each
+// validated where it is read:
+//   SLUICE_HEARTBEAT_MS, SLUICE_STALE_MS, SLUICE_LEASE_GRACE_MS, SLUICE_POLL_MS,
+//   SLUICE_CONFIG_POLL_MS, SLUICE_SHUTDOWN_GRACE_MS, SLUICE_FLUSH_MS,
+//   SLUICE_MAINTENANCE_SCALE  coordinator timings (server/core/coordinator-timings.ts;
+//                             a bad value stops the coordinator, naming the variable);
+//   SLUICE_CONTROL_PLANE_SERVICES=0  no background jobs in this server (server/control-plane/start.ts);
+//   NEXT_DIST_DIR             build output folder, for parallel builds (next.config.js).
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);

@@ -1,5 +1,5 @@
-// Everything behind sign-in. The session is checked on every request here (not only in
-// proxy.ts), and every procedure checks it again.
+// Everything behind sign-in. The session is checked here on every request (there is no
+// proxy/middleware in front), and every procedure checks it again.
 import type { ReactNode } from 'react';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';

@@ -1,10 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getQueryClient, serverCaller, trpc } from '@/server/api/rsc';
+import { getQueryClient, serverCaller, trpc, HydrateClient } from '@/server/api/rsc';
 import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';
 import { AuditTable } from '@/components/audit/audit-table';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { OverviewView } from '@/components/overview/overview-view';
 import { overviewParams, overviewQueryInput } from '@/components/overview/overview-search-params';
 

@@ -74,5 +74,3 @@ const PALETTE = ['#4f8ff7', '#22b8a7', '#a877f2', '#f2a23a', '#e66aa5', '#6cc24a
 export function seriesColor(i: number): string {
   return PALETTE[i % PALETTE.length]!;
 }
-
-export const STATUS_COLOR = { ok: 'var(--success)', warning: 'var(--warning)', critical: 'var(--danger)', unknown: 'var(--subtle)' } as const;

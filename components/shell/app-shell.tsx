@@ -3,7 +3,7 @@
 // phone) the sidebar is a bar across the top whose sections scroll sideways, so a page
 // gets the whole width.
 import type { ReactNode } from 'react';
-import type { SessionUser } from '@/server/services/sessions';
+import type { SessionUser } from '@/server/core/roles';
 import { Badge } from '@/components/ui/badge';
 import { SideNav } from './side-nav';
 import { ThemeToggle } from './theme-toggle';

@@ -8,7 +8,7 @@ import { Callout } from '@/components/ui/callout';
 import { Field } from '@/components/ui/field';
 import { Input, Select } from '@/components/ui/input';
 import { OneTimeSecret } from '@/components/ui/one-time-secret';
-import { TOKEN_ROLES, type TokenRole } from '@/server/services/roles';
+import { TOKEN_ROLES, type TokenRole } from '@/server/core/roles';
 
 export function CreateTokenForm() {
   const trpc = useTRPC();

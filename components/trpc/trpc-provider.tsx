@@ -7,7 +7,7 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import { useState, type ReactNode } from 'react';
 import superjson from 'superjson';
 import type { AppRouter } from '@/server/api/root';
-import { makeQueryClient } from '@/server/api/query-client';
+import { makeQueryClient } from './query-client';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 

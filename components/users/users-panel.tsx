@@ -15,7 +15,7 @@ import { Panel } from '@/components/ui/panel';
 import { OneTimeSecret } from '@/components/ui/one-time-secret';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
-import { ROLES, type Role } from '@/server/services/roles';
+import { ROLES, type Role } from '@/server/core/roles';
 import { CreateUserForm } from './create-user-form';
 
 export function UsersPanel({ canEdit, currentUserId }: { canEdit: boolean; currentUserId: string }) {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createUser } from '../../server/services/users';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
-import type { Role } from '../../server/services/roles';
+import type { Role } from '../../server/core/roles';
 import { e2eEnv } from './e2e-env';
 
 let pool: pg.Pool | undefined;

@@ -1,14 +1,17 @@
 // The REST surface (/api/v1/*) for producers and scripts: Bearer API tokens, JSON in
 // and out, CoreError → HTTP status through the same mapping as tRPC's formatter
-// (errorReply in services/rest-enqueue.ts). A route file is: restRoute(roles, handler).
+// (errorReply in api/rest-enqueue.ts). A route file is: restRoute(roles, handler); the
+// handler gets the database handle in its context, so route files never reach for the pool.
+import type pg from 'pg';
 import { getPool } from '../db/pool';
 import { authenticateToken } from '../services/tokens';
-import { errorReply, type RestReply } from '../services/rest-enqueue';
+import { errorReply, type RestReply } from './rest-enqueue';
 import type { Actor } from '../db/audit';
 import { tokenActor } from '../services/tokens';
 import { CoreError } from '../core/errors';
+import type { TokenRole } from '../core/roles';
 
-export type TokenRole = 'producer' | 'coordinator' | 'operator' | 'viewer';
+export type { TokenRole };
 
 export interface RestContext {
   req: Request;
@@ -16,6 +19,8 @@ export interface RestContext {
   actor: Actor;
   /** The parsed JSON body (POST/PUT/PATCH); a malformed body is a 400 before the handler runs. */
   body: unknown;
+  /** The control plane's pool. */
+  db: pg.Pool;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -50,7 +55,7 @@ export function restRoute<P>(
       }
     }
     try {
-      const out = await handler({ req, token, actor: tokenActor(token), body }, await route.params);
+      const out = await handler({ req, token, actor: tokenActor(token), body, db: pool }, await route.params);
       return out instanceof Response ? out : replyToResponse(out);
     } catch (e) {
       try {

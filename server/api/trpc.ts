@@ -11,7 +11,7 @@ import { initTRPC, StandardSchemaV1Error, TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
 import { isCoreError, type FieldError } from '../core/errors';
-import { roleAtLeast, type Role } from '../services/roles';
+import { roleAtLeast, type Role } from '../core/roles';
 import type { Context } from './context';
 
 export type { Context };

@@ -12,7 +12,7 @@ import { errorFingerprint } from '../core/fingerprint';
 import { drainingHeartbeat, heartbeat, markDraining, markStopped, registerCoordinator } from '../db/coordinator-membership';
 import type { ClaimedExecution } from '../db/claim-executions';
 import type { FinishItem } from '../db/finish-executions';
-import { resolveTimings, type Timings } from './options';
+import { resolveTimings, type Timings } from '../core/coordinator-timings';
 import { LocalSignal } from './local-signal';
 import { CoordinatorMetrics } from './coordinator-metrics';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
@@ -62,7 +62,7 @@ interface Running {
 }
 
 export async function startCoordinator(opts: StartCoordinatorOptions): Promise<RunningCoordinator> {
-  const timings = resolveTimings(opts.timings);
+  const timings = resolveTimings(opts.timings ?? {}, process.env);
   const slots = opts.slots ?? 10;
   if (!Number.isInteger(slots) || slots < 1) throw new Error(`slots must be a whole number ≥ 1, got ${opts.slots}`);
   const handlerNames = Object.keys(opts.handlers).sort();

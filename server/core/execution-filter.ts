@@ -146,3 +146,21 @@ export const EXECUTION_SCAN_WINDOW = 50_000;
 export function filterIsIndexBounded(f: ExecutionFilter): boolean {
   return f.id !== undefined || f.idempotencyKey !== undefined || f.state === 'running';
 }
+
+/** A filter as the SQL layer takes it: the group and payload match taken apart. */
+export interface ExecutionQuery extends Omit<ExecutionFilter, 'group' | 'payload'> {
+  /** 'tenant=acme', as executions.group_keys holds it */
+  groupKey?: string;
+  payloadMatch?: { path: string[]; value: string };
+}
+
+export function toExecutionQuery(f: ExecutionFilter): ExecutionQuery {
+  const { group, payload, ...rest } = f;
+  const q: ExecutionQuery = { ...rest };
+  if (group !== undefined) {
+    const g = parseExecutionGroup(group);
+    q.groupKey = `${g.name}=${g.key}`;
+  }
+  if (payload !== undefined) q.payloadMatch = parsePayloadMatch(payload);
+  return q;
+}

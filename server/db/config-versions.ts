@@ -26,11 +26,6 @@ export async function lockConfigWrites(db: Db): Promise<void> {
   await db.query('SELECT pg_advisory_xact_lock($1, 0)', [CONFIG_LOCK_CLASS]);
 }
 
-export async function latestConfigVersionNumber(db: Db): Promise<number | null> {
-  const r = await db.query<{ v: number | null }>('SELECT max(version) AS v FROM config_versions');
-  return r.rows[0]?.v ?? null;
-}
-
 export async function latestConfigVersion(db: Db): Promise<ConfigVersionRow | null> {
   const r = await db.query<ConfigVersionRow>(`SELECT ${COLUMNS} FROM config_versions ORDER BY version DESC LIMIT 1`);
   return r.rows[0] ?? null;

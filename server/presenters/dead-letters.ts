@@ -16,7 +16,7 @@ import {
   type ReplayRecordRow,
 } from '../db/get-dead-letter';
 import { getReplayJob, listReplayJobs, type ReplayJobRow } from '../db/replay-job-lease';
-import { parseInput } from '../services/validate-input';
+import { parseInput } from '../core/validate-input';
 
 export const COUNT_CAP = 10_000;
 /**

@@ -17,11 +17,14 @@ import {
   executionFilterSchema,
   filterIsIndexBounded,
   parseExecutionGroup,
+  toExecutionQuery,
   type ExecutionFilter,
 } from '../core/execution-filter';
 import { whyWaitingFromRow, type WhyWaiting } from '../core/why-waiting';
 import { replayedDeadLetterId } from '../core/replay-key';
 import { countExecutionsCapped, executionIdBounds, listExecutions, scanWindow, type ExecutionListRow } from '../db/list-executions';
+
+export type { ExecutionListRow };
 import { readGroupKeyCounters, readTaskCounters, type ExecutionCounters } from '../db/read-execution-counters';
 import { readWhyWaiting } from '../db/why-waiting';
 import {
@@ -34,7 +37,7 @@ import {
   type ReplayOriginRow,
   type StreamNeighbourRow,
 } from '../db/read-execution-links';
-import { parseInput } from '../services/validate-input';
+import { parseInput } from '../core/validate-input';
 import { COORDINATOR_STALE_MS } from './coordinators';
 
 export interface ExecutionAttemptView {
@@ -177,17 +180,19 @@ export async function listExecutionPage(db: Db, input: ExecutionListInput): Prom
   const v = parseInput(executionListInput, input);
   const cursor = v.cursor ?? null;
   const bounds = await executionIdBounds(db);
-  const win = bounds && !filterIsIndexBounded(v.filter) ? scanWindow(bounds, v.order, cursor) : null;
+  const window = filterIsIndexBounded(v.filter) ? null : EXECUTION_SCAN_WINDOW;
+  const win = bounds && window !== null ? scanWindow(bounds, v.order, cursor, window) : null;
+  const query = toExecutionQuery(v.filter);
   const first = v.cursor === undefined;
   const g = first && v.filter.group ? parseExecutionGroup(v.filter.group) : null;
   const counter = counterFor(v.filter);
   // The page, and on a first page its counters and its capped count, are independent
   // reads: side by side on the pool, so a page costs the slowest of them, not their sum.
   const [page, totals, group, capped] = await Promise.all([
-    listExecutions(db, v.filter, { limit: v.limit, order: v.order, cursor, bounds }),
+    listExecutions(db, query, { limit: v.limit, order: v.order, cursor, bounds, window }),
     first ? readTaskCounters(db, v.filter.task ?? null) : Promise.resolve(null),
     g ? readGroupKeyCounters(db, v.filter.task ?? null, g.name, g.key) : Promise.resolve(null),
-    first && counter === null && bounds ? countExecutionsCapped(db, v.filter, win, EXECUTION_COUNT_CAP) : Promise.resolve(null),
+    first && counter === null && bounds ? countExecutionsCapped(db, query, win, EXECUTION_COUNT_CAP) : Promise.resolve(null),
   ]);
   let count: ExecutionCount | null = null;
   let counters: ExecutionListPage['counters'] = null;

@@ -6,7 +6,8 @@ import type pg from 'pg';
 import type { TaskDefinition } from '../core/task-definition';
 import { findTask } from '../core/config-edits';
 import { readTaskLoad, type TaskLoad } from '../db/task-load';
-import { currentConfig } from '../services/config-versions';
+import { latestConfigVersion } from '../db/config-versions';
+import { currentConfigOf } from '../core/stored-config';
 import { COORDINATOR_STALE_MS } from './coordinators';
 
 type Db = pg.Pool | pg.PoolClient;
@@ -94,7 +95,7 @@ function summary(t: TaskDefinition, load: TaskLoadView): TaskSummary {
 }
 
 export async function listTasks(db: Db): Promise<TaskList> {
-  const cur = await currentConfig(db);
+  const cur = currentConfigOf(await latestConfigVersion(db));
   const names = cur.config.tasks.map((t) => t.name);
   const [loads, owned] = await Promise.all([readTaskLoad(db, names), ownedPartitionCounts(db, names)]);
   const byTask = new Map(loads.map((l) => [l.task, l]));
@@ -106,7 +107,7 @@ export async function listTasks(db: Db): Promise<TaskList> {
 
 /** null when the current version has no task of that name. */
 export async function getTask(db: Db, name: string): Promise<TaskDetail | null> {
-  const cur = await currentConfig(db);
+  const cur = currentConfigOf(await latestConfigVersion(db));
   const def = findTask(cur.config, name);
   if (!def) return null;
   const [[load], owned] = await Promise.all([readTaskLoad(db, [name]), ownedPartitionCounts(db, [name])]);

@@ -1,6 +1,6 @@
 // The Settings → API tokens table: never the hash, only the prefix that tells tokens apart.
 import type { PrismaClient } from '../db/prisma';
-import type { TokenRole } from '../services/roles';
+import type { TokenRole } from '../core/roles';
 
 export interface TokenRow {
   id: string;

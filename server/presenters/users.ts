@@ -1,6 +1,6 @@
 // The Settings → Users table.
 import type { PrismaClient } from '../db/prisma';
-import type { Role } from '../services/roles';
+import type { Role } from '../core/roles';
 
 export interface UserRow {
   id: string;

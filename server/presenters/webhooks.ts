@@ -2,7 +2,7 @@
 // first, optionally for one target.
 import { z } from 'zod';
 import type { PrismaClient } from '../db/prisma';
-import type { WebhookTargetView } from '../services/webhooks';
+import type { WebhookTargetView } from '../core/webhook-target-view';
 
 export async function listWebhooks(prisma: PrismaClient): Promise<WebhookTargetView[]> {
   const rows = await prisma.webhookTarget.findMany({ orderBy: { name: 'asc' } });

@@ -62,7 +62,7 @@ import {
 } from '../db/alert-store';
 import { routingOf, thresholdsOf } from '../core/stored-definition';
 import { enqueueAlertNotification, type AlertNotificationEvent } from './webhooks';
-import { parseInput } from './validate-input';
+import { parseInput } from '../core/validate-input';
 
 /** One rule's verdict for one subject in this evaluation: the alert it would open, plus the reading. */
 export interface Observation extends NewAlert {

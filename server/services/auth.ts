@@ -8,7 +8,7 @@ import { withTransaction, type Db, type Pool } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { verifyAgainstDummy, verifyPassword } from './passwords';
 import { createSession, deleteSession, resolveSession, type SessionUser } from './sessions';
-import type { Role } from './roles';
+import type { Role } from '../core/roles';
 
 /** 5 failures for one email or one address within 15 minutes lock it for 15 minutes. */
 export const THROTTLE = { maxFailures: 5, windowMinutes: 15, lockMinutes: 15 } as const;

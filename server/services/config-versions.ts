@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { parseConfig, type SluiceConfig } from '../core/task-definition';
 import { CoreError } from '../core/errors';
+import { currentConfigOf, storedConfig, type CurrentConfig } from '../core/stored-config';
 import { recordAudit, type Actor } from '../db/audit';
 import {
   getConfigVersion,
@@ -11,7 +12,6 @@ import {
   latestConfigVersion,
   lockConfigWrites,
   notifyConfigVersion,
-  type ConfigVersionRow,
 } from '../db/config-versions';
 import { syncTaskRuntime, type SyncResult } from '../db/sync-task-runtime';
 
@@ -28,13 +28,7 @@ export interface AppliedConfig {
   sync: SyncResult;
 }
 
-export interface CurrentConfig {
-  version: number | null;
-  config: SluiceConfig;
-  author: string | null;
-  message: string | null;
-  createdAt: Date | null;
-}
+export type { CurrentConfig };
 
 type Pool = pg.Pool;
 
@@ -84,21 +78,13 @@ export async function applyConfig(db: Pool, actor: Actor, input: unknown, opts: 
   }
 }
 
-function asConfig(row: ConfigVersionRow): SluiceConfig {
-  const parsed = parseConfig(row.config);
-  // Stored versions were validated on the way in; a failure here means the schema moved.
-  if (!parsed.ok) throw CoreError.validation(parsed.errors, `stored config version ${row.version} no longer validates`);
-  return parsed.value;
-}
 
 export async function currentConfig(db: Pool | pg.PoolClient): Promise<CurrentConfig> {
-  const row = await latestConfigVersion(db);
-  if (!row) return { version: null, config: { tasks: [] }, author: null, message: null, createdAt: null };
-  return { version: row.version, config: asConfig(row), author: row.author, message: row.message, createdAt: row.createdAt };
+  return currentConfigOf(await latestConfigVersion(db));
 }
 
 export async function configAtVersion(db: Pool | pg.PoolClient, version: number): Promise<SluiceConfig> {
   const row = await getConfigVersion(db, version);
   if (!row) throw CoreError.notFound(`config version ${version}`);
-  return asConfig(row);
+  return storedConfig(row);
 }

@@ -17,7 +17,7 @@ import { freezePurgeSet, type FrozenPurgeSet } from '../db/freeze-purge-set';
 import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
 import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
 import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
-import { parseInput } from './validate-input';
+import { parseInput } from '../core/validate-input';
 
 /** How long a preview stays purgeable. */
 export const PREVIEW_TTL_MINUTES = 30;

@@ -15,7 +15,7 @@ import { withTransaction } from '../db/pool';
 import { freezeReplaySet, insertReplayJob, replayJobIdByRequest } from '../db/create-replay-job';
 import { getReplayJob, setReplayJobState, type ReplayJobRow } from '../db/replay-job-lease';
 import { dlqScopeInput, scopeKind } from './dlq-scope';
-import { parseInput } from './validate-input';
+import { parseInput } from '../core/validate-input';
 
 export const MAX_RATE_PER_S = 100_000;
 

@@ -1,16 +1,3 @@
-// Operator roles, ordered: each role can do everything the one before it can.
-// The tRPC procedure builders (server/api/trpc.ts) are the only place that checks them.
-import { z } from 'zod';
-
-export const ROLES = ['viewer', 'operator', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
-export const roleSchema = z.enum(ROLES, { error: 'must be one of viewer, operator, admin' });
-
-export function roleAtLeast(role: Role, required: Role): boolean {
-  return ROLES.indexOf(role) >= ROLES.indexOf(required);
-}
-
-/** What an API token may be used for (REST enqueue, coordinators, read-only access). */
-export const TOKEN_ROLES = ['producer', 'coordinator', 'operator', 'viewer'] as const;
-export type TokenRole = (typeof TOKEN_ROLES)[number];
-export const tokenRoleSchema = z.enum(TOKEN_ROLES, { error: 'must be one of producer, coordinator, operator, viewer' });
+// Moved to server/core/roles.ts (components and presenters read the roles too, and may not
+// import services). Re-exported for code written against the old path; import from core.
+export * from '../core/roles';

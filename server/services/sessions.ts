@@ -4,15 +4,10 @@
 // deleting the row ends it at once.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/pool';
-import type { Role } from './roles';
+import type { SessionUser } from '../core/roles';
 
+export type { SessionUser };
 export const SESSION_COOKIE = 'sluice_session';
-
-export interface SessionUser {
-  id: string;
-  email: string;
-  role: Role;
-}
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');

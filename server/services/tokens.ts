@@ -7,8 +7,8 @@ import { CoreError } from '../core/errors';
 import { withTransaction, type Db, type Pool } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { sha256Hex } from './sessions';
-import { tokenRoleSchema, type TokenRole } from './roles';
-import { parseInput } from './validate-input';
+import { tokenRoleSchema, type TokenRole } from '../core/roles';
+import { parseInput } from '../core/validate-input';
 
 export const createTokenInput = z.object({
   name: z

@@ -11,8 +11,8 @@ import { recordAudit, SYSTEM_ACTOR, type Actor } from '../db/audit';
 import type { Env } from '../env';
 import { generatePassword, hashPassword, passwordSchema } from './passwords';
 import { deleteSessionsOfUser } from './sessions';
-import { roleSchema, type Role } from './roles';
-import { parseInput } from './validate-input';
+import { roleSchema, type Role } from '../core/roles';
+import { parseInput } from '../core/validate-input';
 
 export const emailSchema = z.string().trim().max(320, 'is too long').pipe(z.email('must be an email address'));
 
@@ -178,9 +178,4 @@ export async function resetPassword(
     return r.rows[0];
   });
   return generatedPassword ? { user, generatedPassword } : { user };
-}
-
-export async function findUserByEmail(db: Db, email: string): Promise<UserRecord | null> {
-  const r = await db.query<UserRecord>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
-  return r.rows[0] ?? null;
 }

@@ -11,7 +11,8 @@ import { baseRetryDelayMs } from '../core/backoff';
 import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { claimDueDeliveries, enqueueDeliveries, pruneDeliveries, recordDeliveryAttempt, type DueDelivery } from '../db/webhook-deliveries';
-import { parseInput } from './validate-input';
+import { parseInput } from '../core/validate-input';
+import type { WebhookTargetView } from '../core/webhook-target-view';
 
 const severitySchema = z.enum(['warning', 'critical'], { error: 'must be warning or critical' });
 
@@ -53,17 +54,7 @@ export const updateWebhookInput = z
 
 export const webhookIdInput = z.object({ id: z.uuid('must be a webhook id') });
 
-export interface WebhookTargetView {
-  id: string;
-  name: string;
-  url: string;
-  hasSecret: boolean;
-  enabled: boolean;
-  minSeverity: 'warning' | 'critical';
-  createdBy: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { WebhookTargetView };
 
 interface TargetRow {
   id: string;

@@ -176,5 +176,5 @@ describe('CLI sluice dlq', () => {
     const bad = await cli(['dlq', 'replay', '--status', 'weird', '--ids', '1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('either --ids or filter options');
-  });
+  }, 180_000); // six CLI processes, each a cold tsx start: 60 s ran out on a loaded 2-core machine
 });

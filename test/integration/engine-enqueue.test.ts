@@ -4,7 +4,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
 import { applyTasks, fakeCoordinator, partitionStats } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
-import { handleEnqueueRequest } from '../../server/services/rest-enqueue';
+import { handleEnqueueRequest } from '../../server/api/rest-enqueue';
 import { getExecution } from '../../server/presenters/execution';
 import { drainOverflow } from '../../server/db/drain-overflow';
 import { claimExecutions } from '../../server/db/claim-executions';

@@ -1,9 +1,8 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/core/roles';
 import { PageHeader } from '@/components/ui/page-header';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { AlertsView } from '@/components/alerts/alerts-view';
 import { alertListQueryInput, alertParams } from '@/components/alerts/alert-search-params';
 

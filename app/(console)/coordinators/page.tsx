@@ -1,8 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/core/roles';
 import { CoordinatorsTable } from '@/components/coordinators/coordinators-table';
 import { PageHeader } from '@/components/ui/page-header';
 

@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
 import { currentUser, serverCaller } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
+import { roleAtLeast } from '@/server/core/roles';
 import type { DeadLetterListPage, FingerprintGroups as Groups } from '@/server/presenters/dead-letters';
 import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';

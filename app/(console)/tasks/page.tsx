@@ -1,8 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/core/roles';
 import { TaskList } from '@/components/tasks/task-list';
 import { Callout } from '@/components/ui/callout';
 

@@ -19,7 +19,7 @@ import { controlReplayJob, createReplayJob, REPLAY_ACTIONS } from '../../service
 import { runReplayJobs } from '../../services/dlq-replay-runner';
 import { exportFrozenSet, previewPurge, purgeDeadLetters } from '../../services/dlq-purge';
 import type { DlqScopeInput } from '../../services/dlq-scope';
-import { parseInput } from '../../services/validate-input';
+import { parseInput } from '../../core/validate-input';
 import { isCoreError } from '../../core/errors';
 import { CliError } from '../cli-error';
 import { cliActor, withCliDatabase } from '../cli-context';

@@ -2,7 +2,7 @@
 // token itself is the LAST line `create` prints, so scripts can take `| tail -n1`.
 import type { Command } from 'commander';
 import { createToken, revokeToken, resolveTokenRef } from '../../services/tokens';
-import { TOKEN_ROLES } from '../../services/roles';
+import { TOKEN_ROLES } from '../../core/roles';
 import { CliError } from '../cli-error';
 import { cliActor, withCliDatabase } from '../cli-context';
 

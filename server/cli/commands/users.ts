@@ -2,7 +2,7 @@
 // CLI actor). A generated password is printed once, on the last line.
 import type { Command } from 'commander';
 import { createUser } from '../../services/users';
-import { ROLES } from '../../services/roles';
+import { ROLES } from '../../core/roles';
 import { cliActor, withCliDatabase } from '../cli-context';
 
 export function register(program: Command): void {

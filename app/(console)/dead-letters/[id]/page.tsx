@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
 import { currentUser, serverCaller } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
+import { roleAtLeast } from '@/server/core/roles';
 import { PageHeader } from '@/components/ui/page-header';
 import { Badge } from '@/components/ui/badge';
 import { Timestamp } from '@/components/ui/timestamp';

@@ -1,7 +1,6 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
 import { TokensPanel } from '@/components/tokens/tokens-panel';
 
 export const metadata: Metadata = { title: 'API tokens' };

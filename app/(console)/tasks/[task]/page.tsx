@@ -1,9 +1,8 @@
 import type { Metadata } from 'next';
 import { notFound, redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/core/roles';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { EditTask } from '@/components/tasks/task-editor';
 
 type Params = { params: Promise<{ task: string }> };

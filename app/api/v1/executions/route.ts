@@ -3,13 +3,12 @@
 // Keyset pages: pass `nextCursor` back as `cursor`. Producer tokens list executions but
 // may not match on payloads (they never read payloads; docs/handlers.md).
 import { restRoute } from '@/server/api/rest';
-import { getPool } from '@/server/db/pool';
 import { executionListInputFromQuery, listExecutionPage, refusePayloadFilter } from '@/server/presenters/execution';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = restRoute(['producer', 'operator', 'viewer', 'coordinator'], async ({ req, token }) => {
+export const GET = restRoute(['producer', 'operator', 'viewer', 'coordinator'], async ({ req, token, db }) => {
   const input = executionListInputFromQuery(new URL(req.url).searchParams);
   if (token.role === 'producer') refusePayloadFilter(input);
-  return { status: 200, headers: { 'content-type': 'application/json' }, body: await listExecutionPage(getPool(), input) };
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: await listExecutionPage(db, input) };
 });

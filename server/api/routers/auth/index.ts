@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { signIn, signInInput, signOut } from '../../../services/auth';
 import { SESSION_COOKIE } from '../../../services/sessions';
-import { roleSchema } from '../../../services/roles';
+import { roleSchema } from '../../../core/roles';
 import { publicProcedure, router } from '../../trpc';
 
 const sessionUserOutput = z.object({ id: z.string(), email: z.string(), role: roleSchema });

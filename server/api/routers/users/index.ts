@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { createUser, createUserInput, resetPassword, resetPasswordInput, updateUser, updateUserInput } from '../../../services/users';
 import { userActor } from '../../../services/auth';
-import { roleSchema } from '../../../services/roles';
+import { roleSchema } from '../../../core/roles';
 import { listUsers } from '../../../presenters/users';
 import { adminProcedure, router, viewerProcedure } from '../../trpc';
 

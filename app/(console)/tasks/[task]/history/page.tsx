@@ -1,10 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
-import { roleAtLeast } from '@/server/services/roles';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
+import { roleAtLeast } from '@/server/core/roles';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { HistoryList } from '@/components/config/history-list';
 import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';

@@ -1,9 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
-import { currentUser, getQueryClient, trpc } from '@/server/api/rsc';
+import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
-import { HydrateClient } from '@/components/trpc/hydrate-client';
 import { PageHeader } from '@/components/ui/page-header';
 import { buttonClass } from '@/components/ui/button';
 import { TaskMetricsView } from '@/components/overview/task-metrics-view';

@@ -1,13 +1,12 @@
 // GET /api/v1/dead-letters/{id} — payload, groups, stream, every attempt, last stack, replays.
 import { restRoute } from '@/server/api/rest';
-import { getPool } from '@/server/db/pool';
 import { deadLetterDetail } from '@/server/presenters/dead-letters';
-import { idFromPath } from '@/server/services/dlq-rest-query';
+import { idFromPath } from '@/server/api/dlq-rest-query';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = restRoute<{ id: string }>(['viewer', 'operator'], async (_ctx, { id }) => ({
+export const GET = restRoute<{ id: string }>(['viewer', 'operator'], async ({ db }, { id }) => ({
   status: 200,
   headers: { 'content-type': 'application/json' },
-  body: await deadLetterDetail(getPool(), { id: idFromPath(id) }),
+  body: await deadLetterDetail(db, { id: idFromPath(id) }),
 }));

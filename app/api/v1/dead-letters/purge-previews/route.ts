@@ -2,14 +2,8 @@
 // 201: the frozen set's id, count, per-task counts and the confirmation phrase to send to
 // POST /api/v1/dead-letters/purge. Dead letters arriving later are never in the set.
 import { restRoute } from '@/server/api/rest';
-import { getPool } from '@/server/db/pool';
-import { previewPurge } from '@/server/services/dlq-purge';
+import { previewPurgeReply } from '@/server/api/rest-dead-letters';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = restRoute(['operator'], async ({ actor, body }) => {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { scope?: unknown; dryRun?: unknown };
-  const dryRun = b.dryRun === true;
-  const preview = await previewPurge(getPool(), actor, b.scope as never, { dryRun });
-  return { status: dryRun ? 200 : 201, headers: { 'content-type': 'application/json' }, body: dryRun ? { ...preview, id: null, dryRun } : preview };
-});
+export const POST = restRoute(['operator'], previewPurgeReply);

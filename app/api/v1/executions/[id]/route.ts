@@ -3,11 +3,10 @@
 // Producer tokens get everything but the payload (`payloadHidden: true`).
 import { restRoute } from '@/server/api/rest';
 import { executionDetail } from '@/server/presenters/execution';
-import { getPool } from '@/server/db/pool';
 import { CoreError } from '@/server/core/errors';
 
-export const GET = restRoute<{ id: string }>(['producer', 'operator', 'viewer', 'coordinator'], async ({ token }, { id }) => {
+export const GET = restRoute<{ id: string }>(['producer', 'operator', 'viewer', 'coordinator'], async ({ db, token }, { id }) => {
   if (!/^\d{1,15}$/.test(id)) throw CoreError.badRequest('execution id must be a positive integer', [{ path: 'id', message: 'must be a positive integer' }]);
-  const execution = await executionDetail(getPool(), { id }, { includePayload: token.role !== 'producer' });
+  const execution = await executionDetail(db, { id }, { includePayload: token.role !== 'producer' });
   return { status: 200, headers: { 'content-type': 'application/json' }, body: execution };
 });

@@ -9,7 +9,7 @@ import { httpCookieJar } from '@/server/api/http-cookies';
 import { frozenSetExportResponse } from '@/server/api/dlq-export-response';
 import { env } from '@/server/env';
 import { isCoreError } from '@/server/core/errors';
-import { errorReply } from '@/server/services/rest-enqueue';
+import { errorReply } from '@/server/api/rest-enqueue';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,9 +2,8 @@
 // (application/x-ndjson), streamed page by page; download it before purging.
 import { restRoute } from '@/server/api/rest';
 import { frozenSetExportResponse } from '@/server/api/dlq-export-response';
-import { getPool } from '@/server/db/pool';
 
 export const dynamic = 'force-dynamic';
 
 // 400 / 404 / 409 (already purged) before the stream starts
-export const GET = restRoute<{ id: string }>(['operator'], async (_ctx, { id }) => frozenSetExportResponse(getPool(), id));
+export const GET = restRoute<{ id: string }>(['operator'], async ({ db }, { id }) => frozenSetExportResponse(db, id));

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError, isCoreError } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
-import { enqueue, type EnqueueInput } from './enqueue';
+import { enqueue, type EnqueueInput } from '../services/enqueue';
 
 const executionInput = z
   .object({

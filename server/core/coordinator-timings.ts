@@ -1,6 +1,8 @@
 // Coordinator timings and sizes, with defaults and the SLUICE_* environment overrides
 // tests use to run with short leases. Validated once at start: a bad value stops the
-// coordinator with a message naming the variable or flag.
+// coordinator with a message naming the variable or flag. Core (pure: the caller passes
+// the environment), because the control plane reads them too: the coordinators page
+// judges heartbeats by the same staleMs (presenters/coordinators.ts).
 import { z } from 'zod';
 
 const ms = (def: number, min = 1) => z.coerce.number().int().min(min).max(86_400_000).default(def);
@@ -40,7 +42,7 @@ const ENV: Record<keyof Timings, string> = {
 };
 
 /** Explicit values win over SLUICE_* env, which wins over defaults. */
-export function resolveTimings(explicit: Partial<Record<keyof Timings, unknown>> = {}, env: Record<string, string | undefined> = process.env): Timings {
+export function resolveTimings(explicit: Partial<Record<keyof Timings, unknown>>, env: Record<string, string | undefined>): Timings {
   const raw: Record<string, unknown> = {};
   for (const [k, name] of Object.entries(ENV) as [keyof Timings, string][]) {
     const v = explicit[k] ?? (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
