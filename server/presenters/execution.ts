@@ -232,7 +232,7 @@ export const executionIdInput = z.object({
 export const PAYLOAD_INLINE_BYTES = 1 << 20;
 export const PAYLOAD_PREVIEW_CHARS = 64 * 1024;
 /** How far (in ids) the detail looks for a finished stream neighbour. */
-export const NEIGHBOUR_WINDOW = EXECUTION_SCAN_WINDOW;
+export const NEIGHBOUR_WINDOW = 10_000;
 
 export interface TimelineEvent {
   at: Date;
