@@ -2,7 +2,7 @@
 // the rest scrolls sideways on a narrow screen; group keys link to the same list filtered
 // by that key. Rendered on the server: plain links, no client code.
 import Link from 'next/link';
-import type { ExecutionListRow } from '@/server/db/list-executions';
+import type { ExecutionListRow } from '@/server/presenters/execution';
 import type { ExecutionFilter, ExecutionOrder } from '@/server/core/execution-filter';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Table, Td, Th, Tr } from '@/components/ui/table';

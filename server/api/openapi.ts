@@ -101,7 +101,7 @@ const previewPathId = { name: 'id', in: 'path', required: true, description: 'A 
 
 const EXECUTION_FILTER_DESCRIPTIONS: Record<(typeof EXECUTION_FILTER_KEYS)[number], string> = {
   task: 'Only this task\'s executions.',
-  state: `One of ${EXECUTION_STATES.join(', ')}. \`scheduled\` = queued with run_at in the future (a delay or a retry\'s backoff), \`queued\` = due; \`spilled\` = parked in the overflow table by the spill policy.`,
+  state: `One of ${EXECUTION_STATES.join(', ')}. \`scheduled\` = queued with run_at in the future (a delay or a retry’s backoff), \`queued\` = due; \`spilled\` = parked in the overflow table by the spill policy.`,
   group: 'Only executions with this group key, as `group=key` (e.g. `tenant=acme`).',
   stream: 'Only this stream key.',
   idempotencyKey: 'Only the execution with this idempotency key (per task; without `task`, in every task).',

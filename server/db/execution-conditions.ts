@@ -9,7 +9,7 @@
 //   state=running   → executions_running_idx (task, id), at most the concurrencies' sum
 //   anything else   → the caller bounds the scan with an id window (list-executions.ts)
 // Values are always bound parameters.
-import { parseExecutionGroup, parsePayloadMatch, type ExecutionFilter, type ExecutionState } from '../core/execution-filter';
+import type { ExecutionQuery, ExecutionState } from '../core/execution-filter';
 
 export type ExecutionTable = 'executions' | 'overflow';
 
@@ -35,7 +35,7 @@ export function displayStateSql(a: string): string {
 }
 
 /** Whether `table` can hold rows of the filter at all (a state lives in one table). */
-export function tableMatches(f: ExecutionFilter, table: ExecutionTable): boolean {
+export function tableMatches(f: ExecutionQuery, table: ExecutionTable): boolean {
   if (f.state !== undefined) return STATE_CONDITIONS[f.state].table === table;
   // overflow rows have not finished
   if (table === 'overflow' && (f.finishedFrom !== undefined || f.finishedTo !== undefined)) return false;
@@ -46,7 +46,7 @@ export function tableMatches(f: ExecutionFilter, table: ExecutionTable): boolean
  * Conditions for `f` on `table` under alias `a`, numbering parameters after `params`
  * (which it extends). `TRUE` when the filter is empty.
  */
-export function executionWhere(f: ExecutionFilter, table: ExecutionTable, a: string, params: unknown[]): string {
+export function executionWhere(f: ExecutionQuery, table: ExecutionTable, a: string, params: unknown[]): string {
   const conds: string[] = [];
   const p = (v: unknown) => {
     params.push(v);
@@ -58,10 +58,7 @@ export function executionWhere(f: ExecutionFilter, table: ExecutionTable, a: str
   if (f.idempotencyKey !== undefined) conds.push(`${a}.idempotency_key = ${p(f.idempotencyKey)}`);
   if (f.state !== undefined) conds.push(STATE_CONDITIONS[f.state].sql(a));
   if (f.stream !== undefined) conds.push(`${a}.stream_key = ${p(f.stream)}`);
-  if (f.group !== undefined) {
-    const g = parseExecutionGroup(f.group);
-    conds.push(`${a}.group_keys @> ARRAY[${p(`${g.name}=${g.key}`)}::text]`);
-  }
+  if (f.groupKey !== undefined) conds.push(`${a}.group_keys @> ARRAY[${p(f.groupKey)}::text]`);
   if (f.enqueuedFrom !== undefined) conds.push(`${a}.enqueued_at >= ${p(f.enqueuedFrom)}`);
   if (f.enqueuedTo !== undefined) conds.push(`${a}.enqueued_at < ${p(f.enqueuedTo)}`);
   if (table === 'executions') {
@@ -70,9 +67,6 @@ export function executionWhere(f: ExecutionFilter, table: ExecutionTable, a: str
   } else if (f.finishedFrom !== undefined || f.finishedTo !== undefined) {
     conds.push('FALSE');
   }
-  if (f.payload !== undefined) {
-    const m = parsePayloadMatch(f.payload);
-    conds.push(`${a}.payload #>> ${p(m.path)}::text[] = ${p(m.value)}`);
-  }
+  if (f.payloadMatch !== undefined) conds.push(`${a}.payload #>> ${p(f.payloadMatch.path)}::text[] = ${p(f.payloadMatch.value)}`);
   return conds.length ? conds.join(' AND ') : 'TRUE';
 }

@@ -2,15 +2,16 @@
 // over executions ∪ overflow (spilled rows keep the id they will run under).
 //
 // Bounded whatever the filter: a filter an index bounds by itself (id, idempotency key,
-// state=running; filterIsIndexBounded) reads through that index. Any other filter reads
-// at most EXECUTION_SCAN_WINDOW ids per page: ids in [lo, hi) just below the cursor
+// state=running; filterIsIndexBounded in server/core/execution-filter.ts) reads through
+// that index (the caller passes `window: null`). Any other filter reads at most `window`
+// (EXECUTION_SCAN_WINDOW) ids per page: ids in [lo, hi) just below the cursor
 // (newest first) or just above it (oldest first), by primary-key range, so a rare match
 // (a group key, a payload value) costs the same on page 1 and page 500 and never turns
 // into a scan of the whole table. When a window holds fewer matches than the page, the
 // reply says how far it searched (`searched`) and the next cursor continues from there.
 // No new index on executions: every index there is written by the claim and finish
 // (docs/benchmarks.md, W1/W2), and these reads are an operator's, not the engine's.
-import { EXECUTION_SCAN_WINDOW, filterIsIndexBounded, type ExecutionFilter, type ExecutionOrder } from '../core/execution-filter';
+import type { ExecutionOrder, ExecutionQuery } from '../core/execution-filter';
 import type { Db } from './pool';
 import { displayStateSql, executionWhere, tableMatches } from './execution-conditions';
 
@@ -64,7 +65,7 @@ export function scanWindow(
   bounds: { min: number; max: number },
   order: ExecutionOrder,
   cursor: number | null,
-  window = EXECUTION_SCAN_WINDOW,
+  window: number,
 ): { from: number; to: number; reachedEnd: boolean } {
   if (order === 'newest') {
     const to = Math.min(cursor ?? bounds.max + 1, bounds.max + 1);
@@ -78,14 +79,20 @@ export function scanWindow(
 
 export async function listExecutions(
   db: Db,
-  filter: ExecutionFilter,
-  opts: { limit: number; order: ExecutionOrder; cursor?: number | null; window?: number; bounds?: { min: number; max: number } | null },
+  filter: ExecutionQuery,
+  opts: {
+    limit: number;
+    order: ExecutionOrder;
+    cursor?: number | null;
+    /** ids per page for a filter no index bounds; null when one does */
+    window: number | null;
+    bounds?: { min: number; max: number } | null;
+  },
 ): Promise<ExecutionListResult> {
   const cursor = opts.cursor ?? null;
-  const bounded = filterIsIndexBounded(filter);
   const bounds = opts.bounds !== undefined ? opts.bounds : await executionIdBounds(db);
   if (!bounds) return { rows: [], nextCursor: null, searched: null };
-  const win = bounded ? null : scanWindow(bounds, opts.order, cursor, opts.window);
+  const win = opts.window === null ? null : scanWindow(bounds, opts.order, cursor, opts.window);
   if (win && win.from >= win.to) return { rows: [], nextCursor: null, searched: win };
   const dir = opts.order === 'newest' ? 'DESC' : 'ASC';
   const params: unknown[] = [];
@@ -124,7 +131,7 @@ export async function listExecutions(
  */
 export async function countExecutionsCapped(
   db: Db,
-  filter: ExecutionFilter,
+  filter: ExecutionQuery,
   win: { from: number; to: number } | null,
   cap: number,
 ): Promise<{ count: number; capped: boolean }> {

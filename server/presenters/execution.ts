@@ -17,11 +17,14 @@ import {
   executionFilterSchema,
   filterIsIndexBounded,
   parseExecutionGroup,
+  toExecutionQuery,
   type ExecutionFilter,
 } from '../core/execution-filter';
 import { whyWaitingFromRow, type WhyWaiting } from '../core/why-waiting';
 import { replayedDeadLetterId } from '../core/replay-key';
 import { countExecutionsCapped, executionIdBounds, listExecutions, scanWindow, type ExecutionListRow } from '../db/list-executions';
+
+export type { ExecutionListRow };
 import { readGroupKeyCounters, readTaskCounters, type ExecutionCounters } from '../db/read-execution-counters';
 import { readWhyWaiting } from '../db/why-waiting';
 import {
@@ -34,7 +37,7 @@ import {
   type ReplayOriginRow,
   type StreamNeighbourRow,
 } from '../db/read-execution-links';
-import { parseInput } from '../services/validate-input';
+import { parseInput } from '../core/validate-input';
 import { COORDINATOR_STALE_MS } from './coordinators';
 
 export interface ExecutionAttemptView {
@@ -166,13 +169,13 @@ export interface ExecutionListPage {
   counters: { task: string | null; totals: ExecutionCounters; group: { key: string; queued: number; running: number } | null } | null;
 }
 
-/** Filters whose count is a counter: nothing but a task and a state the counters keep. */
-function counterCount(f: ExecutionFilter, totals: ExecutionCounters, group: { queued: number; running: number } | null): number | null {
+/** Filters whose count is a counter: nothing but a task (and a group key) and a state the counters keep. */
+function counterFor(f: ExecutionFilter): 'running' | 'spilled' | 'group-running' | null {
   const keys = Object.keys(f).filter((k) => f[k as keyof ExecutionFilter] !== undefined);
   const only = (...allowed: string[]) => keys.every((k) => allowed.includes(k));
-  if (f.state === 'running' && only('task', 'state')) return totals.running;
-  if (f.state === 'spilled' && only('task', 'state')) return totals.spilled;
-  if (f.state === 'running' && group && only('task', 'state', 'group')) return group.running;
+  if (f.state === 'running' && only('task', 'state')) return 'running';
+  if (f.state === 'spilled' && only('task', 'state')) return 'spilled';
+  if (f.state === 'running' && only('task', 'state', 'group')) return 'group-running';
   return null;
 }
 
@@ -180,31 +183,32 @@ export async function listExecutionPage(db: Db, input: ExecutionListInput): Prom
   const v = parseInput(executionListInput, input);
   const cursor = v.cursor ?? null;
   const bounds = await executionIdBounds(db);
-  const win = bounds && !filterIsIndexBounded(v.filter) ? scanWindow(bounds, v.order, cursor) : null;
+  const window = filterIsIndexBounded(v.filter) ? null : EXECUTION_SCAN_WINDOW;
+  const win = bounds && window !== null ? scanWindow(bounds, v.order, cursor, window) : null;
+  const query = toExecutionQuery(v.filter);
   const first = v.cursor === undefined;
   const g = first && v.filter.group ? parseExecutionGroup(v.filter.group) : null;
-  // The page and (first page) its counters are independent reads: side by side on the
-  // pool. The capped count runs only when the page does not already hold every match.
-  const [page, totals, group] = await Promise.all([
-    listExecutions(db, v.filter, { limit: v.limit, order: v.order, cursor, bounds }),
+  const counter = counterFor(v.filter);
+  // The page, and on a first page its counters and its capped count, are independent
+  // reads: side by side on the pool, so a page costs the slowest of them, not their sum.
+  const [page, totals, group, capped] = await Promise.all([
+    listExecutions(db, query, { limit: v.limit, order: v.order, cursor, bounds, window }),
     first ? readTaskCounters(db, v.filter.task ?? null) : Promise.resolve(null),
     g ? readGroupKeyCounters(db, v.filter.task ?? null, g.name, g.key) : Promise.resolve(null),
+    first && counter === null && bounds ? countExecutionsCapped(db, query, win, EXECUTION_COUNT_CAP) : Promise.resolve(null),
   ]);
   let count: ExecutionCount | null = null;
   let counters: ExecutionListPage['counters'] = null;
   if (first && totals) {
     counters = { task: v.filter.task ?? null, totals, group: g && group ? { key: `${g.name}=${g.key}`, ...group } : null };
-    const fromCounter = counterCount(v.filter, totals, group);
-    if (fromCounter !== null) count = { value: fromCounter, capped: false, source: 'counter' };
-    else if (page.rows.length < v.limit && page.nextCursor === null) {
-      // the page already holds every match
-      count = { value: page.rows.length, capped: false, source: win && !win.reachedEnd ? 'window' : 'all' };
-    } else if (bounds) {
-      const c = await countExecutionsCapped(db, v.filter, win, EXECUTION_COUNT_CAP);
-      // A first page's window starts at an end of the id range: it spans every id when it
-      // also reached the other end.
-      count = { value: c.count, capped: c.capped, source: win && !win.reachedEnd ? 'window' : 'all' };
-    }
+    // A first page's window starts at an end of the id range: it spans every id when it
+    // also reached the other end.
+    const source = win && !win.reachedEnd ? 'window' : 'all';
+    if (counter === 'running') count = { value: totals.running, capped: false, source: 'counter' };
+    else if (counter === 'spilled') count = { value: totals.spilled, capped: false, source: 'counter' };
+    else if (counter === 'group-running' && group) count = { value: group.running, capped: false, source: 'counter' };
+    else if (capped) count = { value: capped.count, capped: capped.capped, source };
+    else count = { value: 0, capped: false, source };
   }
   return {
     items: page.rows,
@@ -214,7 +218,6 @@ export async function listExecutionPage(db: Db, input: ExecutionListInput): Prom
     counters,
   };
 }
-
 
 // ---------------------------------------------------------------------------------
 // The detail
@@ -232,7 +235,7 @@ export const executionIdInput = z.object({
 export const PAYLOAD_INLINE_BYTES = 1 << 20;
 export const PAYLOAD_PREVIEW_CHARS = 64 * 1024;
 /** How far (in ids) the detail looks for a finished stream neighbour. */
-export const NEIGHBOUR_WINDOW = EXECUTION_SCAN_WINDOW;
+export const NEIGHBOUR_WINDOW = 10_000;
 
 export interface TimelineEvent {
   at: Date;

@@ -14,7 +14,7 @@ import { listExecutions } from '../../server/db/list-executions';
 import { listExecutionPage, executionDetail } from '../../server/presenters/execution';
 import { createToken } from '../../server/services/tokens';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
-import { executionFilterSchema } from '../../server/core/execution-filter';
+import { executionFilterSchema, toExecutionQuery } from '../../server/core/execution-filter';
 
 const db = await testDatabase();
 process.env.DATABASE_URL = db.url; // the routes use getPool()
@@ -108,7 +108,7 @@ describe('listing executions', () => {
 
   it('reads at most the id window per page, says how far it searched, and continues from there', async () => {
     // a window of 10 ids over ~41 ids: a rare match is reached page by page, never by one long scan
-    const filter = f({ group: 'tenant=late' });
+    const filter = toExecutionQuery(f({ group: 'tenant=late' }));
     const late = (await db.pool.query(`SELECT id FROM executions WHERE groups->>'tenant' = 'late'`)).rows[0].id as number;
     let cursor: number | null = null;
     const found: number[] = [];
