@@ -62,23 +62,20 @@ BEGIN
   SELECT t.groups INTO v_groups FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
 
   WITH input AS (
-    -- The effective outcome: a cancel request turns any failure or hand-back into
-    -- `canceled`. Read under the task lock, which every cancel request also takes, so it
-    -- cannot change before the UPDATE below. One PK probe per item (LATERAL … LIMIT 1).
-    SELECT i.id, i.token,
-           CASE WHEN c.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled' ELSE i.outcome END AS outcome,
-           i.run_at, i.error, i.stack, i.fingerprint
-    FROM unnest(p_ids, p_tokens, p_outcomes, p_run_at, p_errors, p_stacks, p_fingerprints)
+    SELECT * FROM unnest(p_ids, p_tokens, p_outcomes, p_run_at, p_errors, p_stacks, p_fingerprints)
       AS i(id, token, outcome, run_at, error, stack, fingerprint)
-    LEFT JOIN LATERAL (SELECT e0.cancel_requested_at FROM executions e0 WHERE e0.id = i.id LIMIT 1) c ON true
   ),
   upd AS (
     UPDATE executions e
-    SET state = CASE i.outcome WHEN 'succeeded' THEN 'succeeded' WHEN 'dead' THEN 'dead' WHEN 'canceled' THEN 'canceled' ELSE 'queued' END,
-        run_at = CASE i.outcome WHEN 'retry' THEN i.run_at ELSE e.run_at END,  -- a release keeps its place
-        attempts = CASE i.outcome WHEN 'release' THEN e.attempts - 1 ELSE e.attempts END,
-        finished_at = CASE WHEN i.outcome IN ('succeeded', 'dead', 'canceled') THEN now() END,
-        last_error = CASE WHEN i.outcome IN ('retry', 'dead') THEN i.error ELSE e.last_error END,
+    -- The effective outcome: a cancel request (e.cancel_requested_at, set under the task
+    -- lock this function holds) turns any failure or hand-back into `canceled`; written on
+    -- the row being updated so the statement keeps its primary-key plan.
+    SET state = CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled'
+                     WHEN i.outcome IN ('succeeded', 'dead', 'canceled') THEN i.outcome ELSE 'queued' END,
+        run_at = CASE WHEN i.outcome = 'retry' AND e.cancel_requested_at IS NULL THEN i.run_at ELSE e.run_at END,  -- a release keeps its place
+        attempts = CASE WHEN i.outcome = 'release' AND e.cancel_requested_at IS NULL THEN e.attempts - 1 ELSE e.attempts END,
+        finished_at = CASE WHEN i.outcome IN ('succeeded', 'dead', 'canceled') OR e.cancel_requested_at IS NOT NULL THEN now() END,
+        last_error = CASE WHEN i.outcome IN ('retry', 'dead') AND e.cancel_requested_at IS NULL THEN i.error ELSE e.last_error END,
         lease_token = NULL, lease_expires_at = NULL  -- lease_owner stays: the last runner
     FROM input i
     -- By primary key: `IS NOT DISTINCT FROM` (the same test as `=`, state is NOT NULL)
@@ -90,7 +87,9 @@ BEGIN
             WHERE c.id = e.lease_owner AND c.stopped_at IS NULL
               AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)))
     RETURNING e.id, e.partition, e.group_keys, e.groups, e.stream_key, e.idempotency_key, e.payload,
-              e.attempts, e.enqueued_at, e.started_at, i.outcome, i.error, i.stack, i.fingerprint,
+              e.attempts, e.enqueued_at, e.started_at,
+              CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled' ELSE i.outcome END AS outcome,
+              i.error, i.stack, i.fingerprint,
               e.lease_owner AS old_owner
   ),
   attempts_ins AS (
