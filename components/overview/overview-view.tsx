@@ -3,6 +3,7 @@
 // the selected task. Range, task and live refresh are in the URL; while live, the query
 // refetches every 10 s and keeps the previous data on screen during a range change.
 import Link from 'next/link';
+import { executionsHref } from '@/components/executions/execution-search-params';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -182,6 +183,12 @@ export function OverviewView() {
               <span className="font-mono">{data.charts.task}</span>
               <Link href={`/tasks/${encodeURIComponent(data.charts.task)}/metrics${params.range !== '1h' ? `?range=${params.range}` : ''}`} className="ml-3 text-[12px] font-normal text-accent hover:underline">
                 Partitions and drain forecast →
+              </Link>
+              <Link href={executionsHref({ task: data.charts.task, state: 'queued' })} className="ml-3 text-[12px] font-normal text-accent hover:underline" data-testid="overview-queued-executions">
+                Queued executions →
+              </Link>
+              <Link href={executionsHref({ task: data.charts.task })} className="ml-3 text-[12px] font-normal text-accent hover:underline">
+                All executions →
               </Link>
             </h2>
             <div className="flex items-center gap-2">

@@ -1,5 +1,7 @@
 // The console frame: skip link, sidebar (brand, sections, who is signed in, theme,
-// sign out) and the main landmark every page renders into.
+// sign out) and the main landmark every page renders into. Below the md breakpoint (a
+// phone) the sidebar is a bar across the top whose sections scroll sideways, so a page
+// gets the whole width.
 import type { ReactNode } from 'react';
 import type { SessionUser } from '@/server/core/roles';
 import { Badge } from '@/components/ui/badge';
@@ -10,14 +12,14 @@ import type { ThemeChoice } from './theme';
 
 export function AppShell({ user, theme, children }: { user: SessionUser; theme: ThemeChoice; children: ReactNode }) {
   return (
-    <div className="flex min-h-screen">
+    <div className="flex min-h-screen flex-col md:flex-row">
       <a
         href="#main"
         className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded-md focus:bg-accent focus:px-3 focus:py-2 focus:text-accent-fg"
       >
         Skip to content
       </a>
-      <aside className="sticky top-0 flex h-screen w-52 shrink-0 flex-col bg-nav-bg">
+      <aside className="flex w-full shrink-0 flex-col bg-nav-bg md:sticky md:top-0 md:h-screen md:w-52">
         <div className="flex h-12 items-center gap-2 border-b border-white/5 px-4">
           <svg aria-hidden="true" width="18" height="18" viewBox="0 0 18 18" fill="none">
             <path d="M2 5h14M2 9h9M2 13h5" stroke="#4d8dff" strokeWidth="2" strokeLinecap="round" />
@@ -25,8 +27,8 @@ export function AppShell({ user, theme, children }: { user: SessionUser; theme: 
           <span className="text-[14px] font-semibold tracking-tight text-nav-fg-active">Sluice</span>
         </div>
         <SideNav />
-        <div className="flex flex-col gap-0.5 border-t border-white/5 px-2 py-3">
-          <div className="px-2.5 pb-1.5">
+        <div className="flex flex-row flex-wrap items-center gap-0.5 border-t border-white/5 px-2 py-1 md:flex-col md:items-stretch md:py-3">
+          <div className="hidden px-2.5 pb-1.5 md:block">
             <p className="truncate text-[12px] text-nav-fg-active" title={user.email}>
               {user.email}
             </p>
@@ -38,7 +40,7 @@ export function AppShell({ user, theme, children }: { user: SessionUser; theme: 
           <SignOutButton />
         </div>
       </aside>
-      <main id="main" tabIndex={-1} className="min-w-0 flex-1 px-6 py-5 outline-none">
+      <main id="main" tabIndex={-1} className="min-w-0 flex-1 px-3 py-4 outline-none md:px-6 md:py-5">
         {children}
       </main>
     </div>

@@ -4,6 +4,7 @@ import type { NavItem } from './nav-items';
 const PATHS: Record<NavItem['icon'], string> = {
   overview: 'M2.5 2.5h4.5v5H2.5zM9 2.5h4.5v3H9zM9 7.5h4.5v6H9zM2.5 9.5h4.5v4H2.5z',
   tasks: 'M5.5 4h8M5.5 8h8M5.5 12h8M2.5 4h.01M2.5 8h.01M2.5 12h.01',
+  executions: 'M2 4h2.5M2 8h2.5M2 12h2.5M6.5 4h7.5M6.5 8h5M6.5 12h6.5',
   coordinators: 'M2.5 3h11v4h-11zM2.5 9h11v4h-11zM5 5h.01M5 11h.01',
   'dead-letters': 'M2 4.5h12v8H2zM2 4.5l6 4.5 6-4.5',
   alerts: 'M8 2.5l6 10.5H2zM8 7v2.5M8 11.5h.01',

@@ -2,12 +2,13 @@
 export interface NavItem {
   href: string;
   label: string;
-  icon: 'overview' | 'tasks' | 'coordinators' | 'dead-letters' | 'alerts' | 'audit' | 'settings';
+  icon: 'overview' | 'tasks' | 'executions' | 'coordinators' | 'dead-letters' | 'alerts' | 'audit' | 'settings';
 }
 
 export const NAV_ITEMS: NavItem[] = [
   { href: '/', label: 'Overview', icon: 'overview' },
   { href: '/tasks', label: 'Tasks', icon: 'tasks' },
+  { href: '/executions', label: 'Executions', icon: 'executions' },
   { href: '/coordinators', label: 'Coordinators', icon: 'coordinators' },
   { href: '/dead-letters', label: 'Dead letters', icon: 'dead-letters' },
   { href: '/alerts', label: 'Alerts', icon: 'alerts' },

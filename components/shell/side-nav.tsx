@@ -8,8 +8,8 @@ import { NavIcon } from './nav-icon';
 export function SideNav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="flex-1 px-2 py-3">
-      <ul className="flex flex-col gap-0.5">
+    <nav aria-label="Main" className="overflow-x-auto px-2 py-1.5 md:flex-1 md:py-3">
+      <ul className="flex flex-row gap-0.5 md:flex-col">
         {NAV_ITEMS.map((item) => {
           const active = isActive(pathname, item.href);
           return (
@@ -18,7 +18,7 @@ export function SideNav() {
                 href={item.href}
                 aria-current={active ? 'page' : undefined}
                 className={cx(
-                  'flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-[13px] transition-colors',
+                  'flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-[13px] whitespace-nowrap transition-colors',
                   active ? 'bg-nav-active font-medium text-nav-fg-active' : 'text-nav-fg hover:bg-nav-active/60 hover:text-nav-fg-active',
                 )}
               >

@@ -20,7 +20,7 @@ export function ThemeToggle({ initial }: { initial: ThemeChoice }) {
     <button
       type="button"
       onClick={cycle}
-      className="flex w-full items-center justify-between rounded-md px-2.5 py-1.5 text-[12px] text-nav-fg hover:bg-nav-active/60 hover:text-nav-fg-active"
+      className="flex items-center justify-between gap-2 rounded-md px-2.5 py-1.5 text-[12px] md:w-full text-nav-fg hover:bg-nav-active/60 hover:text-nav-fg-active"
       aria-label={`Theme: ${LABEL[theme]}. Switch to ${LABEL[NEXT[theme]]}`}
     >
       <span>Theme</span>

@@ -11,6 +11,10 @@ import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
 import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
 import { controlReplayInput, replayInput } from '../services/dlq-replay';
 import { purgeInput, purgePreviewRequestInput } from '../services/dlq-purge';
+import { CANCELABLE_STATES } from '../core/execution-cancel-filter';
+import { cancelMatchingInput, cancelPreviewInput } from '../services/execution-cancel-matching';
+import { EXECUTION_FILTER_KEYS, EXECUTION_ORDERS, EXECUTION_SCAN_WINDOW, EXECUTION_STATES, executionFilterSchema } from '../core/execution-filter';
+import { executionListInput } from '../presenters/execution';
 import { TOKEN_ROLES, type TokenRole } from '../core/roles';
 
 type JsonSchema = Record<string, unknown>;
@@ -93,6 +97,106 @@ const REPLAY_JOB_STATES = ['pending', 'running', 'paused', 'cancelled', 'complet
 const deadLetterPathId = { name: 'id', in: 'path', required: true, description: 'A dead-letter id', schema: propertyOf(deadLetterIdInput, 'id') };
 const replayJobPathId = { name: 'id', in: 'path', required: true, description: 'A replay job id', schema: propertyOf(replayJobIdInput, 'id') };
 const previewPathId = { name: 'id', in: 'path', required: true, description: 'A purge preview id (from POST /api/v1/dead-letters/purge-previews)', schema: propertyOf(purgeInput, 'previewId') };
+
+const EXECUTION_FILTER_DESCRIPTIONS: Record<(typeof EXECUTION_FILTER_KEYS)[number], string> = {
+  task: 'Only this task\'s executions.',
+  state: `One of ${EXECUTION_STATES.join(', ')}. \`scheduled\` = queued with run_at in the future (a delay or a retry’s backoff), \`queued\` = due; \`spilled\` = parked in the overflow table by the spill policy.`,
+  group: 'Only executions with this group key, as `group=key` (e.g. `tenant=acme`).',
+  stream: 'Only this stream key.',
+  idempotencyKey: 'Only the execution with this idempotency key (per task; without `task`, in every task).',
+  id: 'Only this execution id.',
+  enqueuedFrom: 'Enqueued at or after this time (ISO 8601).',
+  enqueuedTo: 'Enqueued before this time (ISO 8601).',
+  finishedFrom: 'Finished at or after this time (ISO 8601).',
+  finishedTo: 'Finished before this time (ISO 8601).',
+  payload: 'The payload\'s value at a dot path equals a value, as `path=value` (e.g. `customer.id=42`; numbers and booleans compare as text). Not for producer tokens (403).',
+};
+
+function executionQueryParameters() {
+  return [
+    ...EXECUTION_FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: EXECUTION_FILTER_DESCRIPTIONS[k], schema: propertyOf(executionFilterSchema, k) })),
+    { name: 'order', in: 'query', required: false, description: '`newest` (default) or `oldest` first.', schema: { type: 'string', enum: [...EXECUTION_ORDERS] } },
+    { name: 'cursor', in: 'query', required: false, description: 'The previous page\'s `nextCursor` (an execution id, exclusive).', schema: propertyOf(executionListInput, 'cursor') },
+    { name: 'limit', in: 'query', required: false, description: 'Rows per page (1–200, default 50).', schema: propertyOf(executionListInput, 'limit') },
+  ];
+}
+
+const holdSchema = {
+  type: 'object',
+  required: ['reason'],
+  description:
+    'One constraint that holds the execution now. `reason` is one of: spilled (partition, depth, maxDepth, spilledAhead), task_inactive, task_paused (task), stream_head (stream, headId, headState, headAttempts, headRetryAt, headLeaseExpiresAt, headLastError), scheduled (until, kind: retry_backoff | delay, attempts), no_owner (partition, owner, ownerName, lastHeartbeatAt, ownerStopped, ownerDraining), group_full (key, group, groupKey, inFlight, limit, override), task_full (task, inFlight, concurrency).',
+  properties: {
+    reason: { type: 'string', enum: ['spilled', 'task_inactive', 'task_paused', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full'] },
+  },
+  additionalProperties: true,
+} as const;
+
+const executionSchemas = {
+  WhyWaiting: {
+    type: 'object',
+    required: ['reason', 'holds', 'text'],
+    description: 'Why the execution is not running now, from the same predicates the claim uses (server/db/sql/functions/sluice_why_waiting.sql).',
+    properties: {
+      reason: {
+        type: 'string',
+        enum: ['spilled', 'task_inactive', 'task_paused', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full', 'claimable', 'set_aside', 'not_waiting'],
+        description: 'The first constraint that holds (`holds[0]`); `claimable` = the next claim of its partition\'s owner takes it; `set_aside` = claimable once the claim releases it from a key that has room again; `not_waiting` = running or finished.',
+      },
+      holds: { type: 'array', items: { $ref: '#/components/schemas/WaitingHold' }, description: 'Every constraint that holds now.' },
+      text: { type: 'string', description: 'The first hold (or the claimable / not-waiting state) in words, e.g. "group key tenant=acme is full: 8/8".' },
+      ahead: { type: 'integer', description: 'claimable: rows of its partition taken before it (counted up to 1,000)' },
+      aheadCapped: { type: 'boolean' },
+      state: { type: 'string', description: 'not_waiting: the execution\'s state' },
+    },
+    additionalProperties: true,
+  },
+  WaitingHold: holdSchema,
+  ExecutionListItem: {
+    type: 'object',
+    description: 'An execution as the list shows it: no payload; the error\'s first 200 characters.',
+    required: ['id', 'task', 'state', 'partition', 'attempts', 'groups', 'streamKey', 'idempotencyKey', 'enqueuedAt', 'runAt', 'startedAt', 'finishedAt', 'error', 'waitingOn'],
+    properties: {
+      id: { type: 'integer' },
+      task: { type: 'string' },
+      state: { type: 'string', enum: [...EXECUTION_STATES] },
+      partition: { type: 'integer' },
+      attempts: { type: 'integer' },
+      groups: groupsSchema,
+      streamKey: { type: ['string', 'null'] },
+      idempotencyKey: { type: ['string', 'null'] },
+      enqueuedAt: dateTime,
+      runAt: dateTime,
+      startedAt: nullableDateTime,
+      finishedAt: nullableDateTime,
+      error: { type: ['string', 'null'] },
+      waitingOn: { type: ['string', 'null'], description: "the group key ('group=key') the claim set it aside on" },
+    },
+  },
+  ExecutionListPage: {
+    type: 'object',
+    required: ['items', 'nextCursor', 'searched', 'count', 'counters'],
+    properties: {
+      items: { type: 'array', items: { $ref: '#/components/schemas/ExecutionListItem' } },
+      nextCursor: { type: ['integer', 'null'], description: 'Pass as `cursor` for the next page; null at the end.' },
+      searched: {
+        type: ['object', 'null'],
+        description: `Filters without an index of their own (anything but id, idempotencyKey, state=running) read at most ${EXECUTION_SCAN_WINDOW.toLocaleString('en-US')} ids per page: the id range [from, to) this page searched. A page can hold fewer rows than \`limit\` (even none) and still have a \`nextCursor\`: the search continues there.`,
+        properties: { from: { type: 'integer' }, to: { type: 'integer' }, reachedEnd: { type: 'boolean' }, window: { type: 'integer' } },
+      },
+      count: {
+        type: ['object', 'null'],
+        description: 'First page only. source `counter`: a live counter; `all`: every match counted (up to 10,000, `capped` beyond); `window`: the matches among the ids `searched` spans.',
+        properties: { value: { type: 'integer' }, capped: { type: 'boolean' }, source: { type: 'string', enum: ['counter', 'all', 'window'] } },
+      },
+      counters: {
+        type: ['object', 'null'],
+        description: 'First page only: the live counters of the task (or all tasks) and of the group key.',
+        additionalProperties: true,
+      },
+    },
+  },
+};
 
 /** Reply schemas of the dead-letter routes, from the presenters' and services' return types (server/presenters/dead-letters.ts, server/services/dlq-*.ts). */
 const deadLetterSchemas = {
@@ -508,6 +612,176 @@ const deadLetterPaths = {
   },
 };
 
+// Operator actions on executions (services/execution-actions.ts, execution-cancel-matching.ts).
+const executionPathId = { name: 'id', in: 'path', required: true, description: 'An execution id', schema: { type: 'string', pattern: '^[0-9]{1,16}$' } };
+const stateCounts = {
+  type: 'array',
+  items: { type: 'object', required: ['state', 'count'], properties: { state: { type: 'string', enum: [...CANCELABLE_STATES] }, count: { type: 'integer' } } },
+} as const;
+
+const executionActionSchemas = {
+  CancelExecutionResult: {
+    type: 'object',
+    required: ['id', 'task', 'prior', 'result'],
+    properties: {
+      id: { type: 'integer' },
+      task: { type: 'string' },
+      prior: { type: 'string', enum: [...CANCELABLE_STATES], description: 'the state it was canceled from' },
+      result: {
+        type: 'string',
+        enum: ['canceled', 'requested'],
+        description: 'canceled: done now. requested: it was running; its coordinator aborts the handler\'s AbortSignal and records `canceled`, freeing its slots and stream then',
+      },
+    },
+  },
+  RetryNowResult: {
+    type: 'object',
+    required: ['id', 'task', 'previousRunAt', 'runAt'],
+    properties: { id: { type: 'integer' }, task: { type: 'string' }, previousRunAt: dateTime, runAt: dateTime },
+  },
+  CancelPreviewRequest: inputSchema(cancelPreviewInput),
+  CancelPreview: {
+    type: 'object',
+    required: ['id', 'task', 'total', 'expiresAt', 'byState', 'oldestEnqueuedAt', 'newestEnqueuedAt', 'confirmation'],
+    properties: {
+      id: { type: ['string', 'null'], format: 'uuid', description: 'the frozen set (send it as `previewId`); null for a dry run' },
+      task: { type: 'string' },
+      total: { type: 'integer', description: 'executions in the frozen set' },
+      expiresAt: { ...dateTime, description: 'cancel before this (30 minutes after the preview)' },
+      byState: stateCounts,
+      oldestEnqueuedAt: nullableDateTime,
+      newestEnqueuedAt: nullableDateTime,
+      confirmation: { type: 'string', description: 'what to send as `confirm`, e.g. "cancel 1200"' },
+      dryRun: { type: 'boolean', description: 'present (true) only on a dry run' },
+    },
+  },
+  CancelPreviewStatus: {
+    type: 'object',
+    required: ['id', 'task', 'filter', 'total', 'createdByLabel', 'createdAt', 'expiresAt', 'appliedAt', 'appliedCount', 'appliedByLabel', 'expired'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      task: { type: 'string' },
+      filter: { type: 'object', description: 'the filter as frozen' },
+      total: { type: 'integer' },
+      createdByLabel: { type: 'string' },
+      createdAt: dateTime,
+      expiresAt: dateTime,
+      appliedAt: nullableDateTime,
+      appliedCount: { type: ['integer', 'null'] },
+      appliedByLabel: { type: ['string', 'null'] },
+      expired: { type: 'boolean' },
+    },
+  },
+  CancelMatchingRequest: inputSchema(cancelMatchingInput),
+  CancelMatchingResult: {
+    type: 'object',
+    required: ['previewId', 'task', 'frozen', 'canceled', 'requested', 'skipped', 'byPriorState'],
+    properties: {
+      previewId: { type: 'string', format: 'uuid' },
+      task: { type: 'string' },
+      frozen: { type: 'integer', description: 'executions in the frozen set' },
+      canceled: { type: 'integer', description: 'canceled now (were queued, scheduled, blocked or spilled)' },
+      requested: { type: 'integer', description: 'running (the filter named `running`): their coordinators abort and record them' },
+      skipped: { type: 'integer', description: 'frozen ids that finished meanwhile (or started running when the filter did not name `running`)' },
+      byPriorState: stateCounts,
+    },
+  },
+};
+
+const executionActionPaths = {
+  '/api/v1/executions/{id}/cancel': {
+    post: {
+      operationId: 'cancelExecution',
+      tags: ['Executions'],
+      summary: 'Cancel one execution',
+      ...access(
+        OPERATOR,
+        'Queued, scheduled, blocked or spilled: canceled now; its counters, group slots and stream (the next execution of its stream becomes claimable) are released in the same transaction (200). ' +
+          'Running: the cancel is requested; its coordinator aborts the handler\'s AbortSignal and records `canceled`, which frees its slots and stream (202) — not before, so no new execution starts beside a handler still running. No body. Audited.',
+      ),
+      parameters: [executionPathId],
+      responses: {
+        '200': jsonResponse('Canceled', 'CancelExecutionResult'),
+        '202': jsonResponse('Running: cancel requested', 'CancelExecutionResult'),
+        '400': errorResponse('Malformed id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such execution'),
+        '409': errorResponse('Already finished (succeeded, dead or canceled): nothing to cancel'),
+      },
+    },
+  },
+  '/api/v1/executions/{id}/retry': {
+    post: {
+      operationId: 'retryExecutionNow',
+      tags: ['Executions'],
+      summary: 'Run a scheduled execution now',
+      ...access(OPERATOR, 'A scheduled execution (a retry waiting out its backoff, or a delayed one) becomes due at once; idle coordinators are woken. No body. Audited.'),
+      parameters: [executionPathId],
+      responses: {
+        '200': jsonResponse('Due now', 'RetryNowResult'),
+        '400': errorResponse('Malformed id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such execution'),
+        '409': errorResponse('Not scheduled (already due, running or finished)'),
+      },
+    },
+  },
+  '/api/v1/executions/cancel-previews': {
+    post: {
+      operationId: 'previewExecutionCancel',
+      tags: ['Executions'],
+      summary: 'Step 1 of cancel-matching: freeze the exact set of one task\'s executions matching a filter and count it',
+      ...access(
+        OPERATOR,
+        'Nothing changes. `filter.states` defaults to the backlog (queued, scheduled, blocked, spilled); add `running` to cancel running executions too. Executions enqueued later are never in the set. ' +
+          'The reply\'s `confirmation` is what to send as `confirm` to `POST /api/v1/executions/cancel`, within 30 minutes. `dryRun: true` reports the same counts and stores nothing.',
+      ),
+      requestBody: jsonBody('CancelPreviewRequest'),
+      responses: {
+        '200': jsonResponse('Dry run: the counts (`id` is null, `dryRun` is true)', 'CancelPreview'),
+        '201': jsonResponse('The frozen set', 'CancelPreview'),
+        '400': errorResponse('Invalid filter, with errors field by field'),
+        ...authErrors(OPERATOR),
+      },
+    },
+  },
+  '/api/v1/executions/cancel-previews/{id}': {
+    get: {
+      operationId: 'getExecutionCancelPreview',
+      tags: ['Executions'],
+      summary: 'A cancel preview: its filter, count, expiry and whether it was applied',
+      ...access(OPERATOR),
+      parameters: [{ name: 'id', in: 'path', required: true, description: 'A cancel preview id', schema: propertyOf(cancelMatchingInput, 'previewId') }],
+      responses: {
+        '200': jsonResponse('The preview', 'CancelPreviewStatus'),
+        '400': errorResponse('Malformed preview id'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such cancel preview'),
+      },
+    },
+  },
+  '/api/v1/executions/cancel': {
+    post: {
+      operationId: 'cancelMatchingExecutions',
+      tags: ['Executions'],
+      summary: 'Step 2 of cancel-matching: cancel exactly a preview\'s frozen set, once',
+      ...access(
+        OPERATOR,
+        'Send the preview\'s id and its `confirmation` phrase (`cancel <count>`) as `confirm`; `filter`, when sent, must be the preview\'s. Only the frozen ids change state. Audited with the filter and the counts.',
+      ),
+      requestBody: jsonBody('CancelMatchingRequest'),
+      responses: {
+        '200': jsonResponse('Canceled', 'CancelMatchingResult'),
+        '400': errorResponse('Invalid body, or `confirm` is not the preview\'s confirmation phrase'),
+        ...authErrors(OPERATOR),
+        '404': errorResponse('No such cancel preview'),
+        '409': errorResponse('This set was already canceled, or `filter` is not the preview\'s'),
+        '412': errorResponse('The preview has expired; preview again'),
+      },
+    },
+  },
+};
+
 export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
@@ -516,12 +790,12 @@ export function openApiDocument(): Record<string, unknown> {
       version: '1',
       description:
         'Enqueue executions of Sluice tasks and read their state; browse, replay and purge dead letters. Authenticate with an API token: `Authorization: Bearer slc_…` (create one in Settings → API tokens or with `npx sluice tokens create --name N --role producer`).\n\n' +
-        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. Read an execution: any token. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
+        'Each operation says which token roles it accepts (also as `x-sluice-roles`); any other role gets 403. Enqueue: producer or operator. List and read executions: any token (producer tokens without payloads). Cancel executions, run a scheduled one now: operator. Read dead letters and replay jobs: viewer or operator. Replay, control replay jobs, preview / export / purge: operator.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     tags: [
-      { name: 'Executions', description: 'Enqueue and read executions' },
+      { name: 'Executions', description: 'Enqueue, list and read executions, and why one waits' },
       { name: 'Dead letters', description: 'Browse, replay and purge dead letters (the same filters and services as the Dead letters pages and `npx sluice dlq`)' },
     ],
     components: {
@@ -541,7 +815,7 @@ export function openApiDocument(): Record<string, unknown> {
                 properties: {
                   id: { type: ['integer', 'null'], description: 'null when the execution was shed by backpressure' },
                   partition: { type: 'integer' },
-                  state: { type: 'string', enum: ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead'] },
+                  state: { type: 'string', enum: ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead', 'canceled'] },
                   deduplicated: { type: 'boolean', description: 'true when the idempotency key matched an existing execution' },
                 },
               },
@@ -557,7 +831,7 @@ export function openApiDocument(): Record<string, unknown> {
           properties: {
             id: { type: 'integer' },
             task: { type: 'string' },
-            state: { type: 'string', enum: ['blocked', 'queued', 'running', 'succeeded', 'dead'] },
+            state: { type: 'string', enum: ['blocked', 'queued', 'running', 'succeeded', 'dead', 'canceled'] },
             attempts: { type: 'integer' },
             partition: { type: 'integer' },
             groups: { type: 'object', additionalProperties: { type: 'string' } },
@@ -569,10 +843,19 @@ export function openApiDocument(): Record<string, unknown> {
               type: ['string', 'null'],
               description: "queued but set aside while this group key ('group=key') is at its limit; claimable again as the key's slots free",
             },
+            whyWaiting: { oneOf: [{ $ref: '#/components/schemas/WhyWaiting' }, { type: 'null' }] },
+            payload: { description: 'The payload; absent for producer tokens (`payloadHidden: true`) and for payloads over 1 MiB (`payloadPreview`).' },
+            payloadHidden: { type: 'boolean', description: 'true for producer tokens: they never read payloads' },
+            payloadPreview: { type: ['string', 'null'], description: 'the first 64 KiB of a payload over 1 MiB, as JSON text' },
+            displayState: { type: 'string', enum: [...EXECUTION_STATES] },
+            leaseExpiresAt: nullableDateTime,
+            timeline: { type: 'array', items: { type: 'object', additionalProperties: true } },
           },
           additionalProperties: true,
         },
+        ...executionSchemas,
         ...deadLetterSchemas,
+        ...executionActionSchemas,
       },
     },
     paths: {
@@ -601,12 +884,33 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      '/api/v1/executions': {
+        get: {
+          operationId: 'listExecutions',
+          tags: ['Executions'],
+          summary: 'List executions with filters, newest or oldest first, in keyset pages',
+          ...access(
+            ALL_TOKEN_ROLES,
+            'The same filters as the Executions page and `npx sluice executions list`. Items carry no payload. An unknown or repeated query parameter is a 400 naming it. Producer tokens may not filter on `payload` (403): they never read payloads.',
+          ),
+          parameters: executionQueryParameters(),
+          responses: {
+            '200': jsonResponse('One page', 'ExecutionListPage'),
+            '400': errorResponse('A bad filter, cursor or limit, field by field; or an unknown parameter'),
+            ...authErrors(ALL_TOKEN_ROLES),
+            '403': errorResponse('A producer token filtered on `payload`'),
+          },
+        },
+      },
       '/api/v1/executions/{id}': {
         get: {
           operationId: 'getExecution',
           tags: ['Executions'],
-          summary: 'An execution\'s state, attempts and last error',
-          ...access(ALL_TOKEN_ROLES),
+          summary: 'An execution\'s state, attempts, last error and why it waits',
+          ...access(
+            ALL_TOKEN_ROLES,
+            '`whyWaiting` says what holds a queued, scheduled, blocked or spilled execution right now (`waitingOn` keeps its meaning: the key the claim set it aside on). Producer tokens get everything but the payload (`payloadHidden: true`).',
+          ),
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
           responses: {
             '200': { description: 'The execution', content: { 'application/json': { schema: { $ref: '#/components/schemas/Execution' } } } },
@@ -616,6 +920,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...executionActionPaths,
       ...deadLetterPaths,
     },
   };

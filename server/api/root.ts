@@ -13,6 +13,8 @@ import { metricsRouter } from './routers/metrics';
 import { alertsRouter } from './routers/alerts';
 import { webhooksRouter } from './routers/webhooks';
 import { taskLoadRouter } from './routers/task-load';
+import { executionsRouter } from './routers/executions';
+import { executionActionsRouter } from './routers/execution-actions';
 
 export const appRouter = router({
   auth: authRouter,
@@ -27,6 +29,8 @@ export const appRouter = router({
   alerts: alertsRouter,
   webhooks: webhooksRouter,
   taskLoad: taskLoadRouter,
+  executions: executionsRouter,
+  executionActions: executionActionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -51,3 +51,8 @@ export async function withCliDatabase<T>(fn: (pool: pg.Pool) => Promise<T>): Pro
     await pool.end();
   }
 }
+
+/** --json output: the value as indented JSON on stdout. */
+export function printJson(v: unknown): void {
+  console.log(JSON.stringify(v, null, 2));
+}

@@ -7,12 +7,14 @@
 // The same connection also LISTENs on sluice_enqueue (onEnqueue): an enqueue that made
 // executions claimable right away names its task there, so an idle member claims at once
 // instead of after its poll interval (the poll stays the fallback: a notification is a
-// hint, never needed for correctness).
+// hint, never needed for correctness). And on sluice_cancel (onCancel): the id of an
+// execution an operator asked to cancel (cancel-watch.ts checks whether it runs here).
 import pg from 'pg';
 import type { SluiceConfig } from '../core/task-definition';
 import { parseConfig } from '../core/task-definition';
 import { CONFIG_CHANNEL, latestConfigVersion } from '../db/config-versions';
 import { ENQUEUE_CHANNEL } from '../db/enqueue-executions';
+import { CANCEL_CHANNEL } from '../db/cancel-executions';
 import { recordAppliedVersion } from '../db/coordinator-membership';
 
 export type ApplyFn = (version: number, config: SluiceConfig) => void | Promise<void>;
@@ -25,6 +27,8 @@ export interface ConfigListenerOptions {
   apply: ApplyFn;
   /** Called with the task name of each sluice_enqueue notification. */
   onEnqueue?: (task: string) => void;
+  /** Called with the execution id of each sluice_cancel notification. */
+  onCancel?: (executionId: number) => void;
   log: (msg: string) => void;
 }
 
@@ -83,6 +87,11 @@ export class ConfigListener {
         this.o.onEnqueue?.(n.payload ?? '');
         return;
       }
+      if (n.channel === CANCEL_CHANNEL) {
+        const id = Number(n.payload);
+        if (Number.isSafeInteger(id) && id > 0) this.o.onCancel?.(id);
+        return;
+      }
       if (n.channel !== CONFIG_CHANNEL) return;
       const v = Number(n.payload);
       if (Number.isFinite(v) && this.applied !== null && v <= this.applied) return; // older or same: ignore
@@ -106,6 +115,7 @@ export class ConfigListener {
       await client.connect();
       await client.query(`LISTEN ${CONFIG_CHANNEL}`);
       if (this.o.onEnqueue) await client.query(`LISTEN ${ENQUEUE_CHANNEL}`);
+      if (this.o.onCancel) await client.query(`LISTEN ${CANCEL_CHANNEL}`);
       this.client = client;
       this.reconnectDelay = 100;
       await this.check('reconnect');

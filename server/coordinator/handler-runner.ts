@@ -1,6 +1,7 @@
 // Runs one handler call with the task's timeout: the handler gets an AbortSignal that
-// fires on timeout or shutdown; a timeout counts as a failure even if the handler
-// ignores the signal (we stop waiting for it). Returns what happened, never throws.
+// fires on timeout, shutdown or an operator's cancel; a timeout (or cancel) counts at once
+// even if the handler ignores the signal (we stop waiting for it). Returns what happened,
+// never throws.
 export interface HandlerContext {
   executionId: number;
   /** 1 for the first run. */
@@ -25,6 +26,11 @@ export class TimeoutError extends Error {
 
 export class ShutdownAbort extends Error {
   override name = 'ShutdownAbort';
+}
+
+/** An operator canceled the execution (services/execution-actions.ts). */
+export class CancelAbort extends Error {
+  override name = 'CancelAbort';
 }
 
 function asError(e: unknown): { name: string; message: string; stack?: string } {

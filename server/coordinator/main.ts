@@ -21,7 +21,8 @@ import { ConfigListener } from './config-listener';
 import { Ownership } from './ownership';
 import { Completer, type CompletedBatch, type Refill } from './completer';
 import { ClaimLoop } from './claim-loop';
-import { runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
+import { CancelAbort, runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
+import { CancelWatch } from './cancel-watch';
 import { MaintenanceRunner } from './maintenance/runner';
 import { defaultServices, type MaintenanceSettings } from './maintenance';
 
@@ -126,6 +127,21 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     onEnqueue: (task) => {
       if (defs.has(task)) signal.fire();
     },
+    onCancel: (executionId) => cancelWatch.notified(executionId),
+    log,
+  });
+  // An operator's cancel of an execution running here: abort its handler; the finish
+  // records `canceled` and frees its slots and stream (cancel-watch.ts).
+  const cancelWatch = new CancelWatch({
+    pool,
+    everyMs: timings.heartbeatMs,
+    running: () => [...running.values()].map((r) => ({ id: r.row.id, leaseToken: r.row.leaseToken })),
+    onCancel: (executionId) => {
+      const r = running.get(executionId);
+      if (!r || r.abort.signal.aborted) return;
+      log(`execution ${executionId} canceled by an operator: aborting its handler`);
+      r.abort.abort(new CancelAbort('canceled by an operator'));
+    },
     log,
   });
 
@@ -215,6 +231,8 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
         item = { id: row.id, leaseToken: row.leaseToken, outcome: 'succeeded' };
       } else if (abort.signal.reason instanceof ShutdownAbort) {
         item = { id: row.id, leaseToken: row.leaseToken, outcome: 'release' };
+      } else if (abort.signal.reason instanceof CancelAbort) {
+        item = { id: row.id, leaseToken: row.leaseToken, outcome: 'canceled' };
       } else {
         const current = defs.get(def.name) ?? def;
         const d = decideFailure(current.retry, Math.max(1, row.attempts), Date.now(), Math.random);
@@ -303,6 +321,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     await pool.query('UPDATE coordinators SET metrics_port = $2 WHERE id = $1', [id, server.port]);
   }
   claimLoop.start();
+  cancelWatch.start();
   const drainWatch = watchDrainRequest({ pool, id, everyMs: timings.heartbeatMs, log, onRequest: () => void stop() });
   log(`started as ${id} serving ${served.join(', ')} with ${slots} slots`);
 
@@ -325,6 +344,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       }
       for (const r of running.values()) if (!r.abort.signal.aborted) r.abort.abort(new ShutdownAbort('coordinator shutting down'));
       await Promise.allSettled([...running.values()].map((r) => r.done));
+      await cancelWatch.stop();
       await completer.close();
       // Heartbeats continue until the work above is finished and recorded.
       clearInterval(heartbeatTimer);

@@ -12,7 +12,7 @@ const filterDate = z.coerce
   .min(new Date('1970-01-01T00:00:00Z'), 'must be after 1970')
   .max(new Date('9999-12-31T00:00:00Z'), 'must be before the year 10000');
 
-const GROUP_FILTER_RE = new RegExp(`^(${GROUP_NAME_RE.source.slice(1, -1)})=(.{1,200})$`);
+export const GROUP_FILTER_RE = new RegExp(`^(${GROUP_NAME_RE.source.slice(1, -1)})=(.{1,200})$`);
 
 export const DLQ_STATUSES = ['all', 'pending', 'replayed'] as const;
 export type DlqStatus = (typeof DLQ_STATUSES)[number];
@@ -86,6 +86,8 @@ export function purgeConfirmationPhrase(count: number): string {
   return `purge ${count}`;
 }
 
-export function confirmationMatches(typed: string, count: number): boolean {
-  return typed.trim().replace(/\s+/g, ' ').toLowerCase() === purgeConfirmationPhrase(count);
+/** Typed confirmation: case and repeated spaces do not matter. Other typed confirmations
+ *  (cancel matching executions) pass their own phrase. */
+export function confirmationMatches(typed: string, count: number, phrase: string = purgeConfirmationPhrase(count)): boolean {
+  return typed.trim().replace(/\s+/g, ' ').toLowerCase() === phrase;
 }

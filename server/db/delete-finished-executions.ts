@@ -1,6 +1,6 @@
-// Retention: deletes succeeded executions (and their attempt history) finished more than
-// retainMs ago, oldest first, in bounded batches via executions_finished_idx; and metric
-// samples older than their retention. Dead executions stay (dead_letters has the copy the
+// Retention: deletes succeeded and canceled executions (and their attempt history)
+// finished more than retainMs ago, oldest first, in bounded batches via
+// executions_finished_idx; and metric samples older than their retention. Dead executions stay (dead_letters has the copy the
 // DLQ view needs; its own retention is the DLQ's business).
 import type { Db } from './pool';
 
@@ -9,7 +9,7 @@ export async function deleteSucceededExecutions(db: Db, retainMs: number, limit 
     `WITH gone AS (
        DELETE FROM executions WHERE id IN (
          SELECT id FROM executions
-         WHERE state = 'succeeded' AND finished_at < now() - make_interval(secs => $1 / 1000.0)
+         WHERE state IN ('succeeded', 'canceled') AND finished_at < now() - make_interval(secs => $1 / 1000.0)
          ORDER BY finished_at LIMIT $2
        ) RETURNING id
      ), attempts AS (

@@ -11,6 +11,7 @@
 // queued counts in sorted order. Rare and operator-driven; it scans the task's backlog
 // once through executions_claim_idx / executions_stream_idx.
 import type { Db } from './pool';
+import { removeQueuedGroupKeys } from './enqueue-executions';
 
 export interface DrainedBacklog {
   executions: number;
@@ -85,23 +86,7 @@ export async function drainTaskBacklog(db: Db, task: string, error: string, fing
   // Queued counts per group key (moved executions only: spilled rows never counted there).
   const keyCounts = new Map<string, number>();
   for (const r of moved.rows) for (const k of r.keys ?? []) keyCounts.set(k, (keyCounts.get(k) ?? 0) + 1);
-  if (keyCounts.size > 0) {
-    const keys = [...keyCounts.keys()].sort();
-    const names = keys.map((k) => k.slice(0, k.indexOf('=')));
-    const values = keys.map((k) => k.slice(k.indexOf('=') + 1));
-    await db.query(
-      `SELECT 1 FROM group_slots gs JOIN unnest($2::text[], $3::text[]) AS d(gname, gkey)
-         ON gs.group_name = d.gname AND gs.group_key = d.gkey
-       WHERE gs.task = $1 ORDER BY gs.group_name, gs.group_key FOR NO KEY UPDATE OF gs`,
-      [task, names, values],
-    );
-    await db.query(
-      `UPDATE group_slots gs SET queued = greatest(gs.queued - d.n, 0), last_used_at = now()
-       FROM unnest($2::text[], $3::text[], $4::int[]) AS d(gname, gkey, n)
-       WHERE gs.task = $1 AND gs.group_name = d.gname AND gs.group_key = d.gkey`,
-      [task, names, values, keys.map((k) => keyCounts.get(k)!)],
-    );
-  }
+  await removeQueuedGroupKeys(db, task, keyCounts);
   return {
     executions: moved.rows.reduce((s, r) => s + r.n, 0),
     spilled: spilled.rows.reduce((s, r) => s + r.n, 0),

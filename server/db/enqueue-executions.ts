@@ -108,6 +108,28 @@ export async function addQueuedGroupKeys(db: Db, task: string, groupKeys: readon
   );
 }
 
+/** −queued per 'group=key' for executions that left the backlog without running (a
+ *  drained task's backlog, canceled executions): the slot rows locked in (group, key)
+ *  order first, then one UPDATE. Caller holds the partition_stats rows (lock order). */
+export async function removeQueuedGroupKeys(db: Db, task: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  if (counts.size === 0) return;
+  const keys = [...counts.keys()].sort();
+  const names = keys.map((k) => k.slice(0, k.indexOf('=')));
+  const values = keys.map((k) => k.slice(k.indexOf('=') + 1));
+  await db.query(
+    `SELECT 1 FROM group_slots gs JOIN unnest($2::text[], $3::text[]) AS d(gname, gkey)
+       ON gs.group_name = d.gname AND gs.group_key = d.gkey
+     WHERE gs.task = $1 ORDER BY gs.group_name, gs.group_key FOR NO KEY UPDATE OF gs`,
+    [task, names, values],
+  );
+  await db.query(
+    `UPDATE group_slots gs SET queued = greatest(gs.queued - d.n, 0), last_used_at = now()
+     FROM unnest($2::text[], $3::text[], $4::int[]) AS d(gname, gkey, n)
+     WHERE gs.task = $1 AND gs.group_name = d.gname AND gs.group_key = d.gkey`,
+    [task, names, values, keys.map((k) => counts.get(k)!)],
+  );
+}
+
 export async function lockStreams(db: Db, task: string, streams: readonly string[]): Promise<void> {
   const sorted = [...new Set(streams)].sort();
   if (sorted.length === 0) return;

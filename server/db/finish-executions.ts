@@ -11,7 +11,10 @@
 // stream head promotes the stream's next blocked execution under its advisory lock.
 import type { Db } from './pool';
 
-export type FinishOutcome = 'succeeded' | 'retry' | 'dead' | 'release';
+/** canceled: an operator's cancel aborted the handler (migration 20261124000300000); a row
+ *  whose cancel was requested also finishes as canceled when its runner reports a failure
+ *  or a release, so the reply may say canceled for those. */
+export type FinishOutcome = 'succeeded' | 'retry' | 'dead' | 'release' | 'canceled';
 
 export interface FinishItem {
   id: number;

@@ -37,13 +37,14 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   return pool;
 }
 
-/** Runs fn in one transaction on a client of the pool; rolls back on throw. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+/** Runs fn in one transaction on a client of the pool; rolls back on throw, and with
+ *  `rollback` (a dry run) after fn too, so fn's figures come back and nothing is stored. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { rollback?: boolean } = {}): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     const out = await fn(client);
-    await client.query('COMMIT');
+    await client.query(opts.rollback ? 'ROLLBACK' : 'COMMIT');
     return out;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {});

@@ -2,6 +2,7 @@
 // alert's detail — its rule and values, its history, and the evidence: the alert's
 // partition charted against its siblings (median and max) from roll-ups, the task's
 // current top keys, and the suggested remedies with links into the task editor.
+import { executionFilterToSearchParams } from '../core/execution-filter';
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
@@ -190,6 +191,11 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
       if (groupName !== null && groupKey !== null) {
         out.push({ text: 'Every key of the group: running of its limit, queued, oldest wait and finished per minute.', href: keysViewHref(task, groupName, groupKey), label: 'Open the keys view' });
         out.push({ text: main, href: addOverrideHref(task, groupName, groupKey), label: `Override ${groupName}=${groupKey}` });
+        out.push({
+          text: 'See the key\'s queued executions and what holds each one.',
+          href: `/executions?${executionFilterToSearchParams({ task, group: `${groupName}=${groupKey}`, state: 'queued' }).toString()}`,
+          label: `Queued executions of ${groupName}=${groupKey}`,
+        });
       } else {
         out.push({ text: main, href: taskHref(task, 'sec-groups'), label: 'Edit group limits' });
       }

@@ -26,7 +26,7 @@ export interface EnqueuedExecution {
   /** null when the shed policy dropped it. */
   id: number | null;
   partition: number;
-  state: 'queued' | 'blocked' | 'spilled' | 'shed' | 'running' | 'succeeded' | 'dead';
+  state: 'queued' | 'blocked' | 'spilled' | 'shed' | 'running' | 'succeeded' | 'dead' | 'canceled';
   deduplicated: boolean;
 }
 

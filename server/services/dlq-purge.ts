@@ -10,10 +10,10 @@
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type pg from 'pg';
+import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
 import { recordAudit, type Actor } from '../db/audit';
-import type { Db } from '../db/pool';
 import { freezePurgeSet, type FrozenPurgeSet } from '../db/freeze-purge-set';
 import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
 import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
@@ -47,21 +47,6 @@ export interface PurgeResult {
   byTask: { task: string; count: number }[];
 }
 
-async function inTransaction<T>(pool: pg.Pool, commit: boolean, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const out = await fn(client);
-    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-    return out;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
-}
-
 /** The REST request: the body checked as a whole (unknown fields refused), then previewPurge. */
 export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
   const v = parseInput(purgePreviewRequestInput, body ?? {});
@@ -76,29 +61,33 @@ export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unk
  */
 export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
   const scope = scopeKind(parseInput(dlqScopeInput, input));
-  const frozen = await inTransaction(pool, !opts.dryRun, async (c) => {
-    const set = await freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES);
-    await recordAudit(c, actor, {
-      action: 'dlq.purge.preview',
-      targetType: 'dead_letters',
-      targetId: set.id,
-      after: { frozen: set.total },
-      meta: {
-        scope: scope.kind,
-        ...(scope.kind === 'filter' ? { filter: scope.filter } : { ids: scope.ids.length }),
-        frozen: set.total,
-        byTask: set.byTask,
-        expiresAt: set.expiresAt.toISOString(),
-      },
-    });
-    return set;
-  });
+  const frozen = await withTransaction(
+    pool,
+    async (c) => {
+      const set = await freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES);
+      await recordAudit(c, actor, {
+        action: 'dlq.purge.preview',
+        targetType: 'dead_letters',
+        targetId: set.id,
+        after: { frozen: set.total },
+        meta: {
+          scope: scope.kind,
+          ...(scope.kind === 'filter' ? { filter: scope.filter } : { ids: scope.ids.length }),
+          frozen: set.total,
+          byTask: set.byTask,
+          expiresAt: set.expiresAt.toISOString(),
+        },
+      });
+      return set;
+    },
+    { rollback: opts.dryRun === true },
+  );
   return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
 }
 
 export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
   const v = parseInput(purgeInput, input);
-  return inTransaction(pool, true, async (c) => {
+  return withTransaction(pool, async (c) => {
     const preview = await getPurgePreview(c, v.previewId, { lock: true });
     if (!preview) throw CoreError.notFound('purge preview');
     if (preview.purgedAt) {

@@ -14,6 +14,7 @@
 import type pg from 'pg';
 import { isCoreError } from '../core/errors';
 import { TokenBucket, replayBurst } from '../core/token-bucket';
+import { replayIdempotencyKey } from '../core/replay-key';
 import { enqueue, type EnqueueInput } from './enqueue';
 import { withTransaction } from '../db/pool';
 import {
@@ -35,7 +36,7 @@ const PARK_MS = 60_000;
 const MAX_BACKOFF_MS = 5_000;
 
 export function idempotencyKeyFor(deadLetterId: number): string {
-  return `sluice:dlq-replay:${deadLetterId}`;
+  return replayIdempotencyKey(deadLetterId);
 }
 
 export interface RunnerOptions {

@@ -39,7 +39,7 @@ export interface EnqueueInput {
 }
 
 /** New executions are queued/blocked/spilled/shed; a deduplicated one reports its current state. */
-export type EnqueueState = 'queued' | 'blocked' | 'spilled' | 'shed' | 'running' | 'succeeded' | 'dead';
+export type EnqueueState = 'queued' | 'blocked' | 'spilled' | 'shed' | 'running' | 'succeeded' | 'dead' | 'canceled';
 
 export interface EnqueuedExecution {
   /** null when shed (dropped by backpressure). */
@@ -336,7 +336,7 @@ function padDepths(depths: number[], partitions: number): number[] {
   return Array.from({ length: partitions }, (_, i) => Math.max(0, depths[i] ?? 0));
 }
 
-const STATES: readonly EnqueueState[] = ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead'];
+const STATES: readonly EnqueueState[] = ['queued', 'blocked', 'spilled', 'shed', 'running', 'succeeded', 'dead', 'canceled'];
 function stateOf(s: string): EnqueueState {
   return (STATES as readonly string[]).includes(s) ? (s as EnqueueState) : 'queued';
 }

@@ -22,7 +22,7 @@ import type { DlqScopeInput } from '../../services/dlq-scope';
 import { parseInput } from '../../core/validate-input';
 import { isCoreError } from '../../core/errors';
 import { CliError } from '../cli-error';
-import { cliActor, withCliDatabase } from '../cli-context';
+import { cliActor, printJson, withCliDatabase } from '../cli-context';
 
 interface FilterOpts {
   task?: string;
@@ -79,10 +79,6 @@ const oneLine = (s: string, n: number) => {
   const t = s.replace(/\s+/g, ' ');
   return t.length > n ? t.slice(0, n - 1) + '…' : t;
 };
-
-function printJson(v: unknown) {
-  console.log(JSON.stringify(v, null, 2));
-}
 
 export function register(program: Command): void {
   const dlq = program.command('dlq').description('Dead letters: browse, replay, purge');

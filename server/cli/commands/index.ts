@@ -8,5 +8,8 @@ import { register as tokens } from './tokens';
 import { register as dlq } from './dlq';
 import { register as coordinator } from './coordinator';
 import { register as config } from './config';
+import { register as executions } from './executions';
+import { register as executionActions } from './execution-actions';
 
-export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq, coordinator, config];
+// executions before executionActions: the latter adds its subcommands to `executions`.
+export const commands: Array<(program: Command) => void> = [start, db, demo, users, tokens, dlq, executions, executionActions, coordinator, config];

@@ -6,6 +6,14 @@
 -- its place). Matches on (id, lease_token, state = running): a completion from a lost
 -- lease matches nothing (fenced). Returns the ids it finished; the caller learns which
 -- were fenced by their absence.
+-- canceled: an operator's cancel aborted the handler (services/execution-actions.ts);
+-- finished_at set, attempts kept, no attempt row, no dead letter, no latency sample,
+-- canceled_total counted. And a row with cancel_requested_at finishes as canceled whatever
+-- failure the runner reports (retry, dead, release: the abort made its handler fail, and a
+-- canceled execution must not run again); succeeded stays succeeded (the handler completed
+-- before it saw the abort). The reply's outcome is the effective one. The cancel leaves a
+-- running row running until this finish so that its slots and stream are never free while
+-- its handler may still run (migration 20261124000300000 says why).
 -- only_expired: the lease rescuer's variant, finishing only rows whose lease ran out or
 -- whose owner is gone (stale heartbeat), re-checked here under the row lock.
 --
@@ -45,12 +53,11 @@ DECLARE
   v_gks       text[];
   v_gk_out    text[];
   v_streams   text[];
-  v_key       text;
   v_groups    jsonb;
   v_new       text[];
 BEGIN
-  IF EXISTS (SELECT 1 FROM unnest(p_outcomes) o WHERE o IS NULL OR o NOT IN ('succeeded', 'retry', 'dead', 'release')) THEN
-    RAISE EXCEPTION 'sluice_finish: outcomes must be succeeded, retry, dead or release' USING ERRCODE = '22023';
+  IF EXISTS (SELECT 1 FROM unnest(p_outcomes) o WHERE o IS NULL OR o NOT IN ('succeeded', 'retry', 'dead', 'release', 'canceled')) THEN
+    RAISE EXCEPTION 'sluice_finish: outcomes must be succeeded, retry, dead, release or canceled' USING ERRCODE = '22023';
   END IF;
   SELECT t.groups INTO v_groups FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
 
@@ -60,11 +67,15 @@ BEGIN
   ),
   upd AS (
     UPDATE executions e
-    SET state = CASE i.outcome WHEN 'succeeded' THEN 'succeeded' WHEN 'dead' THEN 'dead' ELSE 'queued' END,
-        run_at = CASE i.outcome WHEN 'retry' THEN i.run_at ELSE e.run_at END,  -- a release keeps its place
-        attempts = CASE i.outcome WHEN 'release' THEN e.attempts - 1 ELSE e.attempts END,
-        finished_at = CASE WHEN i.outcome IN ('succeeded', 'dead') THEN now() END,
-        last_error = CASE WHEN i.outcome IN ('retry', 'dead') THEN i.error ELSE e.last_error END,
+    -- The effective outcome: a cancel request (e.cancel_requested_at, set under the task
+    -- lock this function holds) turns any failure or hand-back into `canceled`; written on
+    -- the row being updated so the statement keeps its primary-key plan.
+    SET state = CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled'
+                     WHEN i.outcome IN ('succeeded', 'dead', 'canceled') THEN i.outcome ELSE 'queued' END,
+        run_at = CASE WHEN i.outcome = 'retry' AND e.cancel_requested_at IS NULL THEN i.run_at ELSE e.run_at END,  -- a release keeps its place
+        attempts = CASE WHEN i.outcome = 'release' AND e.cancel_requested_at IS NULL THEN e.attempts - 1 ELSE e.attempts END,
+        finished_at = CASE WHEN i.outcome IN ('succeeded', 'dead', 'canceled') OR e.cancel_requested_at IS NOT NULL THEN now() END,
+        last_error = CASE WHEN i.outcome IN ('retry', 'dead') AND e.cancel_requested_at IS NULL THEN i.error ELSE e.last_error END,
         lease_token = NULL, lease_expires_at = NULL  -- lease_owner stays: the last runner
     FROM input i
     -- By primary key: `IS NOT DISTINCT FROM` (the same test as `=`, state is NOT NULL)
@@ -76,7 +87,9 @@ BEGIN
             WHERE c.id = e.lease_owner AND c.stopped_at IS NULL
               AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)))
     RETURNING e.id, e.partition, e.group_keys, e.groups, e.stream_key, e.idempotency_key, e.payload,
-              e.attempts, e.enqueued_at, e.started_at, i.outcome, i.error, i.stack, i.fingerprint,
+              e.attempts, e.enqueued_at, e.started_at,
+              CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled' ELSE i.outcome END AS outcome,
+              i.error, i.stack, i.fingerprint,
               e.lease_owner AS old_owner
   ),
   attempts_ins AS (
@@ -97,7 +110,7 @@ BEGIN
                         THEN sluice_latency_bucket(extract(epoch FROM (now() - u.enqueued_at)) * 1000) END),
          (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
          (SELECT coalesce(array_agg(u2.outcome), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
-         coalesce(array_agg(DISTINCT u.stream_key) FILTER (WHERE u.stream_key IS NOT NULL AND u.outcome IN ('succeeded', 'dead')), '{}')
+         coalesce(array_agg(DISTINCT u.stream_key) FILTER (WHERE u.stream_key IS NOT NULL AND u.outcome IN ('succeeded', 'dead', 'canceled')), '{}')
   INTO v_ids, v_outcomes, v_parts, v_buckets, v_gks, v_gk_out, v_streams
   FROM upd u;
   IF v_ids IS NULL THEN RETURN; END IF;
@@ -113,6 +126,7 @@ BEGIN
       failed_total = ps.failed_total + d.failed,
       retried_total = ps.retried_total + d.retried,
       dead_total = ps.dead_total + d.dead,
+      canceled_total = ps.canceled_total + d.canceled,
       lat_hist = CASE WHEN d.buckets IS NULL THEN ps.lat_hist ELSE sluice_hist_add(ps.lat_hist, d.buckets) END,
       updated_at = now()
   FROM (
@@ -122,6 +136,7 @@ BEGIN
            count(*) FILTER (WHERE x.outcome IN ('retry', 'dead')) AS failed,
            count(*) FILTER (WHERE x.outcome = 'retry') AS retried,
            count(*) FILTER (WHERE x.outcome = 'dead') AS dead,
+           count(*) FILTER (WHERE x.outcome = 'canceled') AS canceled,
            array_agg(x.bucket) FILTER (WHERE x.bucket IS NOT NULL) AS buckets
     FROM unnest(v_parts, v_outcomes, v_buckets) AS x(part, outcome, bucket)
     GROUP BY x.part
@@ -160,20 +175,10 @@ BEGIN
     END IF;
   END IF;
 
-  -- Streams whose head finished: promote the next blocked execution (lowest id), under
-  -- the stream's advisory lock so a concurrent enqueue cannot slip a row in unseen.
+  -- Streams whose head finished (or was canceled): promote the next blocked execution
+  -- (sluice_promote_streams, under the streams' advisory locks).
   IF cardinality(v_streams) > 0 THEN
-    FOR v_key IN SELECT s FROM unnest(v_streams) s ORDER BY s LOOP
-      PERFORM pg_advisory_xact_lock(hashtextextended(p_task || chr(31) || v_key, 0));
-    END LOOP;
-    UPDATE executions e SET state = 'queued', run_at = greatest(e.run_at, now())
-    FROM unnest(v_streams) AS s(k)
-    CROSS JOIN LATERAL (
-      SELECT b.id FROM executions b
-      WHERE b.task = p_task AND b.stream_key = s.k AND b.state IN ('blocked', 'queued', 'running')
-      ORDER BY b.id LIMIT 1
-    ) nxt
-    WHERE e.id = nxt.id AND e.state = 'blocked';
+    PERFORM sluice_promote_streams(p_task, v_streams);
   END IF;
 
   RETURN QUERY SELECT x.id, x.outcome FROM unnest(v_ids, v_outcomes) AS x(id, outcome);

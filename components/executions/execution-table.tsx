@@ -1,0 +1,90 @@
+// The executions list. Key columns first (id, state, task), the id column stays put while
+// the rest scrolls sideways on a narrow screen; group keys link to the same list filtered
+// by that key. Rendered on the server: plain links, no client code.
+import Link from 'next/link';
+import type { ExecutionListRow } from '@/server/presenters/execution';
+import type { ExecutionFilter, ExecutionOrder } from '@/server/core/execution-filter';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Table, Td, Th, Tr } from '@/components/ui/table';
+import { Timestamp } from '@/components/ui/timestamp';
+import { ExecutionStateBadge } from './state-badge';
+import { executionsHref } from './execution-search-params';
+
+function Note({ r }: { r: ExecutionListRow }) {
+  if (r.waitingOn) return <span className="text-warning">waits on {r.waitingOn}</span>;
+  if (r.error) return <span className="text-danger" title={r.error}>{r.error}</span>;
+  if (r.state === 'scheduled') return <span className="text-muted">runs at <Timestamp date={r.runAt} /></span>;
+  if (r.state === 'blocked') return <span className="text-muted">behind its stream&apos;s head</span>;
+  return null;
+}
+
+export function ExecutionTable({ items, filter, order }: { items: ExecutionListRow[]; filter: ExecutionFilter; order: ExecutionOrder }) {
+  if (items.length === 0) {
+    return (
+      <EmptyState title="No executions match">
+        Try a wider filter, or search older ids below when the page says it searched only part of the table.
+      </EmptyState>
+    );
+  }
+  return (
+    <Table aria-label="Executions">
+      <thead>
+        <tr>
+          <Th className="sticky left-0 z-10 w-24">ID</Th>
+          <Th className="w-24">State</Th>
+          <Th className="w-36">Task</Th>
+          <Th className="min-w-48">Groups / stream</Th>
+          <Th className="w-14 text-right">Tries</Th>
+          <Th className="w-44">Enqueued (UTC)</Th>
+          <Th className="w-44">Finished (UTC)</Th>
+          <Th className="min-w-64">Note</Th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((r) => (
+          <Tr key={r.id} data-testid={`execution-row-${r.id}`}>
+            <Td className="sticky left-0 z-10 bg-surface font-mono text-[12px]">
+              <Link href={`/executions/${r.id}`} className="text-accent hover:underline">
+                {r.id}
+              </Link>
+            </Td>
+            <Td>
+              <ExecutionStateBadge state={r.state} />
+            </Td>
+            <Td className="font-mono text-[12px] whitespace-nowrap">
+              <Link href={executionsHref({ ...filter, task: r.task }, { order })} className="hover:underline">
+                {r.task}
+              </Link>{' '}
+              <span className="text-subtle">p{r.partition}</span>
+            </Td>
+            <Td className="font-mono text-[12px]">
+              <span className="flex flex-wrap gap-x-2 gap-y-0.5">
+                {Object.entries(r.groups).map(([g, k]) => (
+                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="text-muted hover:text-fg hover:underline">
+                    {g}={k}
+                  </Link>
+                ))}
+                {r.streamKey && (
+                  <Link href={executionsHref({ ...filter, stream: r.streamKey }, { order })} className="text-muted hover:text-fg hover:underline">
+                    stream {r.streamKey}
+                  </Link>
+                )}
+                {Object.keys(r.groups).length === 0 && !r.streamKey && <span className="text-subtle">—</span>}
+              </span>
+            </Td>
+            <Td className="text-right font-mono text-[12px] tabular-nums">{r.attempts}</Td>
+            <Td>
+              <Timestamp date={r.enqueuedAt} />
+            </Td>
+            <Td>
+              <Timestamp date={r.finishedAt} />
+            </Td>
+            <Td className="max-w-96 truncate text-[12px]">
+              <Note r={r} />
+            </Td>
+          </Tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,137 @@
+-- "Why is this waiting?": the constraint that keeps one execution from being claimed right
+-- now, as JSON, for the execution detail (tRPC, REST `waitingOn`, the CLI).
+--
+-- It asks the questions sluice_claim / sluice_cycle ask, with their definitions:
+--  * the task: task_runtime.active and .paused (the claim returns before anything else);
+--  * the stream: a blocked row waits for its stream's head, the lowest id among the
+--    stream's rows in ('blocked', 'queued', 'running') — the row sluice_finish promotes
+--    (executions_stream_idx, one probe);
+--  * run_at > now(): the claim only reads rows with run_at <= now() (a delay, or a
+--    retry's backoff when attempts > 0);
+--  * the partition's owner: the claim reads only partitions its coordinator owns; an owner
+--    that stopped, drains or missed heartbeats for p_stale_ms holds nothing (the same test
+--    partition ownership takes partitions over with, server/db/partition-ownership.ts);
+--  * group keys: a key's in-flight count is the number of the task's running rows carrying
+--    it (the claim's own count, executions_running_idx, at most `concurrency` rows) and its
+--    limit is sluice_group_limit (override first) — the key is full when count ≥ limit;
+--  * the task limit: task_runtime.in_flight ≥ concurrency.
+-- The first of these that holds is `reason`; every one that holds is in `holds` (a row
+-- behind a full key of a full task waits on both). None: `claimable` (the next claim of
+-- the partition's owner takes it, oldest first: `ahead` = claimable rows of the partition
+-- before it, counted up to 1,000 through executions_claim_idx).
+-- A spilled execution (overflow) waits for its partition's depth to fall below maxDepth.
+-- Reads only: primary-key and partial-index probes, no scan of executions.
+-- Shared with the claim: sluice_group_limit (the limit, override first) and the same
+-- predicates over the same indexes; kept out of sluice_claim itself (the claim reads a
+-- whole window per round, this reads one row), and pinned to it by the tests named above.
+
+CREATE OR REPLACE FUNCTION public.sluice_why_waiting(p_id bigint, p_stale_ms integer DEFAULT 10000)
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  e        record;
+  o        record;
+  rt       record;
+  v_ps     record;
+  v_head   record;
+  v_own    record;
+  v_k      record;
+  v_holds  jsonb := '[]'::jsonb;
+  v_ahead  integer;
+BEGIN
+  SELECT x.id, x.task, x.partition, x.state, x.stream_key, x.group_keys, x.attempts, x.run_at, x.waiting_on
+    INTO e FROM executions x WHERE x.id = p_id;
+  IF NOT FOUND THEN
+    SELECT x.id, x.task, x.partition INTO o FROM overflow x WHERE x.id = p_id;
+    IF NOT FOUND THEN RETURN NULL; END IF;
+    SELECT ps.depth, ps.spilled INTO v_ps FROM partition_stats ps WHERE ps.task = o.task AND ps.partition = o.partition;
+    RETURN jsonb_build_object(
+      'reason', 'spilled',
+      'holds', jsonb_build_array(jsonb_build_object(
+        'reason', 'spilled',
+        'partition', o.partition,
+        'depth', coalesce(v_ps.depth, 0),
+        'maxDepth', (SELECT (t.definition -> 'backpressure' ->> 'maxDepth')::bigint FROM task_runtime t WHERE t.task = o.task),
+        'spilledAhead', (SELECT count(*) FROM (SELECT 1 FROM overflow y WHERE y.task = o.task AND y.partition = o.partition AND y.id < o.id
+                                                ORDER BY y.id LIMIT 10001) z))));
+  END IF;
+  IF e.state NOT IN ('queued', 'blocked') THEN
+    RETURN jsonb_build_object('reason', 'not_waiting', 'state', e.state, 'holds', '[]'::jsonb);
+  END IF;
+
+  SELECT t.concurrency, t.in_flight, t.paused, t.active, t.groups INTO rt FROM task_runtime t WHERE t.task = e.task;
+  IF NOT FOUND OR NOT rt.active THEN
+    v_holds := v_holds || jsonb_build_object('reason', 'task_inactive', 'task', e.task);
+  ELSIF rt.paused THEN
+    v_holds := v_holds || jsonb_build_object('reason', 'task_paused', 'task', e.task);
+  END IF;
+
+  IF e.state = 'blocked' THEN
+    SELECT h.id, h.state, h.attempts, h.run_at, h.lease_expires_at, h.last_error INTO v_head
+    FROM executions h
+    WHERE h.task = e.task AND h.stream_key = e.stream_key AND h.state IN ('blocked', 'queued', 'running')
+    ORDER BY h.id LIMIT 1;
+    v_holds := v_holds || jsonb_build_object(
+      'reason', 'stream_head', 'stream', e.stream_key,
+      'headId', v_head.id, 'headState', v_head.state, 'headAttempts', v_head.attempts,
+      'headRetryAt', CASE WHEN v_head.state = 'queued' AND v_head.run_at > now() THEN v_head.run_at END,
+      'headLeaseExpiresAt', CASE WHEN v_head.state = 'running' THEN v_head.lease_expires_at END,
+      'headLastError', left(v_head.last_error, 300));
+  ELSIF e.run_at > now() THEN
+    v_holds := v_holds || jsonb_build_object(
+      'reason', 'scheduled', 'until', e.run_at, 'kind', CASE WHEN e.attempts > 0 THEN 'retry_backoff' ELSE 'delay' END,
+      'attempts', e.attempts);
+  END IF;
+
+  SELECT po.owner, c.name, c.last_heartbeat_at, c.stopped_at, c.draining,
+         (c.id IS NOT NULL AND c.stopped_at IS NULL AND NOT c.draining
+          AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)) AS live
+    INTO v_own
+  FROM partition_owners po LEFT JOIN coordinators c ON c.id = po.owner
+  WHERE po.task = e.task AND po.partition = e.partition;
+  IF NOT coalesce(v_own.live, false) THEN
+    v_holds := v_holds || jsonb_build_object(
+      'reason', 'no_owner', 'partition', e.partition, 'owner', v_own.owner, 'ownerName', v_own.name,
+      'lastHeartbeatAt', v_own.last_heartbeat_at, 'ownerStopped', v_own.stopped_at IS NOT NULL, 'ownerDraining', coalesce(v_own.draining, false));
+  END IF;
+
+  IF rt.groups IS NOT NULL AND cardinality(e.group_keys) > 0 THEN
+    FOR v_k IN
+      SELECT gk.k, split_part(gk.k, '=', 1) AS gname, substr(gk.k, strpos(gk.k, '=') + 1) AS gkey,
+             sluice_group_limit(rt.groups, split_part(gk.k, '=', 1), substr(gk.k, strpos(gk.k, '=') + 1)) AS lim,
+             (rt.groups -> split_part(gk.k, '=', 1) -> 'overrides') ? substr(gk.k, strpos(gk.k, '=') + 1) AS override,
+             (SELECT count(*) FROM executions r WHERE r.task = e.task AND r.state = 'running' AND gk.k = ANY (r.group_keys))::integer AS used
+      FROM unnest(e.group_keys) WITH ORDINALITY AS gk(k, i)
+      ORDER BY gk.i
+    LOOP
+      IF v_k.lim IS NOT NULL AND v_k.used >= v_k.lim THEN
+        v_holds := v_holds || jsonb_build_object(
+          'reason', 'group_full', 'key', v_k.k, 'group', v_k.gname, 'groupKey', v_k.gkey,
+          'inFlight', v_k.used, 'limit', v_k.lim, 'override', coalesce(v_k.override, false));
+      END IF;
+    END LOOP;
+  END IF;
+
+  IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN
+    v_holds := v_holds || jsonb_build_object('reason', 'task_full', 'task', e.task, 'inFlight', rt.in_flight, 'concurrency', rt.concurrency);
+  END IF;
+
+  IF jsonb_array_length(v_holds) > 0 THEN
+    RETURN jsonb_build_object('reason', v_holds -> 0 ->> 'reason', 'holds', v_holds, 'waitingOn', e.waiting_on);
+  END IF;
+  -- Claimable: the partition's owner takes it when the rows before it are gone. A row set
+  -- aside on a key that has room again (waiting_on) is released by the next finish of the
+  -- key or the reconciler's sweep; it is not in the claim index until then.
+  SELECT count(*)::integer INTO v_ahead FROM (
+    SELECT 1 FROM executions a
+    WHERE a.task = e.task AND a.partition = e.partition AND a.state = 'queued' AND a.waiting_on IS NULL
+      AND a.run_at <= now() AND (a.run_at, a.id) < (e.run_at, e.id)
+    ORDER BY a.run_at, a.id LIMIT 1000) z;
+  RETURN jsonb_build_object('reason', CASE WHEN e.waiting_on IS NULL THEN 'claimable' ELSE 'set_aside' END,
+                            'holds', '[]'::jsonb, 'ahead', v_ahead, 'aheadCapped', v_ahead >= 1000,
+                            'partition', e.partition, 'owner', v_own.owner, 'ownerName', v_own.name,
+                            'waitingOn', e.waiting_on);
+END
+$function$;
