@@ -7,6 +7,7 @@
 // and opens a session. Success, failure, a lock and sign-out are audited.
 import { z } from 'zod';
 import { CoreError } from '../core/errors';
+import { inputText } from '../core/input-text';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import {
@@ -23,9 +24,11 @@ import type { Role } from '../core/roles';
 
 export { SIGN_IN_RULES };
 
-export const signInInput = z.object({
-  email: z.string().trim().min(1, 'enter your email').max(320, 'is too long'),
-  password: z.string().min(1, 'enter your password').max(1024, 'is too long'),
+export const signInInput = z.strictObject({
+  email: inputText.trim().min(1, 'enter your email').max(320, 'is too long'),
+  // Never stored or sent to Postgres (only its argon2 hash is compared), but a NUL or an
+  // unpaired surrogate cannot be part of a password anyone could type: refused the same way.
+  password: inputText.min(1, 'enter your password').max(1024, 'is too long'),
 });
 export type SignInInput = z.infer<typeof signInInput>;
 
