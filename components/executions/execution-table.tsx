@@ -66,7 +66,7 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
             <Td className="font-mono text-[12px]">
               <span className="flex flex-wrap gap-x-2 gap-y-0.5">
                 {Object.entries(r.groups).map(([g, k]) => (
-                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="text-muted hover:text-fg hover:underline">
+                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="whitespace-nowrap text-muted hover:text-fg hover:underline">
                     {g}={k}
                   </Link>
                 ))}
