@@ -63,14 +63,16 @@ test('a viewer sees alerts without the operator actions', async ({ page }) => {
   await expect(detail).toContainText(`${seed.hotTask} tenant=acme`);
   await expect(detail.getByRole('button', { name: 'Acknowledge' })).toHaveCount(0);
   await expect(detail).toContainText('Operators can acknowledge');
-  const remedies = detail.getByTestId('alert-remedies');
-  await expect(remedies.getByRole('link', { name: /^Override tenant=acme/ })).toHaveAttribute('href', `/tasks/${seed.hotTask}#sec-groups`);
-  // and the key's own queued executions, where each says what holds it
-  await expect(remedies.getByRole('link', { name: /^Queued executions of tenant=acme/ })).toHaveAttribute(
+  await expect(detail.getByTestId('alert-remedies').getByRole('link', { name: 'Override tenant=acme →' })).toHaveAttribute(
     'href',
-    `/executions?task=${seed.hotTask}&state=queued&group=tenant%3Dacme`,
+    `/tasks/${seed.hotTask}?override=tenant%3Dacme#sec-groups`,
   );
-  await expect(detail.getByTestId('alert-top-keys').getByRole('link', { name: 'tenant=acme' })).toHaveAttribute(
+  await expect(detail.getByTestId('alert-remedies').getByRole('link', { name: 'Open the keys view →' })).toHaveAttribute(
+    'href',
+    `/tasks/${seed.hotTask}/keys?group=tenant&key=acme`,
+  );
+  // and the key's own queued executions, where each says what holds it
+  await expect(detail.getByTestId('alert-remedies').getByRole('link', { name: /^Queued executions of tenant=acme/ })).toHaveAttribute(
     'href',
     `/executions?task=${seed.hotTask}&state=queued&group=tenant%3Dacme`,
   );

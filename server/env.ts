@@ -27,6 +27,9 @@ export const envSchema = z.object({
   /** Where the embedded Postgres keeps its data and where builds keep their stamp. */
   SLUICE_DATA_DIR: z.string().default('.sluice'),
   SLUICE_EMBEDDED_PG_PORT: port.default(54329),
+  /** Only as root: where the embedded Postgres's binaries and data go when the `postgres`
+   *  user cannot reach the checkout (e.g. a clone in /root, mode 700). */
+  SLUICE_EMBEDDED_PG_HOME: z.string().startsWith('/', 'must be an absolute path').default('/var/lib/sluice'),
   SLUICE_ADMIN_EMAIL: z.string().email('must be an email address').default('admin@sluice.local'),
   SLUICE_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   /** Session lifetime in hours. */
@@ -44,6 +47,8 @@ export const envSchema = z.object({
   SLUICE_COORDINATORS: z.coerce.number().int().min(0).max(32).default(3),
   /** When the demo producer's first hot-partition episode starts, in ms after it starts. */
   SLUICE_DEMO_EPISODE_START_MS: z.coerce.number().int().min(0).optional(),
+  /** When set, /metrics (control plane and coordinators) answers only `Authorization: Bearer <token>`. */
+  SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

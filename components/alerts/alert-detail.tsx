@@ -4,7 +4,6 @@
 // keys), suggested remedies linking into the task editor, the operator actions, and the
 // history of the episode.
 import Link from 'next/link';
-import { executionsHref } from '@/components/executions/execution-search-params';
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -18,6 +17,7 @@ import { Timestamp } from '@/components/ui/timestamp';
 import { ThresholdChart, type ChartRow, type SeriesDef } from '@/components/charts/threshold-chart';
 import { formatValue, seriesColor, type ValueKind } from '@/components/charts/chart-format';
 import { SeverityBadge, StatusPill } from './alert-badges';
+import { keysViewHref } from '@/server/core/key-views';
 
 const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   depth: 'count',
@@ -202,11 +202,7 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
           <ul className="flex flex-col gap-1" data-testid="alert-top-keys">
             {a.topKeys.map((k) => (
               <li key={`${k.group}=${k.key}`} className="grid grid-cols-[minmax(0,12rem)_1fr_auto] items-center gap-2 text-[12px]">
-                <Link
-                  href={executionsHref({ task: a.task, group: `${k.group}=${k.key}`, state: 'queued' })}
-                  className="truncate font-mono text-accent hover:underline"
-                  title={`Queued executions of ${k.group}=${k.key}`}
-                >
+                <Link className="truncate font-mono hover:underline" href={keysViewHref(a.task, k.group, k.key)} title={`${k.group}=${k.key} in the keys view`}>
                   {k.group}=<strong>{k.key}</strong>
                 </Link>
                 <span className="h-1.5 rounded bg-surface-2">

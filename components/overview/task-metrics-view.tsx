@@ -4,7 +4,7 @@
 // share of the mean, and a drain-time forecast (depth ÷ net drain rate) — plus the
 // heaviest group keys, and the keys at the head of a partition's queue on demand.
 import Link from 'next/link';
-import { executionsHref } from '@/components/executions/execution-search-params';
+import { keysViewHref, splitGroupKey } from '@/server/core/key-views';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -28,6 +28,17 @@ function forecast(p: PartitionRow): { text: string; tone: string } {
 
 const DEPTH_TONE = { ok: 'bg-success', warning: 'bg-warning', critical: 'bg-danger', unknown: 'bg-subtle' } as const;
 
+/** A 'group=key' of the drill-down, linking to the task's Keys view with that key pinned. */
+function HeadKeyLink({ task, groupKey, children }: { task: string; groupKey: string; children: React.ReactNode }) {
+  const gk = splitGroupKey(groupKey);
+  if (!gk) return <>{children}</>;
+  return (
+    <Link href={keysViewHref(task, gk.group, gk.key)} className="hover:opacity-80" title={`${groupKey} in the keys view`}>
+      {children}
+    </Link>
+  );
+}
+
 function HeadKeys({ task, partition }: { task: string; partition: number }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.metrics.partitionKeys.queryOptions({ task, partition }));
@@ -46,9 +57,11 @@ function HeadKeys({ task, partition }: { task: string; partition: number }) {
         <ul className="flex flex-wrap gap-1.5">
           {q.data.keys.map((k) => (
             <li key={k.group_key}>
-              <Badge>
-                <span className="font-mono">{k.group_key}</span>&nbsp;× {k.executions}
-              </Badge>
+              <HeadKeyLink task={task} groupKey={k.group_key}>
+                <Badge>
+                  <span className="font-mono">{k.group_key}</span>&nbsp;× {k.executions}
+                </Badge>
+              </HeadKeyLink>
             </li>
           ))}
         </ul>
@@ -168,7 +181,15 @@ export function TaskMetricsView({ task }: { task: string }) {
       </Panel>
 
       {parts.data && parts.data.topKeys.length > 0 && (
-        <Panel title="Heaviest group keys" labelledBy="task-top-keys">
+        <Panel
+          title="Heaviest group keys"
+          labelledBy="task-top-keys"
+          actions={
+            <Link href={keysViewHref(task)} className="text-[12px] text-accent hover:underline">
+              All keys →
+            </Link>
+          }
+        >
           <Table>
             <thead>
               <tr>
@@ -184,7 +205,7 @@ export function TaskMetricsView({ task }: { task: string }) {
                 <Tr key={`${k.group}=${k.key}`}>
                   <Td className="font-mono">{k.group}</Td>
                   <Td className="font-mono">
-                    <Link href={executionsHref({ task, group: `${k.group}=${k.key}`, state: 'queued' })} className="text-accent hover:underline" title={`Queued executions of ${k.group}=${k.key}`}>
+                    <Link href={keysViewHref(task, k.group, k.key)} className="text-accent hover:underline">
                       {k.key}
                     </Link>
                   </Td>

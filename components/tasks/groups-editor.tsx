@@ -3,6 +3,7 @@
 // per-key overrides (add, edit in place, remove). Errors come keyed by form path
 // (task-form-model.ts), override rows by their stable id.
 import { Button } from '@/components/ui/button';
+import { cx } from '@/components/ui/class-names';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { newUid, type ErrorMap, type TaskForm } from './task-form-model';
@@ -10,7 +11,20 @@ import { NumberInput } from './number-input';
 
 type Update = (fn: (f: TaskForm) => void) => void;
 
-export function GroupsEditor({ form, errors, update, readOnly }: { form: TaskForm; errors: ErrorMap; update: Update; readOnly: boolean }) {
+export function GroupsEditor({
+  form,
+  errors,
+  update,
+  readOnly,
+  highlightUid = null,
+}: {
+  form: TaskForm;
+  errors: ErrorMap;
+  update: Update;
+  readOnly: boolean;
+  /** The override row an "Add override" link is about: marked, its limit focused. */
+  highlightUid?: string | null;
+}) {
   return (
     <div className="flex flex-col gap-3">
       {form.groups.length === 0 && (
@@ -73,7 +87,7 @@ export function GroupsEditor({ form, errors, update, readOnly }: { form: TaskFor
                     const keyErr = errors[`${at}.key`];
                     const limitErr = errors[`${at}.limit`];
                     return (
-                      <tr key={o.uid} className="align-top">
+                      <tr key={o.uid} className={cx('align-top', o.uid === highlightUid && 'bg-accent-soft')} data-testid={o.uid === highlightUid ? 'override-highlight' : undefined}>
                         <td className="py-1 pr-2">
                           <Input
                             aria-label={`Override key ${oi + 1} of ${g.name}`}
@@ -90,6 +104,7 @@ export function GroupsEditor({ form, errors, update, readOnly }: { form: TaskFor
                             aria-label={`Limit for ${o.key || `override ${oi + 1}`} in ${g.name}`}
                             aria-invalid={limitErr ? true : undefined}
                             value={o.limit}
+                            autoFocus={o.uid === highlightUid}
                             onValue={(v) => update((f) => void (f.groups[gi]!.overrides[oi]!.limit = v))}
                           />
                           {limitErr && <p className="mt-0.5 text-[12px] text-danger">{limitErr}</p>}

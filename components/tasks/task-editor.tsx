@@ -25,14 +25,26 @@ import { BackpressureSection, DlqSection, GeneralSection, RetrySection, RoutingS
 import { PauseToggle } from './pause-toggle';
 import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
+import { prefillOverride } from './override-prefill';
+import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
 
 const isConflict = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === 'CONFLICT';
 const sameInput = (a: TaskForm, b: TaskForm) => JSON.stringify(formToInput(a)) === JSON.stringify(formToInput(b));
 
-export function EditTask({ name, canEdit }: { name: string; canEdit: boolean }) {
+export function EditTask({ name, canEdit, overrideParam = null }: { name: string; canEdit: boolean; overrideParam?: string | null }) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery({ ...trpc.tasks.get.queryOptions({ name }), refetchInterval: 5000 });
-  return <TaskEditor key={name} mode="update" definition={data.definition} version={data.version} load={data.load} canEdit={canEdit} />;
+  return (
+    <TaskEditor
+      key={`${name}|${overrideParam ?? ''}`}
+      mode="update"
+      definition={data.definition}
+      version={data.version}
+      load={data.load}
+      canEdit={canEdit}
+      overrideParam={overrideParam}
+    />
+  );
 }
 
 export function CreateTask({ canEdit }: { canEdit: boolean }) {
@@ -47,12 +59,15 @@ function TaskEditor({
   version,
   load,
   canEdit,
+  overrideParam = null,
 }: {
   mode: 'create' | 'update';
   definition: TaskDefinition | null;
   version: number | null;
   load: TaskLoadView | null;
   canEdit: boolean;
+  /** `group=key` from the Keys view's "Add override": the draft starts with that row. */
+  overrideParam?: string | null;
 }) {
   const trpc = useTRPC();
   const router = useRouter();
@@ -61,7 +76,9 @@ function TaskEditor({
   // What the draft is based on: fixed when editing starts, so a newer stored version
   // makes the draft stale instead of silently rebasing it.
   const [base, setBase] = useState<{ form: TaskForm; version: number | null }>({ form: initial, version });
-  const [form, setForm] = useState<TaskForm>(initial);
+  // Operators only: a viewer's read-only page ignores the parameter.
+  const [prefill] = useState(() => (canEdit && mode === 'update' ? prefillOverride(initial, overrideParam) : null));
+  const [form, setForm] = useState<TaskForm>(prefill?.status === 'added' ? prefill.form : initial);
   const [review, setReview] = useState<{ basedOn: number | null; changes: TaskChangeGroup[] } | null>(null);
   const [showAll, setShowAll] = useState(false);
   const [nameTouched, setNameTouched] = useState(false);
@@ -166,6 +183,14 @@ function TaskEditor({
             <Link href={`/tasks/${encodeURIComponent(definition.name)}/metrics`} className={buttonClass('secondary', 'sm')}>
               Metrics
             </Link>
+            {definition.groups.length > 0 && (
+              <Link href={keysViewHref(definition.name)} className={buttonClass('secondary', 'sm')}>
+                Keys
+              </Link>
+            )}
+            <Link href={streamsViewHref(definition.name)} className={buttonClass('secondary', 'sm')}>
+              Streams
+            </Link>
             <Link href={`/tasks/${encodeURIComponent(definition.name)}/history`} className={buttonClass('secondary', 'sm')}>
               History
             </Link>
@@ -217,6 +242,29 @@ function TaskEditor({
         </Callout>
       )}
       {otherError && !review && <Callout tone="danger">{errorMessage(otherError)}</Callout>}
+      {prefill && !review && applied === null && (
+        <div data-testid="override-prefill">
+        <Callout tone={prefill.status === 'no-group' ? 'warning' : 'accent'}>
+          {prefill.status === 'added' && (
+            <>
+              An override for <span className="font-mono">{prefill.group}={prefill.key}</span> was added to the draft at the group&apos;s limit. Set its
+              limit under Concurrency groups, then Review changes and Apply.
+            </>
+          )}
+          {prefill.status === 'exists' && (
+            <>
+              <span className="font-mono">{prefill.group}={prefill.key}</span> already has an override; change its limit under Concurrency groups.
+            </>
+          )}
+          {prefill.status === 'no-group' && (
+            <>
+              This task has no group <span className="font-mono">{prefill.group}</span> any more, so no override was added for{' '}
+              <span className="font-mono">{prefill.key}</span>.
+            </>
+          )}
+        </Callout>
+        </div>
+      )}
 
       {review ? (
         <ApplyReview
@@ -238,7 +286,7 @@ function TaskEditor({
             <RoutingSection form={form} errors={errors} update={update} />
           </div>
           <Section id="sec-groups" title="Concurrency groups" description="Limits per key (tenant, customer, message …); an execution needs a slot in every group it has a key for.">
-            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} />
+            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} highlightUid={prefill && prefill.status !== 'no-group' ? prefill.uid : null} />
           </Section>
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
             <RetrySection form={form} errors={errors} update={update} />

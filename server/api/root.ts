@@ -13,6 +13,7 @@ import { metricsRouter } from './routers/metrics';
 import { alertsRouter } from './routers/alerts';
 import { webhooksRouter } from './routers/webhooks';
 import { executionsRouter } from './routers/executions';
+import { taskLoadRouter } from './routers/task-load';
 
 export const appRouter = router({
   auth: authRouter,
@@ -27,6 +28,7 @@ export const appRouter = router({
   alerts: alertsRouter,
   webhooks: webhooksRouter,
   executions: executionsRouter,
+  taskLoad: taskLoadRouter,
 });
 
 export type AppRouter = typeof appRouter;

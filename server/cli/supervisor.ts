@@ -19,6 +19,14 @@ export class Supervisor {
         if (!this.stopping) opts.onExit?.(code ?? (signal ? 128 : null));
         resolve(code);
       });
+      // A child that cannot be spawned (EACCES, ENOENT) emits 'error' and no 'exit'; unhandled,
+      // the 'error' event would crash `sluice start` with a stack trace. Say which and stop.
+      child.on('error', (e: NodeJS.ErrnoException) => {
+        if (child.pid !== undefined) return; // it did start: a failed kill(), not a failed spawn
+        console.error(`[sluice] cannot start ${name} (${cmd}): ${e.code ?? e.message}`);
+        if (!this.stopping) opts.onExit?.(127);
+        resolve(127);
+      });
     });
     const s = { name, child, exited };
     this.children.push(s);

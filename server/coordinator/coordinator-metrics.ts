@@ -28,6 +28,19 @@ export class CoordinatorMetrics {
   private gauges = new Map<string, () => { labels: Labels; value: number }[]>();
   private help = new Map<string, string>();
 
+  /** Declares a counter before its first increment, so /metrics names the family from the
+   *  start (dashboards and alert rules then find it even while nothing has been counted). */
+  declareCounter(name: string, help: string): void {
+    this.help.set(name, help);
+    if (!this.counters.has(name)) this.counters.set(name, new Map());
+  }
+
+  /** Declares a histogram before its first observation (see declareCounter). */
+  declareHistogram(name: string, help: string): void {
+    this.help.set(name, help);
+    if (!this.histograms.has(name)) this.histograms.set(name, new Map());
+  }
+
   inc(name: string, labels: Labels, by = 1, help = ''): void {
     if (help) this.help.set(name, help);
     let m = this.counters.get(name);

@@ -34,6 +34,8 @@ export interface StartCoordinatorOptions {
   tasks?: string[];
   /** null/undefined: no /metrics server; 0: any free port. */
   metricsPort?: number | null;
+  /** Bearer token /metrics requires (SLUICE_METRICS_TOKEN); unset: open. */
+  metricsToken?: string;
   timings?: Partial<Record<keyof Timings, unknown>>;
   maintenance?: boolean | Partial<MaintenanceSettings>;
   log?: (msg: string) => void;
@@ -247,6 +249,11 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     log,
   });
 
+  metrics.declareCounter('sluice_executions_claimed_total', 'Executions claimed by this coordinator');
+  metrics.declareCounter('sluice_executions_finished_total', 'Executions finished by this coordinator, by outcome');
+  metrics.declareCounter('sluice_executions_fenced_total', 'Completions that matched no live lease (fenced)');
+  metrics.declareHistogram('sluice_claim_duration_seconds', 'Round trip of one sluice_claim call');
+  metrics.declareHistogram('sluice_handler_duration_seconds', 'Handler run time');
   metrics.gauge('sluice_coordinator_in_flight', 'Executions running in this coordinator', () => [{ labels: {}, value: running.size }]);
   metrics.gauge('sluice_coordinator_slots', 'Slots of this coordinator', () => [{ labels: {}, value: slots }]);
   metrics.gauge('sluice_config_applied_version', 'Config version this coordinator applied', () => [{ labels: {}, value: listener.applied ?? 0 }]);
@@ -292,7 +299,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
 
   let server: MetricsServer | null = null;
   if (opts.metricsPort !== undefined && opts.metricsPort !== null) {
-    server = await startMetricsServer(metrics, opts.metricsPort);
+    server = await startMetricsServer(metrics, opts.metricsPort, '127.0.0.1', opts.metricsToken);
     await pool.query('UPDATE coordinators SET metrics_port = $2 WHERE id = $1', [id, server.port]);
   }
   claimLoop.start();

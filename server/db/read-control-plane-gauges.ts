@@ -1,6 +1,8 @@
 // What the control plane's /metrics exposes, in one round trip: open alerts by task,
 // rule, severity and status (the open-key partial index), roll-up cursors, webhook
-// outbox counts by status, and the control-plane services' last runs.
+// outbox counts by status, the control-plane services' last runs, dead letters per task
+// (the trigger-kept dlq_fingerprint_stats counters, never a scan of dead_letters) and
+// coordinators by state (a small table).
 import type { Db } from './pool';
 
 export interface ControlPlaneGauges {
@@ -8,9 +10,12 @@ export interface ControlPlaneGauges {
   rollups: { resolution_s: number; lag_s: number }[];
   deliveries: { status: string; n: number }[];
   services: { name: string; last_finished_s: number | null; last_duration_ms: number | null; failing: boolean; runs: number }[];
+  deadLetters: { task: string; total: number; pending: number }[];
+  coordinators: { live: number; draining: number; registered: number };
 }
 
-export async function readControlPlaneGauges(db: Db): Promise<ControlPlaneGauges> {
+/** staleMs: a coordinator whose last heartbeat is older (database clock) is not live. */
+export async function readControlPlaneGauges(db: Db, staleMs: number): Promise<ControlPlaneGauges> {
   const r = await db.query<{ g: ControlPlaneGauges }>(
     `SELECT json_build_object(
        'alerts', coalesce((SELECT json_agg(a) FROM (
@@ -23,8 +28,16 @@ export async function readControlPlaneGauges(db: Db): Promise<ControlPlaneGauges
        'services', coalesce((SELECT json_agg(json_build_object('name', substr(name, 4),
            'last_finished_s', extract(epoch FROM last_finished_at), 'last_duration_ms', last_duration_ms,
            'failing', last_error IS NOT NULL, 'runs', runs) ORDER BY name)
-         FROM maintenance_runs WHERE name LIKE 'cp:%'), '[]')
+         FROM maintenance_runs WHERE name LIKE 'cp:%'), '[]'),
+       'deadLetters', coalesce((SELECT json_agg(d ORDER BY d.task) FROM (
+           SELECT task, sum(count)::bigint AS total, sum(pending)::bigint AS pending
+           FROM dlq_fingerprint_stats GROUP BY task) d), '[]'),
+       'coordinators', (SELECT json_build_object(
+           'live', count(*) FILTER (WHERE NOT draining AND last_heartbeat_at >= now() - make_interval(secs => $1 / 1000.0)),
+           'draining', count(*) FILTER (WHERE draining),
+           'registered', count(*)) FROM coordinators WHERE stopped_at IS NULL)
      ) AS g`,
+    [staleMs],
   );
   return r.rows[0]!.g;
 }

@@ -16,6 +16,7 @@ import { readTaskSeries } from '../db/read-task-series';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { thresholdsOf } from '../core/stored-definition';
+import { addOverrideHref, keysViewHref } from '../core/key-views';
 import { toChartPoint, type ChartPoint } from './task-metrics';
 
 export const alertListInput = z.object({
@@ -186,12 +187,17 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
       out.push({ text: 'More partitions spread the keys over more owners and claimers.', href: taskHref(task, 'sec-general'), label: 'Add partitions' });
       break;
     case 'hotKey':
-      out.push({ text: main, href: taskHref(task, 'sec-groups'), label: `Override ${groupName}=${groupKey}` });
-      out.push({
-        text: 'See the key\'s queued executions and what holds each one.',
-        href: `/executions?${executionFilterToSearchParams({ task, group: `${groupName}=${groupKey}`, state: 'queued' }).toString()}`,
-        label: `Queued executions of ${groupName}=${groupKey}`,
-      });
+      if (groupName !== null && groupKey !== null) {
+        out.push({ text: 'Every key of the group: running of its limit, queued, oldest wait and finished per minute.', href: keysViewHref(task, groupName, groupKey), label: 'Open the keys view' });
+        out.push({ text: main, href: addOverrideHref(task, groupName, groupKey), label: `Override ${groupName}=${groupKey}` });
+        out.push({
+          text: 'See the key\'s queued executions and what holds each one.',
+          href: `/executions?${executionFilterToSearchParams({ task, group: `${groupName}=${groupKey}`, state: 'queued' }).toString()}`,
+          label: `Queued executions of ${groupName}=${groupKey}`,
+        });
+      } else {
+        out.push({ text: main, href: taskHref(task, 'sec-groups'), label: 'Edit group limits' });
+      }
       break;
     case 'imbalance':
       out.push({ text: main, href: taskHref(task, 'sec-routing'), label: 'Change routing' });

@@ -1,13 +1,81 @@
 // The control plane's Prometheus families (the coordinators expose their own on their
-// metrics port): alerts open/firing, roll-up lag, webhook outbox, service runs.
+// metrics port — what each process did; these are the cluster-wide numbers the Overview
+// shows): depth, in flight and imbalance per task and partition from the exact
+// partition_stats counters, p99 enqueue→finish latency over the Overview's recent window,
+// dead letters per task, coordinators by state, alerts open/firing, roll-up lag, webhook
+// outbox, service runs. Every family passes `promtool check metrics` (a test runs it).
 import type { Db } from '../db/pool';
 import { readControlPlaneGauges } from '../db/read-control-plane-gauges';
+import { readPartitionLive } from '../db/read-partition-live';
+import { readTaskWindowTotals } from '../db/read-window-totals';
 import { renderFamilies, type MetricFamily } from '../core/prometheus-text';
+import { imbalanceRatio } from '../core/metrics';
+import { OWNER_STALE_MS, RECENT_WINDOW_MS } from './task-metrics';
 
 export async function controlPlaneMetricsText(db: Db): Promise<string> {
-  const g = await readControlPlaneGauges(db);
+  const [g, partitions, windows] = await Promise.all([
+    readControlPlaneGauges(db, OWNER_STALE_MS),
+    readPartitionLive(db, null),
+    readTaskWindowTotals(db, new Date(Date.now() - RECENT_WINDOW_MS)),
+  ]);
   const firing = g.alerts.filter((a) => a.status === 'firing');
+  const byTask = new Map<string, { depth: number[]; inFlight: number }>();
+  for (const p of partitions) {
+    const t = byTask.get(p.task) ?? { depth: [], inFlight: 0 };
+    t.depth.push(Number(p.depth));
+    t.inFlight += Number(p.in_flight);
+    byTask.set(p.task, t);
+  }
+  const tasks = [...byTask.entries()];
   const families: MetricFamily[] = [
+    {
+      name: 'sluice_task_depth',
+      help: 'Executions waiting (queued, not running), per task: the sum of its partitions.',
+      type: 'gauge',
+      samples: tasks.map(([task, t]) => ({ labels: { task }, value: t.depth.reduce((a, b) => a + b, 0) })),
+    },
+    {
+      name: 'sluice_partition_depth',
+      help: 'Executions waiting, per task and partition.',
+      type: 'gauge',
+      samples: partitions.map((p) => ({ labels: { task: p.task, partition: String(p.partition) }, value: Number(p.depth) })),
+    },
+    {
+      name: 'sluice_task_in_flight',
+      help: 'Executions running (leased by a coordinator), per task.',
+      type: 'gauge',
+      samples: tasks.map(([task, t]) => ({ labels: { task }, value: t.inFlight })),
+    },
+    {
+      name: 'sluice_task_imbalance_ratio',
+      help: "Deepest partition's depth over the mean partition depth, per task (1 = even).",
+      type: 'gauge',
+      samples: tasks.map(([task, t]) => ({ labels: { task }, value: imbalanceRatio(t.depth) })),
+    },
+    {
+      name: 'sluice_task_latency_p99_seconds',
+      help: 'p99 enqueue-to-finish latency over the last 5 minutes of 10 s roll-ups, per task.',
+      type: 'gauge',
+      samples: windows.filter((w) => w.latency_p99_ms !== null).map((w) => ({ labels: { task: w.task }, value: Number(w.latency_p99_ms) / 1000 })),
+    },
+    {
+      name: 'sluice_dead_letters',
+      help: 'Dead letters kept, per task (replayed or not).',
+      type: 'gauge',
+      samples: g.deadLetters.map((d) => ({ labels: { task: d.task }, value: Number(d.total) })),
+    },
+    {
+      name: 'sluice_dead_letters_pending',
+      help: 'Dead letters not yet replayed, per task.',
+      type: 'gauge',
+      samples: g.deadLetters.map((d) => ({ labels: { task: d.task }, value: Number(d.pending) })),
+    },
+    {
+      name: 'sluice_coordinators',
+      help: 'Coordinators not stopped, by state: live (heartbeat within 30 s, not draining), draining, registered (all).',
+      type: 'gauge',
+      samples: (['live', 'draining', 'registered'] as const).map((state) => ({ labels: { state }, value: Number(g.coordinators[state]) })),
+    },
     {
       name: 'sluice_alerts_firing',
       help: 'Alerts firing (not yet acknowledged), by task, rule and severity.',
@@ -21,7 +89,9 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       samples: g.alerts.map((a) => ({ labels: { task: a.task, rule: a.rule, severity: a.severity, status: a.status }, value: a.n })),
     },
     {
-      name: 'sluice_alerts_firing_total',
+      // Not `_total`: that suffix is for counters (promtool rejects it on a gauge). This one
+      // is 0 when nothing fires, when sum(sluice_alerts_firing) has no series at all.
+      name: 'sluice_alerts_firing_all',
       help: 'All alerts firing, any task.',
       type: 'gauge',
       samples: [{ labels: {}, value: firing.reduce((n, a) => n + a.n, 0) }],

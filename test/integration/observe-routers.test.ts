@@ -118,7 +118,7 @@ describe('control-plane /metrics text', () => {
     const { controlPlaneMetricsText } = await import('../../server/presenters/control-plane-metrics');
     const text = await controlPlaneMetricsText(db.pool);
     const open = await db.pool.query(`SELECT count(*)::int AS n FROM alerts WHERE status = 'firing'`);
-    expect(text).toContain(`sluice_alerts_firing_total ${open.rows[0].n}`);
+    expect(text).toContain(`sluice_alerts_firing_all ${open.rows[0].n}`);
     expect(text).toMatch(/sluice_alerts_firing\{task="alpha",rule="hotPartition",severity="(warning|critical)"\} 1/);
     expect(text).toMatch(/sluice_rollup_lag_seconds\{resolution="10s"\} \d/);
     expect(text).toContain('# TYPE sluice_webhook_deliveries gauge');

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import { CliError } from '../cli-error';
+import { parseEnv } from '../../env';
 import { cliDatabaseUrl } from '../cli-context';
 import { startCoordinator } from '../../coordinator/main';
 import type { HandlerMap } from '../../coordinator/handler-runner';
@@ -93,6 +94,7 @@ export function register(program: Command): void {
           slots: int('slots', o.slots, 1),
           ...(tasks ? { tasks } : {}),
           metricsPort: o.metricsPort !== undefined ? int('metrics-port', o.metricsPort, 0) : null,
+          metricsToken: parseEnv().SLUICE_METRICS_TOKEN,
           timings,
           maintenance: o.maintenance,
         });

@@ -5,10 +5,10 @@
 // Ctrl-C / SIGTERM stop everything, children first, Postgres last.
 import type { Command } from 'commander';
 import path from 'node:path';
-import fs from 'node:fs';
 import { parseEnv } from '../../env';
 import { migrateDatabase } from '../../db/migrate';
-import { startEmbeddedPostgres, portIsFree, type EmbeddedPostgres } from '../../db/embedded';
+import { portIsFree, type EmbeddedPostgres } from '../../db/embedded';
+import { startDatabase } from '../start-database';
 import { ensureBuild, ROOT } from '../build';
 import { Supervisor } from '../supervisor';
 import { CliError } from '../cli-error';
@@ -59,14 +59,9 @@ export function register(program: Command): void {
       process.on('SIGTERM', () => void shutdown(0));
 
       try {
-        let databaseUrl = env.DATABASE_URL;
-        if (!databaseUrl) {
-          const dataDir = path.resolve(ROOT, env.SLUICE_DATA_DIR, 'pg');
-          log(`DATABASE_URL is not set: using the embedded Postgres in ${path.relative(process.cwd(), dataDir) || dataDir} (port ${env.SLUICE_EMBEDDED_PG_PORT})`);
-          fs.mkdirSync(path.dirname(dataDir), { recursive: true });
-          embedded = await startEmbeddedPostgres({ dataDir, port: env.SLUICE_EMBEDDED_PG_PORT, log: () => {} });
-          databaseUrl = embedded.url;
-        }
+        const db = await startDatabase(env, log);
+        embedded = db.embedded;
+        const databaseUrl = db.databaseUrl;
         process.env.DATABASE_URL = databaseUrl;
 
         const ran = await migrateDatabase(databaseUrl);

@@ -6,6 +6,7 @@ import { reconciler } from './reconciler';
 import { spillDrainer } from './spill-drainer';
 import { staleMemberCleanup } from './stale-members';
 import { metricsSampler } from './metrics-sampler';
+import { keyFinishes } from './key-finishes';
 import { retention } from './retention';
 
 export interface MaintenanceSettings {
@@ -23,6 +24,7 @@ export function defaultServices(s: MaintenanceSettings): MaintenanceService[] {
     spillDrainer,
     staleMemberCleanup(s.heartbeatMs, 60 * 60_000),
     metricsSampler,
+    keyFinishes,
     retention(s.retainSucceededMs ?? 24 * 3_600_000, s.retainSamplesMs ?? 7 * 24 * 3_600_000),
   ];
 }

@@ -5,13 +5,13 @@ import { roleAtLeast } from '@/server/core/roles';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
 import { EditTask } from '@/components/tasks/task-editor';
 
-type Params = { params: Promise<{ task: string }> };
+type Params = { params: Promise<{ task: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export async function generateMetadata({ params }: Params): Promise<Metadata> {
   return { title: decodeURIComponent((await params).task) };
 }
 
-export default async function TaskPage({ params }: Params) {
+export default async function TaskPage({ params, searchParams }: Params) {
   const user = await currentUser();
   if (!user) redirect('/login');
   const name = decodeURIComponent((await params).task);
@@ -19,9 +19,11 @@ export default async function TaskPage({ params }: Params) {
   const qc = getQueryClient();
   await qc.prefetchQuery(trpc.tasks.get.queryOptions({ name }));
   if (qc.getQueryState(trpc.tasks.get.queryKey({ name }))?.status === 'error') notFound();
+  // ?override=group=key (the Keys view's "Add override"): the draft starts with that row.
+  const override = (await searchParams).override;
   return (
     <HydrateClient>
-      <EditTask name={name} canEdit={roleAtLeast(user.role, 'operator')} />
+      <EditTask name={name} canEdit={roleAtLeast(user.role, 'operator')} overrideParam={(Array.isArray(override) ? override[0] : override) ?? null} />
     </HydrateClient>
   );
 }

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/rsc';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
+import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
 import { PageHeader } from '@/components/ui/page-header';
 import { buttonClass } from '@/components/ui/button';
 import { TaskMetricsView } from '@/components/overview/task-metrics-view';
@@ -36,6 +37,12 @@ export default async function TaskMetricsPage({ params, searchParams }: Props) {
           <>
             <Link href={`/tasks/${encodeURIComponent(task)}`} className={buttonClass('secondary')}>
               Edit task
+            </Link>
+            <Link href={keysViewHref(task)} className={buttonClass('secondary')}>
+              Keys
+            </Link>
+            <Link href={streamsViewHref(task)} className={buttonClass('secondary')}>
+              Streams
             </Link>
             <Link href={`/alerts?task=${encodeURIComponent(task)}&status=all`} className={buttonClass('secondary')}>
               Alerts
