@@ -71,4 +71,9 @@ test('a viewer sees alerts without the operator actions', async ({ page }) => {
     'href',
     `/tasks/${seed.hotTask}/keys?group=tenant&key=acme`,
   );
+  // and the key's own queued executions, where each says what holds it
+  await expect(detail.getByTestId('alert-remedies').getByRole('link', { name: /^Queued executions of tenant=acme/ })).toHaveAttribute(
+    'href',
+    `/executions?task=${seed.hotTask}&state=queued&group=tenant%3Dacme`,
+  );
 });

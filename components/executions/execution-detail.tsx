@@ -104,7 +104,7 @@ export function ExecutionDetailView({ d }: { d: Detail }) {
                     <Td>
                       <Timestamp date={a.startedAt} />
                     </Td>
-                    <Td className="text-right font-mono text-[12px] tabular-nums">
+                    <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
                       {a.startedAt ? duration(a.failedAt.getTime() - a.startedAt.getTime()) : '—'}
                     </Td>
                     <Td className="min-w-64">

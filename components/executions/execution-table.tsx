@@ -19,6 +19,8 @@ function Note({ r }: { r: ExecutionListRow }) {
 }
 
 export function ExecutionTable({ items, filter, order }: { items: ExecutionListRow[]; filter: ExecutionFilter; order: ExecutionOrder }) {
+  // Filtered by a task, every row has it: the column would only push the keys off a phone's screen.
+  const showTask = filter.task === undefined;
   if (items.length === 0) {
     return (
       <EmptyState title="No executions match">
@@ -32,7 +34,7 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
         <tr>
           <Th className="sticky left-0 z-10 w-24">ID</Th>
           <Th className="w-24">State</Th>
-          <Th className="w-36">Task</Th>
+          {showTask ? <Th className="w-36">Task</Th> : <Th className="w-12">Part.</Th>}
           <Th className="min-w-48">Groups / stream</Th>
           <Th className="w-14 text-right">Tries</Th>
           <Th className="w-44">Enqueued (UTC)</Th>
@@ -51,16 +53,20 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
             <Td>
               <ExecutionStateBadge state={r.state} />
             </Td>
-            <Td className="font-mono text-[12px] whitespace-nowrap">
-              <Link href={executionsHref({ ...filter, task: r.task }, { order })} className="hover:underline">
-                {r.task}
-              </Link>{' '}
-              <span className="text-subtle">p{r.partition}</span>
-            </Td>
+            {showTask ? (
+              <Td className="font-mono text-[12px] whitespace-nowrap">
+                <Link href={executionsHref({ ...filter, task: r.task }, { order })} className="hover:underline">
+                  {r.task}
+                </Link>{' '}
+                <span className="text-subtle">p{r.partition}</span>
+              </Td>
+            ) : (
+              <Td className="font-mono text-[12px] text-subtle">p{r.partition}</Td>
+            )}
             <Td className="font-mono text-[12px]">
               <span className="flex flex-wrap gap-x-2 gap-y-0.5">
                 {Object.entries(r.groups).map(([g, k]) => (
-                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="text-muted hover:text-fg hover:underline">
+                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="whitespace-nowrap text-muted hover:text-fg hover:underline">
                     {g}={k}
                   </Link>
                 ))}
