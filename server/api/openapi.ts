@@ -876,7 +876,9 @@ export function openApiDocument(): Record<string, unknown> {
             '401': errorResponse('Missing or invalid token'),
             '403': errorResponse('The token\'s role may not enqueue'),
             '404': errorResponse('Unknown task'),
-            '413': errorResponse('The body is over the server\'s limit (SLUICE_MAX_BODY_BYTES, default 1 MB); refused unread'),
+            '413': errorResponse(
+              'The body is over the server\'s limit (SLUICE_MAX_BODY_BYTES, default 1 MB; refused unread), or a payload is over SLUICE_MAX_PAYLOAD_BYTES (default 256 KB) or the batch over 10,000 executions (fieldErrors name which)',
+            ),
             '429': {
               ...errorResponse('Backpressure rejected the request (policy `reject`); retry after the Retry-After header (seconds)'),
               headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } },

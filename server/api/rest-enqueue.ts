@@ -2,19 +2,23 @@
 // handleEnqueueRequest({taskName, body, db}) → {status, headers, body}. The Next route
 // handler only authenticates, calls this and writes the reply.
 //   202 {executions: [{id, partition, state, deduplicated}], shed, spilled, throttledMs}
-//   400 {error, fieldErrors}   429 {error, retryAfterMs} + Retry-After (seconds)
+//   400 {error, fieldErrors}   413 {error, fieldErrors} (payload or batch over its limit)
+//   429 {error, retryAfterMs} + Retry-After (seconds)
 //   404 {error}                unknown or removed task
 import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError, isCoreError } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
-import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
+import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput, TOO_LARGE } from '../core/input-text';
 import { enqueue, type EnqueueInput } from '../services/enqueue';
 
 /** Request limits the route passes in (SLUICE_MAX_PAYLOAD_BYTES); the defaults otherwise. */
 export interface EnqueueRequestLimits {
   maxPayloadBytes: number;
 }
+
+/** Most executions one enqueue request may carry. */
+export const MAX_BATCH = 10_000;
 
 const keyText = inputText.min(1, 'must be a non-empty string').max(200, 'must be at most 200 characters');
 
@@ -30,7 +34,7 @@ function executionInput(limits: EnqueueRequestLimits) {
 }
 
 function batchInput(limits: EnqueueRequestLimits) {
-  return z.strictObject({ executions: z.array(executionInput(limits)).min(1, 'must not be empty').max(10_000) });
+  return z.strictObject({ executions: z.array(executionInput(limits)).min(1, 'must not be empty').max(MAX_BATCH, `${TOO_LARGE}: at most ${MAX_BATCH} executions per request`) });
 }
 
 export function enqueueRequestSchema(limits: EnqueueRequestLimits = { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES }) {
@@ -48,7 +52,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 export function errorReply(e: unknown): RestReply {
   if (isCoreError(e)) {
     const status =
-      { BAD_REQUEST: 400, NOT_FOUND: 404, CONFLICT: 409, FORBIDDEN: 403, UNAUTHORIZED: 401, TOO_MANY_REQUESTS: 429, PRECONDITION_FAILED: 412 }[e.code];
+      { BAD_REQUEST: 400, NOT_FOUND: 404, CONFLICT: 409, FORBIDDEN: 403, UNAUTHORIZED: 401, TOO_MANY_REQUESTS: 429, PRECONDITION_FAILED: 412, PAYLOAD_TOO_LARGE: 413 }[e.code];
     const headers: Record<string, string> = { ...JSON_HEADERS };
     const body: Record<string, unknown> = { error: e.message, code: e.code };
     if (e.fieldErrors) body.fieldErrors = e.fieldErrors;
@@ -74,6 +78,9 @@ export async function handleEnqueueRequest(req: { taskName: string; body: unknow
         ? batchInput(limits).safeParse(req.body)
         : executionInput(limits).safeParse(req.body);
       const errs = r.success ? fieldErrors(parsed.error) : fieldErrors(r.error);
+      // Only size limits broken (a payload over SLUICE_MAX_PAYLOAD_BYTES, a batch over
+      // MAX_BATCH): 413, so a client can tell "split or shrink it" from "fix it".
+      if (errs.length > 0 && errs.every((e) => e.message.startsWith(TOO_LARGE))) throw CoreError.payloadTooLarge(errs);
       throw CoreError.validation(errs);
     }
     const inputs: EnqueueInput[] = 'executions' in parsed.data ? (parsed.data.executions as EnqueueInput[]) : [parsed.data as EnqueueInput];

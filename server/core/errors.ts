@@ -14,6 +14,7 @@ export const CORE_ERROR_CODES = [
   'UNAUTHORIZED',
   'TOO_MANY_REQUESTS',
   'PRECONDITION_FAILED',
+  'PAYLOAD_TOO_LARGE',
 ] as const;
 
 export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
@@ -58,6 +59,12 @@ export class CoreError extends Error {
 
   static badRequest(message: string, fieldErrors?: FieldError[]): CoreError {
     return new CoreError('BAD_REQUEST', message, fieldErrors ? { fieldErrors } : {});
+  }
+
+  /** Over a size limit (a payload, a batch): 413, the fields that are too large named. */
+  static payloadTooLarge(fieldErrors: FieldError[]): CoreError {
+    const v = CoreError.validation(fieldErrors);
+    return new CoreError('PAYLOAD_TOO_LARGE', v.message, { fieldErrors });
   }
 
   static notFound(what: string): CoreError {

@@ -36,6 +36,9 @@ export const inputText = z.string().superRefine((s, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
+/** How every size-limit message starts (payload, batch), so transports can answer 413. */
+export const TOO_LARGE = 'is too large';
+
 /** Deepest nesting of objects/arrays accepted in a client's JSON value (a payload). */
 export const MAX_JSON_DEPTH = 64;
 /** Default per-execution payload limit (serialized JSON, UTF-8 bytes); SLUICE_MAX_PAYLOAD_BYTES overrides it. */
@@ -108,7 +111,7 @@ export function jsonProblem(value: unknown, limits: JsonLimits = {}): JsonProble
   };
   const tooBig = (): JsonProblem => ({
     path: [], // the size is the whole value's, so it is reported at the value itself
-    message: `is too large: at most ${maxBytes} bytes of JSON (set by SLUICE_MAX_PAYLOAD_BYTES)`,
+    message: `${TOO_LARGE}: at most ${maxBytes} bytes of JSON (set by SLUICE_MAX_PAYLOAD_BYTES)`,
   });
   let bytes = 0;
   let v: unknown = value;

@@ -65,6 +65,13 @@ export class SluiceBackpressureError extends SluiceApiError {
     super(message, 429, 'TOO_MANY_REQUESTS', body);
   }
 }
+/** A payload over the server's SLUICE_MAX_PAYLOAD_BYTES, or a batch over its size limit (413). */
+export class SluiceTooLargeError extends SluiceApiError {
+  override name = 'SluiceTooLargeError';
+  constructor(message: string, readonly fieldErrors: FieldError[], body: unknown) {
+    super(message, 413, 'PAYLOAD_TOO_LARGE', body);
+  }
+}
 export class SluiceNotFoundError extends SluiceApiError {
   override name = 'SluiceNotFoundError';
 }
@@ -96,6 +103,7 @@ async function failure(res: Response): Promise<never> {
   }
   const message = body.error ?? `HTTP ${res.status}`;
   if (res.status === 400) throw new SluiceValidationError(message, body.fieldErrors ?? [], body);
+  if (res.status === 413) throw new SluiceTooLargeError(message, body.fieldErrors ?? [], body);
   if (res.status === 429) {
     const header = Number(res.headers.get('retry-after'));
     throw new SluiceBackpressureError(message, body.retryAfterMs ?? (Number.isFinite(header) ? header * 1000 : 1000), body);

@@ -5,6 +5,7 @@
 // 4xx that names the field, and write nothing: the database's fingerprint (every row of
 // every table) is the same before and after. The summary line counts what was sent and
 // how many answered 500 (the figures in the hardening note).
+import { DEFAULT_MAX_PAYLOAD_BYTES } from '@/server/core/input-text';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
@@ -309,5 +310,21 @@ describe('hostile input over every REST route: 4xx naming the field, nothing wri
     }
     expect(statuses).toEqual([400, 400]);
     expect(failures('REST idempotent retry')).toEqual([]);
+  });
+
+  it('a payload over SLUICE_MAX_PAYLOAD_BYTES and a batch over its limit answer 413 naming the field; a NUL beside a big payload stays a 400', async () => {
+    const big = { blob: 'x'.repeat(DEFAULT_MAX_PAYLOAD_BYTES) };
+    const cases: [string, unknown, string, number][] = [
+      ['payload over the limit', { payload: big }, 'payload', 413],
+      ['one of a batch over the limit', { executions: [{ payload: { ok: 1 } }, { payload: big }] }, 'executions.1.payload', 413],
+      ['batch of 10,001', { executions: Array.from({ length: 10_001 }, () => ({ payload: {} })) }, 'executions', 413],
+      ['big payload and a NUL key', { payload: big, idempotencyKey: 'a\u0000b' }, 'idempotencyKey', 400],
+    ];
+    for (const [label, body, field, status] of cases) {
+      const v: Variant = { label, path: field.split('.'), input: null };
+      const o = await record('REST size limits', v, () => restCall('tasks/[task]/executions', 'POST', { params: { task: 'send-email' }, body: JSON.stringify(body), token: producerToken }));
+      expect(o.status, label).toBe(status);
+    }
+    expect(failures('REST size limits')).toEqual([]);
   });
 });
