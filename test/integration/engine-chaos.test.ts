@@ -46,12 +46,15 @@ describe('chaos', () => {
     let kills = 0;
     const succeeded = async () => Number((await ctx.db.pool.query(`SELECT count(*) AS n FROM executions WHERE task = 'chaos' AND state = 'succeeded'`)).rows[0].n);
     let done = 0;
-    while (Date.now() < deadline) {
-      // 1.5 s: the engine burns 20k down in well under 10 s on a quiet machine, and each
-      // restart takes a moment, so a longer gap could finish the run before the third kill.
-      await new Promise((r) => setTimeout(r, 1500));
+    // Kills at fixed points of progress (15, 35, 55, 75% succeeded), not on a timer: the
+    // engine burns 20k down in ~10 s on an idle machine, where a 1.5 s timer saw the run
+    // finish after its second kill; at these points a kill always meets work in flight.
+    const killAt = [0.15, 0.35, 0.55, 0.75].map((f) => Math.floor(f * TOTAL));
+    while (Date.now() < deadline && kills < killAt.length) {
+      await new Promise((r) => setTimeout(r, 100));
       done = await succeeded();
       if (done === TOTAL) break;
+      if (done < killAt[kills]!) continue;
       const victim = live.splice(Math.floor(Math.random() * live.length), 1)[0]!;
       victim.kill('SIGKILL');
       await victim.exited;
