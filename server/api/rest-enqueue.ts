@@ -7,9 +7,9 @@
 //   404 {error}                unknown or removed task
 import type pg from 'pg';
 import { z } from 'zod';
-import { CoreError, isCoreError } from '../core/errors';
+import { CoreError, isCoreError, TOO_LARGE } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
-import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput, TOO_LARGE } from '../core/input-text';
+import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
 import { enqueue, type EnqueueInput } from '../services/enqueue';
 
 /** Request limits the route passes in (SLUICE_MAX_PAYLOAD_BYTES); the defaults otherwise. */
@@ -34,7 +34,7 @@ function executionInput(limits: EnqueueRequestLimits) {
 }
 
 function batchInput(limits: EnqueueRequestLimits) {
-  return z.strictObject({ executions: z.array(executionInput(limits)).min(1, 'must not be empty').max(MAX_BATCH, `${TOO_LARGE}: at most ${MAX_BATCH} executions per request`) });
+  return z.strictObject({ executions: z.array(executionInput(limits)).min(1, 'must not be empty').max(MAX_BATCH, `${TOO_LARGE} ${MAX_BATCH} executions per request`) });
 }
 
 export function enqueueRequestSchema(limits: EnqueueRequestLimits = { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES }) {
@@ -78,9 +78,6 @@ export async function handleEnqueueRequest(req: { taskName: string; body: unknow
         ? batchInput(limits).safeParse(req.body)
         : executionInput(limits).safeParse(req.body);
       const errs = r.success ? fieldErrors(parsed.error) : fieldErrors(r.error);
-      // Only size limits broken (a payload over SLUICE_MAX_PAYLOAD_BYTES, a batch over
-      // MAX_BATCH): 413, so a client can tell "split or shrink it" from "fix it".
-      if (errs.length > 0 && errs.every((e) => e.message.startsWith(TOO_LARGE))) throw CoreError.payloadTooLarge(errs);
       throw CoreError.validation(errs);
     }
     const inputs: EnqueueInput[] = 'executions' in parsed.data ? (parsed.data.executions as EnqueueInput[]) : [parsed.data as EnqueueInput];

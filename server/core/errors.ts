@@ -4,6 +4,10 @@
 // Pure: no I/O imports (server/core rule).
 import type { FieldError } from './task-definition';
 
+/** How every size-limit message starts (a payload, a batch): a validation failure made only
+ *  of these is PAYLOAD_TOO_LARGE (413), so a client can tell "shrink or split it" from "fix it". */
+export const TOO_LARGE = 'is too large: at most';
+
 export type { FieldError };
 
 export const CORE_ERROR_CODES = [
@@ -54,17 +58,12 @@ export class CoreError extends Error {
             .slice(0, 3)
             .map((e) => (e.path ? `${e.path}: ${e.message}` : e.message))
             .join('; ') + (fieldErrors.length > 3 ? ` (and ${fieldErrors.length - 3} more)` : ''));
-    return new CoreError('BAD_REQUEST', summary, { fieldErrors });
+    const tooLarge = fieldErrors.length > 0 && fieldErrors.every((e) => e.message.startsWith(TOO_LARGE));
+    return new CoreError(tooLarge ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', summary, { fieldErrors });
   }
 
   static badRequest(message: string, fieldErrors?: FieldError[]): CoreError {
     return new CoreError('BAD_REQUEST', message, fieldErrors ? { fieldErrors } : {});
-  }
-
-  /** Over a size limit (a payload, a batch): 413, the fields that are too large named. */
-  static payloadTooLarge(fieldErrors: FieldError[]): CoreError {
-    const v = CoreError.validation(fieldErrors);
-    return new CoreError('PAYLOAD_TOO_LARGE', v.message, { fieldErrors });
   }
 
   static notFound(what: string): CoreError {

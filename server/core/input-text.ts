@@ -13,6 +13,7 @@
 // without recursion, and so is the serialized size (the per-execution payload limit).
 // Pure: no I/O imports (server/core rule).
 import { z } from 'zod';
+import { TOO_LARGE } from './errors';
 
 export const NUL_MESSAGE = 'must not contain a NUL character (\\u0000)';
 export const SURROGATE_MESSAGE = 'must be valid Unicode text (it contains an unpaired surrogate such as \\ud800)';
@@ -36,8 +37,6 @@ export const inputText = z.string().superRefine((s, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-/** How every size-limit message starts (payload, batch), so transports can answer 413. */
-export const TOO_LARGE = 'is too large';
 
 /** Deepest nesting of objects/arrays accepted in a client's JSON value (a payload). */
 export const MAX_JSON_DEPTH = 64;
@@ -111,7 +110,7 @@ export function jsonProblem(value: unknown, limits: JsonLimits = {}): JsonProble
   };
   const tooBig = (): JsonProblem => ({
     path: [], // the size is the whole value's, so it is reported at the value itself
-    message: `${TOO_LARGE}: at most ${maxBytes} bytes of JSON (set by SLUICE_MAX_PAYLOAD_BYTES)`,
+    message: `${TOO_LARGE} ${maxBytes} bytes of JSON (set by SLUICE_MAX_PAYLOAD_BYTES)`,
   });
   let bytes = 0;
   let v: unknown = value;

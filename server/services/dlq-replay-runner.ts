@@ -207,7 +207,8 @@ async function enqueueIsolating(pool: pg.Pool, task: string, inputs: EnqueueInpu
   } catch (e) {
     if (isCoreError(e) && e.code === 'TOO_MANY_REQUESTS') return { results: [], retryAfterMs: e.retryAfterMs ?? 1000 };
     if (isCoreError(e) && e.code === 'NOT_FOUND') return { results: inputs.map(() => ({ error: e.message })), retryAfterMs: null };
-    if (!(isCoreError(e) && e.code === 'BAD_REQUEST') || inputs.length === 1) {
+    // A bad input (invalid, or over a size limit) fails alone: split the batch to find it.
+    if (!(isCoreError(e) && (e.code === 'BAD_REQUEST' || e.code === 'PAYLOAD_TOO_LARGE')) || inputs.length === 1) {
       if (isCoreError(e)) return { results: inputs.map(() => ({ error: e.message })), retryAfterMs: null };
       throw e;
     }

@@ -5,7 +5,7 @@
 // Retry-After; a shed is reported per execution; a throttle delays the executions.
 import type pg from 'pg';
 import { CoreError, isCoreError } from '../core/errors';
-import { DEFAULT_MAX_PAYLOAD_BYTES, jsonProblem, textProblem, TOO_LARGE } from '../core/input-text';
+import { DEFAULT_MAX_PAYLOAD_BYTES, jsonProblem, textProblem } from '../core/input-text';
 import type { FieldError, TaskDefinition } from '../core/task-definition';
 import { resolveGroupKeys, resolveRoutingKey, resolveStreamKey } from '../core/key-path';
 import { routeBatch } from '../core/routing';
@@ -92,8 +92,7 @@ function checkStorable(input: EnqueueInput, maxPayloadBytes: number): void {
   const p = jsonProblem(input.payload, { maxBytes: maxPayloadBytes });
   if (p) {
     const path = ['payload', ...p.path].join('.');
-    if (p.message.startsWith(TOO_LARGE)) throw CoreError.payloadTooLarge([{ path, message: p.message }]);
-    throw CoreError.badRequest(`${path}: ${p.message}`, [{ path, message: p.message }]);
+    throw CoreError.validation([{ path, message: p.message }]); // a size limit: PAYLOAD_TOO_LARGE
   }
   const texts: [string, unknown][] = [
     ['idempotencyKey', input.idempotencyKey],
