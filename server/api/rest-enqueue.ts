@@ -5,12 +5,18 @@
 //   400 {error, fieldErrors}   413 {error, fieldErrors} (payload or batch over its limit)
 //   429 {error, retryAfterMs} + Retry-After (seconds)
 //   404 {error}                unknown or removed task
+// A W3C `traceparent` request header travels with the executions (docs/tracing.md); an
+// invalid one is ignored, as the W3C spec asks of a receiver (work is never refused for its
+// telemetry). With tracing on, the request gets a server span (a child of the header, or of
+// the span Next.js already started) and the executions carry that span's context.
 import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError, isCoreError, TOO_LARGE } from '../core/errors';
 import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
 import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
 import { enqueue, type EnqueueInput } from '../services/enqueue';
+import { normalizeTraceparent } from '../core/trace-context';
+import { contextFromTraceparent, currentTracing, traceparentOf } from '../telemetry/tracing';
 
 /** Request limits the route passes in (SLUICE_MAX_PAYLOAD_BYTES); the defaults otherwise. */
 export interface EnqueueRequestLimits {
@@ -66,7 +72,45 @@ export function errorReply(e: unknown): RestReply {
   throw e;
 }
 
-export async function handleEnqueueRequest(req: { taskName: string; body: unknown; db: pg.Pool; limits?: EnqueueRequestLimits }): Promise<RestReply> {
+export interface EnqueueRequest {
+  taskName: string;
+  body: unknown;
+  db: pg.Pool;
+  limits?: EnqueueRequestLimits;
+  /** The request's `traceparent` header as received (null: none). */
+  traceparent?: string | null;
+}
+
+export async function handleEnqueueRequest(req: EnqueueRequest): Promise<RestReply> {
+  const incoming = normalizeTraceparent(req.traceparent);
+  const tracing = currentTracing();
+  if (!tracing) return enqueueReply(req, incoming);
+  const { api, tracer } = tracing;
+  const active = api.context.active();
+  const nested = api.trace.getSpan(active) !== undefined;
+  const attributes = { 'http.request.method': 'POST', 'http.route': '/api/v1/tasks/{task}/executions', 'sluice.task': req.taskName };
+  return tracer.startActiveSpan(
+    'POST /api/v1/tasks/{task}/executions',
+    { kind: nested ? api.SpanKind.INTERNAL : api.SpanKind.SERVER, attributes },
+    nested ? active : contextFromTraceparent(api, incoming),
+    async (span) => {
+      try {
+        const reply = await enqueueReply(req, traceparentOf(span.spanContext()));
+        span.setAttribute('http.response.status_code', reply.status);
+        if (reply.status === 202) span.setAttribute('sluice.executions', (reply.body as { executions: unknown[] }).executions.length);
+        return reply;
+      } catch (e) {
+        span.recordException(e as Error);
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: (e as Error).message });
+        throw e;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+async function enqueueReply(req: EnqueueRequest, traceparent: string | null): Promise<RestReply> {
   const limits = req.limits ?? { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES };
   try {
     if (!TASK_NAME_RE.test(req.taskName)) throw CoreError.notFound(`task "${req.taskName}"`);
@@ -81,7 +125,7 @@ export async function handleEnqueueRequest(req: { taskName: string; body: unknow
       throw CoreError.validation(errs);
     }
     const inputs: EnqueueInput[] = 'executions' in parsed.data ? (parsed.data.executions as EnqueueInput[]) : [parsed.data as EnqueueInput];
-    const result = await enqueue(req.db, req.taskName, inputs, { maxPayloadBytes: limits.maxPayloadBytes });
+    const result = await enqueue(req.db, req.taskName, inputs, { maxPayloadBytes: limits.maxPayloadBytes, traceparent });
     return { status: 202, headers: { ...JSON_HEADERS }, body: result };
   } catch (e) {
     return errorReply(e);

@@ -25,6 +25,9 @@ import { CancelAbort, runHandler, ShutdownAbort, type HandlerMap } from './handl
 import { CancelWatch } from './cancel-watch';
 import { MaintenanceRunner } from './maintenance/runner';
 import { defaultServices, type MaintenanceSettings } from './maintenance';
+import { AttemptTracer, type AttemptTrace } from './attempt-tracing';
+import type { TraceContextRow } from '../db/read-trace-contexts';
+import { startTracing, type Tracing } from '../telemetry/tracing';
 
 export interface StartCoordinatorOptions {
   databaseUrl: string;
@@ -39,6 +42,10 @@ export interface StartCoordinatorOptions {
   metricsToken?: string;
   timings?: Partial<Record<keyof Timings, unknown>>;
   maintenance?: boolean | Partial<MaintenanceSettings>;
+  /** OpenTelemetry (docs/tracing.md): undefined = from the OTEL_* variables (off unless
+   *  set; shut down with the coordinator); a Tracing = use it (the caller shuts it down);
+   *  null = off. */
+  tracing?: Tracing | null;
   log?: (msg: string) => void;
 }
 
@@ -62,6 +69,8 @@ interface Running {
   def: TaskDefinition;
   abort: AbortController;
   done: Promise<void>;
+  /** tracing on: the attempt's span, ended when its finish is written */
+  trace?: AttemptTrace;
 }
 
 export async function startCoordinator(opts: StartCoordinatorOptions): Promise<RunningCoordinator> {
@@ -104,6 +113,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
 
   const id = await registerCoordinator(pool, { name, host: os.hostname(), pid: process.pid, tasks: served, slots, metricsPort: opts.metricsPort ?? null });
   const ownership = new Ownership(pool, id, timings.staleMs);
+  const tracing = opts.tracing !== undefined ? opts.tracing : await startTracing({ serviceName: 'sluice-coordinator', log });
+  // null when tracing is off: the hot path below then only tests it.
+  const tracer = tracing ? new AttemptTracer(tracing, pool, id, log) : null;
+  if (tracing) log(`tracing on: a span per attempt${tracing.owned ? '' : " (the process's own tracer provider)"}`);
 
   // Ownership depends only on which served tasks exist and how many partitions each has.
   // A push that changes neither (limits, groups, thresholds, pause …) needs no re-sync, so
@@ -151,8 +164,9 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     const byOutcome = new Map<string, number>();
     let fenced = 0;
     for (const item of b.items) {
-      running.delete(item.id);
       const applied = b.applied.get(item.id);
+      if (tracer) running.get(item.id)?.trace?.finished(applied ?? 'fenced');
+      running.delete(item.id);
       if (applied) byOutcome.set(applied, (byOutcome.get(applied) ?? 0) + 1);
       else fenced++;
     }
@@ -189,7 +203,8 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       planned.delete(task);
       if (rows.length > 0) metrics.inc('sluice_executions_claimed_total', { task }, rows.length, 'Executions claimed by this coordinator');
       // Started with the definition the claim was planned under (as the claim loop does).
-      for (const r of rows) startOne(r, def);
+      const traces = tracer && rows.length > 0 ? tracer.lookup(rows) : null;
+      for (const r of rows) startOne(r, def, traces);
       // With one task the refill asked for every free slot: it filled them, or came back
       // short because nothing more is claimable — the backlog is drained or the group
       // limits allow no more until something finishes, and the next finish refills again.
@@ -205,26 +220,32 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   // (all of them are buffered or being written), no more can join, so flush at once.
   const completer: Completer = new Completer(pool, timings.flushMs, onFlushed, log, 500, refill, (): boolean => completer.unflushed() >= running.size);
 
-  const startOne = (row: ClaimedExecution, def: TaskDefinition) => {
+  // traces: tracing on, the claimed batch's trace contexts (AttemptTracer.lookup); the
+  // row counts as running (its slot taken) while they are read.
+  const startOne = (row: ClaimedExecution, def: TaskDefinition, traces: Promise<Map<number, TraceContextRow>> | null = null) => {
     const abort = new AbortController();
     const handler = opts.handlers[def.name]!;
     const entry: Running = { row, def, abort, done: Promise.resolve() };
     running.set(row.id, entry);
+    const claimedAt = traces ? Date.now() : 0;
     entry.done = (async () => {
-      const res = await runHandler(
-        handler,
-        row.payload,
-        {
-          executionId: row.id,
-          attempt: row.attempts,
-          idempotencyKey: row.idempotencyKey ?? `${def.name}:${row.id}`,
-          groups: row.groups,
-          streamKey: row.streamKey,
-          partition: row.partition,
-        },
-        def.timeoutMs,
-        abort,
-      );
+      const call = () =>
+        runHandler(
+          handler,
+          row.payload,
+          {
+            executionId: row.id,
+            attempt: row.attempts,
+            idempotencyKey: row.idempotencyKey ?? `${def.name}:${row.id}`,
+            groups: row.groups,
+            streamKey: row.streamKey,
+            partition: row.partition,
+          },
+          def.timeoutMs,
+          abort,
+        );
+      if (traces && tracer) entry.trace = tracer.begin(row, def, (await traces).get(row.id), claimedAt);
+      const res = await (entry.trace ? entry.trace.run(call) : call());
       metrics.observe('sluice_handler_duration_seconds', { task: def.name }, res.ms / 1000, 'Handler run time');
       let item: FinishItem;
       if (res.ok) {
@@ -262,7 +283,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     },
     leaseGraceMs: timings.leaseGraceMs,
     pollMs: timings.pollMs,
-    onClaimed: (rows, def) => rows.forEach((r) => startOne(r, def)),
+    onClaimed: (rows, def) => {
+      const traces = tracer ? tracer.lookup(rows) : null;
+      for (const r of rows) startOne(r, def, traces);
+    },
     metrics,
     log,
   });
@@ -353,6 +377,8 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       await listener.stop();
       await server?.close();
       await markStopped(pool, id, running.size).catch((e) => log(`stop mark failed: ${(e as Error).message}`));
+      // Spans of attempts whose finish was never written (released to the rescuer) stay open.
+      if (opts.tracing === undefined) await tracing?.shutdown().catch((e: unknown) => log(`trace export at stop failed: ${(e as Error).message}`));
       await pool.end();
       log('stopped');
     })().finally(() => resolveStopped()));

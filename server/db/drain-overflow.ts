@@ -2,7 +2,7 @@
 // their partition's depth has fallen (spillDrainCount in core decides how many), oldest
 // id first, in one transaction per task: partition_stats rows locked in order → overflow
 // rows → group_slots (+queued) → stream locks → one insert (ids and enqueue times kept,
-// so latency still counts from the original enqueue). A stream whose earlier row cannot
+// so latency still counts from the original enqueue; the traceparent too). A stream whose earlier row cannot
 // go yet (its partition is still full) holds its later rows back too, across partitions.
 import type { Db } from './pool';
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; how many rows may drain is core's rule, applied per partition row read here
@@ -25,9 +25,9 @@ export async function drainOverflow(db: Db, task: string, maxDepth: number, limi
   if (total === 0) return { task, drained: 0 };
   const rows = await db.query<{
     id: number; partition: number; payload: unknown; groups: Record<string, string>; stream_key: string | null;
-    idempotency_key: string | null; run_at: Date; enqueued_at: Date;
+    idempotency_key: string | null; run_at: Date; enqueued_at: Date; traceparent: string | null;
   }>(
-    `SELECT id, partition, payload, groups, stream_key, idempotency_key, run_at, enqueued_at FROM overflow
+    `SELECT id, partition, payload, groups, stream_key, idempotency_key, run_at, enqueued_at, traceparent FROM overflow
      WHERE task = $1 ORDER BY id LIMIT $2 FOR UPDATE`,
     [task, Math.min(limit, Math.max(total * 4, total + 100))],
   );
@@ -59,6 +59,7 @@ export async function drainOverflow(db: Db, task: string, maxDepth: number, limi
       idempotencyKey: r.idempotency_key,
       delayMs: Math.max(0, r.run_at.getTime() - Date.now()),
       enqueuedAt: r.enqueued_at,
+      traceparent: r.traceparent,
     })),
   );
   const per = new Map<number, number>();

@@ -150,6 +150,8 @@ export interface NewExecutionRow {
   /** Preassigned id (spilled rows drained back keep theirs); null → next from the sequence. */
   id?: number | null;
   enqueuedAt?: Date | null;
+  /** W3C traceparent (version 00) the attempts' spans are children of; null: none. */
+  traceparent?: string | null;
 }
 
 export interface InsertedExecution {
@@ -162,14 +164,14 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
   if (rows.length === 0) return [];
   const r = await db.query<InsertedExecution & { ord: number }>(
     `WITH src AS (
-       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::bigint[], $9::timestamptz[])
-         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, pre_id, enqueued_at, ord)
+       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::bigint[], $9::timestamptz[], $10::text[])
+         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, pre_id, enqueued_at, traceparent, ord)
      ),
      ids AS MATERIALIZED (
        SELECT s.ord, coalesce(s.pre_id, nextval('executions_id_seq')) AS id FROM src s
      ),
      ins AS (
-       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at)
+       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at, traceparent)
        SELECT ids.id, $1, s.partition,
               CASE WHEN s.stream_key IS NULL THEN 'queued'
                    WHEN row_number() OVER (PARTITION BY s.stream_key ORDER BY s.ord) > 1 THEN 'blocked'
@@ -181,7 +183,7 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
               ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
               s.stream_key, s.idem,
               now() + make_interval(secs => s.delay_ms / 1000.0),
-              coalesce(s.enqueued_at, now())
+              coalesce(s.enqueued_at, now()), s.traceparent
        FROM src s JOIN ids USING (ord)
        RETURNING id, partition, state
      )
@@ -196,6 +198,7 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
       rows.map((x) => x.delayMs),
       rows.map((x) => x.id ?? null),
       rows.map((x) => x.enqueuedAt ?? null),
+      rows.map((x) => x.traceparent ?? null),
     ],
   );
   return r.rows.map(({ id, partition, state }) => ({ id, partition, state }));
@@ -206,15 +209,15 @@ export async function insertOverflow(db: Db, task: string, rows: readonly NewExe
   if (rows.length === 0) return [];
   const r = await db.query<{ id: number; partition: number; ord: number }>(
     `WITH src AS (
-       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[])
-         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, ord)
+       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::text[])
+         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, traceparent, ord)
      ),
      ids AS MATERIALIZED (SELECT s.ord, nextval('executions_id_seq') AS id FROM src s),
      ins AS (
-       INSERT INTO overflow (id, task, partition, payload, groups, group_keys, stream_key, idempotency_key, run_at)
+       INSERT INTO overflow (id, task, partition, payload, groups, group_keys, stream_key, idempotency_key, run_at, traceparent)
        SELECT ids.id, $1, s.partition, s.payload, s.groups,
               ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
-              s.stream_key, s.idem, now() + make_interval(secs => s.delay_ms / 1000.0)
+              s.stream_key, s.idem, now() + make_interval(secs => s.delay_ms / 1000.0), s.traceparent
        FROM src s JOIN ids USING (ord)
        RETURNING id, partition
      )
@@ -227,6 +230,7 @@ export async function insertOverflow(db: Db, task: string, rows: readonly NewExe
       rows.map((x) => x.streamKey),
       rows.map((x) => x.idempotencyKey),
       rows.map((x) => x.delayMs),
+      rows.map((x) => x.traceparent ?? null),
     ],
   );
   return r.rows.map(({ id, partition }) => ({ id, partition }));

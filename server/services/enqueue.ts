@@ -26,6 +26,7 @@ import {
   type PartitionEnqueueDelta,
 } from '../db/enqueue-executions';
 import { roundRobinSequence } from '../db/sync-task-runtime';
+import { normalizeTraceparent, traceparentProblem } from '../core/trace-context';
 
 export interface EnqueueInput {
   payload: unknown;
@@ -62,6 +63,10 @@ export interface EnqueueOptions {
   rand?: () => number;
   /** Per-execution payload limit (serialized JSON bytes); default DEFAULT_MAX_PAYLOAD_BYTES. */
   maxPayloadBytes?: number;
+  /** W3C traceparent every execution of this call carries (docs/tracing.md): each
+   *  attempt's span is its child. Invalid → BAD_REQUEST naming `traceparent` (the REST
+   *  endpoint drops an invalid header before it gets here, as W3C asks of a receiver). */
+  traceparent?: string | null;
 }
 
 const MAX_BATCH = 10_000;
@@ -141,9 +146,15 @@ export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly En
   if (inputs.length > MAX_BATCH) {
     throw CoreError.badRequest(`at most ${MAX_BATCH} executions per call`, [{ path: 'executions', message: `at most ${MAX_BATCH} per call` }]);
   }
+  let traceparent: string | null = null;
+  if (opts.traceparent !== undefined && opts.traceparent !== null) {
+    const problem = traceparentProblem(opts.traceparent);
+    if (problem) throw CoreError.badRequest(`traceparent: ${problem}`, [{ path: 'traceparent', message: problem }]);
+    traceparent = normalizeTraceparent(opts.traceparent);
+  }
   for (let attempt = 0; ; attempt++) {
     try {
-      return await enqueueOnce(db, taskName, inputs, opts.rand ?? Math.random, opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES);
+      return await enqueueOnce(db, taskName, inputs, opts.rand ?? Math.random, opts.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, traceparent);
     } catch (e) {
       if (e instanceof PartitionsChanged && attempt < 3) continue;
       throw e;
@@ -151,7 +162,14 @@ export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly En
   }
 }
 
-async function enqueueOnce(db: pg.Pool, taskName: string, inputs: readonly EnqueueInput[], rand: () => number, maxPayloadBytes: number): Promise<EnqueueResult> {
+async function enqueueOnce(
+  db: pg.Pool,
+  taskName: string,
+  inputs: readonly EnqueueInput[],
+  rand: () => number,
+  maxPayloadBytes: number,
+  traceparent: string | null,
+): Promise<EnqueueResult> {
   const task = await loadTaskForEnqueue(db, taskName, roundRobinSequence(taskName));
   if (!task || !task.active) throw CoreError.notFound(`task "${taskName}"`);
   const def = task.definition as TaskDefinition;
@@ -282,6 +300,7 @@ async function enqueueOnce(db: pg.Pool, taskName: string, inputs: readonly Enque
       streamKey: prepared[i]!.streamKey,
       idempotencyKey: prepared[i]!.input.idempotencyKey ?? null,
       delayMs: prepared[i]!.delayMs + throttledMs,
+      traceparent,
     });
     const inserted = await insertExecutions(client, taskName, accepted.map(row));
     accepted.forEach((i, k) => {
