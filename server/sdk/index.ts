@@ -16,7 +16,7 @@
 // SluiceApiError for anything else. Code that shares the database can skip HTTP with
 // createDbClient(pool) from 'server/sdk/db' (inside this repository only: it needs the
 // server) — same inputs, same results.
-import { normalizeTraceparent, traceparentProblem } from '../core/trace-context';
+import { normalizeTraceparent, traceparentProblem } from '../core/trace-context.js';
 
 export interface EnqueueInput {
   payload: unknown;
