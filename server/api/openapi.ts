@@ -868,7 +868,16 @@ export function openApiDocument(): Record<string, unknown> {
             ['producer', 'operator'],
             'Routing, group keys (explicit `groups`, else each group\'s keyPath into the payload), streams and backpressure are applied per the task\'s current config. A batch is inserted in one statement. An `idempotencyKey` dedupes per task.',
           ),
-          parameters: [{ name: 'task', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: [
+            { name: 'task', in: 'path', required: true, schema: { type: 'string' } },
+            {
+              name: 'traceparent',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'W3C trace context; the executions\' attempts are traced as its children (docs/tracing.md). An invalid value is ignored, never refused.',
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EnqueueRequest' } } } },
           responses: {
             '202': { description: 'Accepted', content: { 'application/json': { schema: { $ref: '#/components/schemas/EnqueueReply' } } } },
