@@ -203,6 +203,13 @@ export function ExecutionDetailView({ d }: { d: Detail }) {
               )}
             </Row>
             <Row k="Idempotency key">{d.idempotencyKey ? <span className="font-mono">{d.idempotencyKey}</span> : <span className="text-subtle">—</span>}</Row>
+            {d.traceparent && (
+              <Row k="Trace">
+                <span className="font-mono" title={d.traceparent}>
+                  {d.traceparent.split('-')[1]}
+                </span>
+              </Row>
+            )}
             {d.state === 'running' && (
               <Row k="Lease">
                 <span className="font-mono text-[12px]">{d.leaseOwner}</span> until <Timestamp date={d.leaseExpiresAt} />

@@ -849,6 +849,7 @@ export function openApiDocument(): Record<string, unknown> {
             payloadPreview: { type: ['string', 'null'], description: 'the first 64 KiB of a payload over 1 MiB, as JSON text' },
             displayState: { type: 'string', enum: [...EXECUTION_STATES] },
             leaseExpiresAt: nullableDateTime,
+            traceparent: { type: ['string', 'null'], description: 'the W3C traceparent it was enqueued with (version 00); its attempts are traced as children' },
             timeline: { type: 'array', items: { type: 'object', additionalProperties: true } },
           },
           additionalProperties: true,

@@ -66,6 +66,8 @@ export interface ExecutionView {
   groups: Record<string, string>;
   streamKey: string | null;
   idempotencyKey: string | null;
+  /** W3C traceparent it was enqueued with (docs/tracing.md): its attempts' spans are children of it. */
+  traceparent: string | null;
   lastError: string | null;
   payload: unknown;
   enqueuedAt: Date;
@@ -86,11 +88,11 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
   const r = await db.query(
     `SELECT id, task, state, attempts, partition, groups, stream_key, idempotency_key, last_error, payload,
             enqueued_at, run_at, started_at, finished_at, lease_owner, false AS spilled,
-            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on, lease_expires_at, cancel_requested_at
+            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on, lease_expires_at, cancel_requested_at, traceparent
      FROM executions WHERE id = $1
      UNION ALL
      SELECT id, task, 'queued', 0, partition, groups, stream_key, idempotency_key, NULL, payload,
-            enqueued_at, run_at, NULL, NULL, NULL, true, NULL, NULL, NULL
+            enqueued_at, run_at, NULL, NULL, NULL, true, NULL, NULL, NULL, traceparent
      FROM overflow WHERE id = $1
      LIMIT 1`,
     [n],
@@ -114,6 +116,7 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
     groups: row.groups,
     streamKey: row.stream_key,
     idempotencyKey: row.idempotency_key,
+    traceparent: row.traceparent,
     lastError: row.last_error,
     payload: row.payload,
     enqueuedAt: row.enqueued_at,

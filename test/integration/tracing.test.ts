@@ -14,6 +14,7 @@ import { createToken } from '../../server/services/tokens';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { createDbClient } from '../../server/sdk/db';
 import { drainOverflow } from '../../server/db/drain-overflow';
+import { getExecution } from '../../server/presenters/execution';
 import { startTracing, currentTracing, type Tracing } from '../../server/telemetry/tracing';
 import { startCoordinator, type RunningCoordinator } from '../../server/coordinator/main';
 import type { HandlerContext } from '../../server/coordinator/handler-runner';
@@ -88,6 +89,8 @@ describe('tracing off (the default): the traceparent is stored, nothing else hap
     expect((await db.pool.query('SELECT count(*)::int AS n FROM executions')).rows[0].n).toBe(before);
     const ok = await client.enqueue('untraced', { payload: {} }, { traceparent: HEADER });
     expect(await storedTraceparent(ok.id!)).toBe(HEADER);
+    // The execution's view (GET /api/v1/executions/{id}, the console's detail) shows it.
+    expect((await getExecution(db.pool, ok.id!))?.traceparent).toBe(HEADER);
   });
 
   it('a spilled execution keeps its traceparent in overflow and when drained back', async () => {
@@ -96,6 +99,7 @@ describe('tracing off (the default): the traceparent is stored, nothing else hap
     const spilled = r.executions.find((e) => e.state === 'spilled')!;
     expect(spilled).toBeDefined();
     expect((await db.pool.query('SELECT traceparent FROM overflow WHERE id = $1', [spilled.id])).rows[0].traceparent).toBe(HEADER);
+    expect((await getExecution(db.pool, spilled.id!))).toMatchObject({ spilled: true, traceparent: HEADER });
     await db.pool.query("UPDATE executions SET state = 'canceled', finished_at = now() WHERE task = 'spilling'");
     await db.pool.query("UPDATE partition_stats SET depth = 0 WHERE task = 'spilling'");
     expect((await drainOverflow(db.pool, 'spilling', 1)).drained).toBe(1);
