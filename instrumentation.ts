@@ -6,7 +6,9 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME === 'nodejs') {
     const { startTracing } = await import('./server/telemetry/tracing');
-    await startTracing({ serviceName: 'sluice-control-plane' });
+    await startTracing({ serviceName: 'sluice-control-plane' }).catch((e: unknown) => {
+      console.warn(`[sluice tracing] could not start, running without it: ${(e as Error).message}`);
+    });
     const { startControlPlane } = await import('./server/control-plane/start');
     startControlPlane();
   }

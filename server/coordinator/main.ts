@@ -113,7 +113,14 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
 
   const id = await registerCoordinator(pool, { name, host: os.hostname(), pid: process.pid, tasks: served, slots, metricsPort: opts.metricsPort ?? null });
   const ownership = new Ownership(pool, id, timings.staleMs);
-  const tracing = opts.tracing !== undefined ? opts.tracing : await startTracing({ serviceName: 'sluice-coordinator', log });
+  // Tracing never stops the work: if the OpenTelemetry SDK cannot start, run without it.
+  const tracing =
+    opts.tracing !== undefined
+      ? opts.tracing
+      : await startTracing({ serviceName: 'sluice-coordinator', log }).catch((e: unknown) => {
+          log(`tracing could not start, running without it: ${(e as Error).message}`);
+          return null;
+        });
   // null when tracing is off: the hot path below then only tests it.
   const tracer = tracing ? new AttemptTracer(tracing, pool, id, log) : null;
   if (tracing) log(`tracing on: a span per attempt${tracing.owned ? '' : " (the process's own tracer provider)"}`);
