@@ -205,7 +205,7 @@ export function ExecutionDetailView({ d }: { d: Detail }) {
             <Row k="Idempotency key">{d.idempotencyKey ? <span className="font-mono">{d.idempotencyKey}</span> : <span className="text-subtle">—</span>}</Row>
             {d.traceparent && (
               <Row k="Trace">
-                <span className="font-mono" title={d.traceparent}>
+                <span className="font-mono" title={d.traceparent} data-testid="execution-trace-id">
                   {d.traceparent.split('-')[1]}
                 </span>
               </Row>
