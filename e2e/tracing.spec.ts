@@ -11,6 +11,8 @@ import { createToken } from '../server/services/tokens';
 import { SYSTEM_ACTOR } from '../server/db/audit';
 import type { TaskDefinitionInput } from '../server/core/task-definition';
 
+test.describe.configure({ timeout: 90_000 });
+
 test('the traceparent header travels with the execution and its page shows the trace id', async ({ page }) => {
   const db = e2eDb();
   const env = e2eEnv();
