@@ -23,7 +23,7 @@ import { Completer, type CompletedBatch, type Refill } from './completer';
 import { ClaimLoop } from './claim-loop';
 import { CancelAbort, runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
 import { CancelWatch } from './cancel-watch';
-import { MaintenanceRunner } from './maintenance/runner';
+import { MaintenanceRunner } from '../db/maintenance-runner';
 import { defaultServices, type MaintenanceSettings } from './maintenance';
 
 export interface StartCoordinatorOptions {
@@ -310,7 +310,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       : new MaintenanceRunner(
           pool,
           defaultServices({ heartbeatMs: timings.heartbeatMs, ...(typeof maintenanceOpt === 'object' ? maintenanceOpt : {}) }),
-          timings.maintenanceScale,
+          { scale: timings.maintenanceScale },
           { coordinatorId: id, staleMs: timings.staleMs, log },
         );
   maintenance?.start();
