@@ -123,5 +123,6 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   users: { bounded: 'managed by admins' },
   api_tokens: { bounded: 'managed by admins' },
   webhook_targets: { bounded: 'managed by admins' },
-  pgmigrations: { bounded: 'one row per migration' },
+  sluice_migrations: { bounded: 'one row per migration' },
+  sluice_function_files: { bounded: 'one row per SQL function file' },
 };
