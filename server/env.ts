@@ -26,6 +26,12 @@ export const envSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
+    /** The same Postgres without a transaction pooler in between, when DATABASE_URL goes
+     *  through one (PgBouncer in transaction mode): LISTEN and migrations use it. */
+    DATABASE_DIRECT_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
     PORT: port.default(3000),
     HOST: z.string().default('127.0.0.1'),
     /** Where the embedded Postgres keeps its data and where builds keep their stamp. */

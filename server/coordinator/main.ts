@@ -28,6 +28,8 @@ import { defaultServices, type MaintenanceSettings } from './maintenance';
 
 export interface StartCoordinatorOptions {
   databaseUrl: string;
+  /** DATABASE_DIRECT_URL: the same Postgres without a transaction pooler (for LISTEN). */
+  databaseDirectUrl?: string;
   handlers: HandlerMap;
   name?: string;
   slots?: number;
@@ -120,7 +122,8 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   };
   const listener = new ConfigListener({
     pool,
-    databaseUrl: opts.databaseUrl,
+    // LISTEN does not pass a transaction pooler: the direct URL when there is one.
+    databaseUrl: opts.databaseDirectUrl ?? opts.databaseUrl,
     coordinatorId: id,
     pollMs: timings.configPollMs,
     apply,
