@@ -77,6 +77,11 @@ test('lower a tenant limit 20 → 5 with real coordinators: diff, rollout to eve
     );
     expect(rows.rows).toEqual(Array.from({ length: COORDINATORS }, (_, i) => ({ name: `e2e-push-${i + 1}`, applied_version: version })));
 
+    // A fresh backlog for both tenants, so the sampling below always has work to hold
+    // back: on a loaded machine the first 2,400 can drain (40 at a time, 150 ms each)
+    // while the page steps above run, and an empty queue proves nothing about the limit.
+    await enqueue(db, PUSH_TASK, Array.from({ length: 800 }, (_, j) => ({ payload: { tenant: j % 2 ? 'acme' : 'globex', sleepMs: 150 } })));
+
     // Executions claimed under the old limit finish (150 ms each); from then on nothing
     // may exceed 5 per tenant. Sample for 4 s.
     await waitFor(
