@@ -29,6 +29,7 @@ import { startCoordinator, type RunningCoordinator } from '../server/coordinator
 import type { TaskDefinitionInput } from '../server/core/task-definition';
 import type { Handler } from '../server/coordinator/handler-runner';
 import { percentile } from '../server/core/metrics';
+import { w2Task } from './support/w2';
 
 function usage(msg: string): never {
   console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--json FILE]`);
@@ -65,17 +66,8 @@ const w2payload = (extra: Record<string, unknown> = {}) => {
   const t = Math.floor(rnd() * 10);
   return { t: `t${t}`, k: `t${t}-k${Math.floor(rnd() * 100)}`, ...extra };
 };
-const w2def = (name: string, retry = false): TaskDefinitionInput => ({
-  name,
-  partitions: 4,
-  concurrency: 200,
-  groups: [
-    { name: 'tenant', limit: 20, keyPath: 't' },
-    { name: 'key', limit: 1, keyPath: 'k' },
-  ],
-  backpressure: { maxDepth: 10_000_000 },
-  ...(retry ? { retry: { maxAttempts: 3, backoff: 'exponential' as const, baseDelayMs: 200, maxDelayMs: 2000, jitter: 0.2 } } : {}),
-});
+const w2def = (name: string, retry = false): TaskDefinitionInput =>
+  w2Task(name, retry ? { retry: { maxAttempts: 3, backoff: 'exponential', baseDelayMs: 200, maxDelayMs: 2000, jitter: 0.2 } } : {});
 
 async function processed(task: string): Promise<number> {
   const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);

@@ -30,3 +30,10 @@ describe('executionCutoffs', () => {
     expect(taskRetentionSchema.parse({ canceledHours: 0.25 })).toEqual({ canceledHours: 0.25 });
   });
 });
+
+describe('overlayEnv (shared with coordinator timings)', () => {
+  it('explicit beats env beats absent; empty env is unset', async () => {
+    const { overlayEnv } = await import('./env-overlay');
+    expect(overlayEnv<'a' | 'b' | 'c'>({ a: 1 }, { A: '2', B: '3', C: '' }, { a: 'A', b: 'B', c: 'C' })).toEqual({ a: 1, b: '3' });
+  });
+});

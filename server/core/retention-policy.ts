@@ -8,6 +8,7 @@
 // it), and a row kept longer (dead rows live as long as their dead letter; a task may keep
 // succeeded rows longer) has its key cleared when the window ends.
 import { z } from 'zod';
+import { overlayEnv } from './env-overlay';
 
 const hours = (def: number) => z.coerce.number().positive('must be a positive number of hours').max(24 * 3650).default(def);
 const days = (def: number) => z.coerce.number().positive('must be a positive number of days').max(3650 * 10).default(def);
@@ -40,12 +41,7 @@ export const RETENTION_ENV: Record<keyof RetentionSettings, string> = {
 
 /** Explicit values win over SLUICE_* env, which wins over defaults; a bad value throws naming the variable. */
 export function resolveRetention(explicit: Partial<RetentionSettings>, env: Record<string, string | undefined>): RetentionSettings {
-  const raw: Record<string, unknown> = {};
-  for (const [k, name] of Object.entries(RETENTION_ENV) as [keyof RetentionSettings, string][]) {
-    const v = explicit[k] ?? (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
-    if (v !== undefined) raw[k] = v;
-  }
-  const r = retentionSettingsSchema.safeParse(raw);
+  const r = retentionSettingsSchema.safeParse(overlayEnv(explicit, env, RETENTION_ENV));
   if (!r.success) {
     const i = r.error.issues[0]!;
     const key = i.path[0] as keyof RetentionSettings;
