@@ -75,6 +75,9 @@ export async function runServiceOnce<B extends RunnerBase>(pool: pg.Pool, svc: M
   const steps = svc.mode === 'steps';
   const t0 = performance.now();
   const client = await pool.connect();
+  // 'steps': the client goes back to the pool once the claim is committed, so a long run
+  // holds no connection of its own (the job uses the pool, and the finish is one statement).
+  let held: pg.PoolClient | null = client;
   let inTx = false;
   let claimed = false;
   try {
@@ -112,13 +115,16 @@ export async function runServiceOnce<B extends RunnerBase>(pool: pg.Pool, svc: M
     if (steps) {
       await client.query('COMMIT');
       inTx = false;
+      client.release();
+      held = null;
     }
     const result = await svc.run({ ...base, db: steps ? pool : client, pool, now: new Date() });
-    await client.query(
+    // A 'steps' run records its end only while the lease is still its own.
+    await (held ?? pool).query(
       `UPDATE maintenance_runs SET last_finished_at = now(), last_duration_ms = $2, last_result = $3, last_error = NULL,
               lease_owner = NULL, lease_until = NULL
-        WHERE name = $1`,
-      [name, Math.round(performance.now() - t0), JSON.stringify(result ?? null)],
+        WHERE name = $1 AND (NOT $4 OR lease_owner = $5)`,
+      [name, Math.round(performance.now() - t0), JSON.stringify(result ?? null), steps, owner],
     );
     if (inTx) await client.query('COMMIT');
     inTx = false;
@@ -133,14 +139,14 @@ export async function runServiceOnce<B extends RunnerBase>(pool: pg.Pool, svc: M
         `UPDATE maintenance_runs SET last_started_at = CASE WHEN $5 THEN last_started_at ELSE now() END,
                 runs = runs + CASE WHEN $5 THEN 0 ELSE 1 END, last_coordinator = $4,
                 last_finished_at = now(), last_duration_ms = $2, last_error = $3, lease_owner = NULL, lease_until = NULL
-          WHERE name = $1`,
-        [name, Math.round(performance.now() - t0), error, base.coordinatorId ?? null, steps],
+          WHERE name = $1 AND (NOT $5 OR lease_owner = $6)`,
+        [name, Math.round(performance.now() - t0), error, base.coordinatorId ?? null, steps, owner],
       )
       .catch(() => {});
     base.log(`maintenance ${name} failed: ${error}`);
     return { ran: true, error };
   } finally {
-    client.release();
+    held?.release();
   }
 }
 
