@@ -23,6 +23,7 @@ import { registerCoordinator } from '../server/db/coordinator-membership';
 import { syncOwnership } from '../server/db/partition-ownership';
 import { claimExecutions } from '../server/db/claim-executions';
 import { finishExecutions } from '../server/db/finish-executions';
+import { w2Task } from './support/w2';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -155,16 +156,7 @@ const noop = () => {};
 // ---- W1 and W2. With --repeat N they run in turns (W1, W2, W1, W2 …), each time on a fresh
 // task, and the table shows the medians: on a shared 2-core VM one burn-down can move by
 // ±25% between runs, so a single W2 ÷ W1 ratio can say anything from 30% to 60%.
-const w2def = (name: string): TaskDefinitionInput => ({
-  name,
-  partitions: 4,
-  concurrency: 200,
-  groups: [
-    { name: 'tenant', limit: 20, keyPath: 't' },
-    { name: 'key', limit: 1, keyPath: 'k' },
-  ],
-  backpressure: { maxDepth: 10_000_000 },
-});
+const w2def = (name: string): TaskDefinitionInput => w2Task(name);
 let seed = 42;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
 const median = (xs: number[]) => {

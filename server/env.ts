@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './core/input-text';
 import { parseAllowList } from './core/webhook-address';
+import { retentionSettingsSchema } from './core/retention-policy';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -22,6 +23,12 @@ export const envSchema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
     /** Postgres to use. Unset: the embedded server under SLUICE_DATA_DIR is started. */
     DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+    /** The same Postgres without a transaction pooler in between, when DATABASE_URL goes
+     *  through one (PgBouncer in transaction mode): LISTEN and migrations use it. */
+    DATABASE_DIRECT_URL: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
@@ -76,6 +83,13 @@ export const envSchema = z
         }
       }),
     /** When set, /metrics (control plane and coordinators) answers only `Authorization: Bearer <token>`. */
+    // Retention (server/core/retention-policy.ts, which the coordinators read the same way).
+    SLUICE_IDEMPOTENCY_WINDOW_HOURS: retentionSettingsSchema.shape.idempotencyWindowHours,
+    SLUICE_RETAIN_SUCCEEDED_HOURS: retentionSettingsSchema.shape.succeededHours,
+    SLUICE_RETAIN_CANCELED_HOURS: retentionSettingsSchema.shape.canceledHours,
+    SLUICE_RETAIN_HISTORY_DAYS: retentionSettingsSchema.shape.historyDays,
+    SLUICE_RETAIN_AUDIT_DAYS: retentionSettingsSchema.shape.auditDays,
+    SLUICE_RETENTION_BATCH: retentionSettingsSchema.shape.batch,
     SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').regex(/^\S+$/, 'must not contain spaces').optional(),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   })

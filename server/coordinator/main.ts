@@ -23,7 +23,7 @@ import { Completer, type CompletedBatch, type Refill } from './completer';
 import { ClaimLoop } from './claim-loop';
 import { CancelAbort, runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
 import { CancelWatch } from './cancel-watch';
-import { MaintenanceRunner } from './maintenance/runner';
+import { MaintenanceRunner } from '../db/maintenance-runner';
 import { defaultServices, type MaintenanceSettings } from './maintenance';
 import { AttemptTracer, type AttemptTrace } from './attempt-tracing';
 import type { TraceContextRow } from '../db/read-trace-contexts';
@@ -31,6 +31,8 @@ import { startTracing, type Tracing } from '../telemetry/tracing';
 
 export interface StartCoordinatorOptions {
   databaseUrl: string;
+  /** DATABASE_DIRECT_URL: the same Postgres without a transaction pooler (for LISTEN). */
+  databaseDirectUrl?: string;
   handlers: HandlerMap;
   name?: string;
   slots?: number;
@@ -140,7 +142,8 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   };
   const listener = new ConfigListener({
     pool,
-    databaseUrl: opts.databaseUrl,
+    // LISTEN does not pass a transaction pooler: the direct URL when there is one.
+    databaseUrl: opts.databaseDirectUrl ?? opts.databaseUrl,
     coordinatorId: id,
     pollMs: timings.configPollMs,
     apply,
@@ -341,7 +344,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       : new MaintenanceRunner(
           pool,
           defaultServices({ heartbeatMs: timings.heartbeatMs, ...(typeof maintenanceOpt === 'object' ? maintenanceOpt : {}) }),
-          timings.maintenanceScale,
+          { scale: timings.maintenanceScale },
           { coordinatorId: id, staleMs: timings.staleMs, log },
         );
   maintenance?.start();

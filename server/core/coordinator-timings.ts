@@ -4,6 +4,7 @@
 // the environment), because the control plane reads them too: the coordinators page
 // judges heartbeats by the same staleMs (presenters/coordinators.ts).
 import { z } from 'zod';
+import { overlayEnv } from './env-overlay';
 
 const ms = (def: number, min = 1) => z.coerce.number().int().min(min).max(86_400_000).default(def);
 
@@ -43,12 +44,7 @@ const ENV: Record<keyof Timings, string> = {
 
 /** Explicit values win over SLUICE_* env, which wins over defaults. */
 export function resolveTimings(explicit: Partial<Record<keyof Timings, unknown>>, env: Record<string, string | undefined>): Timings {
-  const raw: Record<string, unknown> = {};
-  for (const [k, name] of Object.entries(ENV) as [keyof Timings, string][]) {
-    const v = explicit[k] ?? (env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
-    if (v !== undefined) raw[k] = v;
-  }
-  const r = timingsSchema.safeParse(raw);
+  const r = timingsSchema.safeParse(overlayEnv(explicit, env, ENV));
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${ENV[i.path[0] as keyof Timings] ?? i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid coordinator timings: ${msg}`);

@@ -4,6 +4,7 @@
 // Pure: no I/O imports (server/core rule).
 import { z } from 'zod';
 import { inputRecord, inputText } from './input-text';
+import { taskRetentionSchema } from './retention-policy';
 
 /** A dot path into the payload, e.g. `tenant` or `customer.id`. */
 export const KEY_PATH_RE = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/;
@@ -124,6 +125,8 @@ export const taskDefinitionSchema = z
       shedPercent: 50,
     }),
     dlq: dlqSchema.default({ maxDepth: 100_000, retentionDays: 14 }),
+    /** How long this task's finished executions are kept (server/core/retention-policy.ts); absent: SLUICE_RETAIN_*. */
+    retention: taskRetentionSchema.optional(),
     thresholds: thresholdsSchema,
     paused: z.boolean().default(false),
   })

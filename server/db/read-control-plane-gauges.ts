@@ -1,8 +1,8 @@
 // What the control plane's /metrics exposes, in one round trip: open alerts by task,
 // rule, severity and status (the open-key partial index), roll-up cursors, webhook
 // outbox counts by status, the control-plane services' last runs, dead letters per task
-// (the trigger-kept dlq_fingerprint_stats counters, never a scan of dead_letters) and
-// coordinators by state (a small table).
+// (the trigger-kept dlq_fingerprint_stats counters, never a scan of dead_letters),
+// coordinators by state (a small table) and the age of the oldest snapshot held.
 import type { Db } from './pool';
 
 export interface ControlPlaneGauges {
@@ -12,6 +12,10 @@ export interface ControlPlaneGauges {
   services: { name: string; last_finished_s: number | null; last_duration_ms: number | null; failing: boolean; runs: number }[];
   deadLetters: { task: string; total: number; pending: number }[];
   coordinators: { live: number; draining: number; registered: number };
+  /** Seconds the oldest transaction holding a snapshot (backend_xmin) in this database has
+   *  been open: while it is, vacuum keeps every dead row newer than it (docs/architecture.md
+   *  § Retention and storage under churn). */
+  oldestSnapshotS: number;
 }
 
 /** staleMs: a coordinator whose last heartbeat is older (database clock) is not live. */
@@ -32,6 +36,8 @@ export async function readControlPlaneGauges(db: Db, staleMs: number): Promise<C
        'deadLetters', coalesce((SELECT json_agg(d ORDER BY d.task) FROM (
            SELECT task, sum(count)::bigint AS total, sum(pending)::bigint AS pending
            FROM dlq_fingerprint_stats GROUP BY task) d), '[]'),
+       'oldestSnapshotS', (SELECT coalesce(max(extract(epoch FROM now() - xact_start)), 0) FROM pg_stat_activity
+           WHERE datname = current_database() AND backend_xmin IS NOT NULL AND pid <> pg_backend_pid()),
        'coordinators', (SELECT json_build_object(
            'live', count(*) FILTER (WHERE NOT draining AND last_heartbeat_at >= now() - make_interval(secs => $1 / 1000.0)),
            'draining', count(*) FILTER (WHERE draining),

@@ -115,6 +115,12 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       samples: g.services.filter((s) => s.last_finished_s !== null).map((s) => ({ labels: { service: s.name }, value: Number(s.last_finished_s) })),
     },
     {
+      name: 'sluice_db_oldest_snapshot_age_seconds',
+      help: 'How long the oldest transaction holding a snapshot in this database has been open; vacuum cannot remove dead rows newer than it.',
+      type: 'gauge',
+      samples: [{ labels: {}, value: Math.max(0, Number(g.oldestSnapshotS)) }],
+    },
+    {
       name: 'sluice_control_plane_service_failing',
       help: '1 when the service\'s last run failed.',
       type: 'gauge',

@@ -6,7 +6,7 @@ import { testDatabase } from './db';
 import { applyTasks } from '../support/engine-fixtures';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
 import { trimDeadLetters, TRIM_BATCH } from '../../server/services/dlq-trim';
-import { runServiceOnce } from '../../server/control-plane/runner';
+import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { trimDeadLettersService } from '../../server/control-plane/services/trim-dead-letters';
 
 const db = await testDatabase();
@@ -77,7 +77,7 @@ describe('DLQ trim', () => {
 
   it('runs as the control-plane service trim-dead-letters', async () => {
     await insertDeadLetters(db.pool, [{ task: 'short', deadAt: new Date(Date.now() - 5 * day) }]);
-    const r = await runServiceOnce(db.pool, trimDeadLettersService, () => {});
+    const r = await runServiceOnce(db.pool, trimDeadLettersService, { intervalMs: 0, namespace: 'cp:' }, { log: () => {} });
     expect(r.ran).toBe(true);
     // (the previous test's late arrivals put 'shallow' over its depth again: trimmed too)
     expect((r.result as { events: unknown[] }).events).toContainEqual({ task: 'short', kind: 'retention', removed: 1, limit: 3 });

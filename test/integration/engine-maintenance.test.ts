@@ -1,4 +1,4 @@
-// Maintenance services, each run once through the runner (advisory lock + interval claim):
+// Maintenance services, each run once through the runner (row lock + interval claim):
 // reconciler repairs injected drift and logs it, lease rescuer, slot GC, spill drainer,
 // stale-member cleanup, metrics sampler (deltas + percentiles, no executions scan),
 // retention; and two runners never run the same service at once.
@@ -8,13 +8,14 @@ import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
-import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
+import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { reconciler } from '../../server/coordinator/maintenance/reconciler';
 import { leaseRescuer } from '../../server/coordinator/maintenance/lease-rescuer';
 import { slotGc } from '../../server/coordinator/maintenance/slot-gc';
 import { staleMemberCleanup } from '../../server/coordinator/maintenance/stale-members';
 import { metricsSampler } from '../../server/coordinator/maintenance/metrics-sampler';
 import { retention } from '../../server/coordinator/maintenance/retention';
+import { resolveRetention } from '../../server/core/retention-policy';
 import { spillDrainer } from '../../server/coordinator/maintenance/spill-drainer';
 import type { MaintenanceService } from '../../server/coordinator/maintenance/service';
 import { histogramQuantile } from '../../server/db/write-metric-samples';
@@ -30,7 +31,7 @@ beforeAll(async () => {
   coord = await fakeCoordinator(db.pool, ['mt', 'sp']);
 });
 
-const run = (svc: MaintenanceService, staleMs = 60_000) => runServiceOnce(db.pool, svc, 0, { coordinatorId: coord, staleMs, log: () => {} });
+const run = (svc: MaintenanceService, staleMs = 60_000) => runServiceOnce(db.pool, svc, { intervalMs: 0 }, { coordinatorId: coord, staleMs, log: () => {} });
 
 describe('maintenance services', () => {
   it('reconciler repairs injected drift in every counter and logs each mismatch', async () => {
@@ -99,8 +100,8 @@ describe('maintenance services', () => {
     expect(r.result).toMatchObject({ deleted: before });
     expect(Number((await db.pool.query(`SELECT count(*) AS n FROM group_slots WHERE task = 'mt'`)).rows[0].n)).toBe(1); // 'y' still queued
     await db.pool.query(`UPDATE executions SET finished_at = now() - interval '2 days' WHERE task = 'mt' AND state = 'succeeded'`);
-    const ret = await run(retention(24 * 3_600_000, 7 * 24 * 3_600_000));
-    expect(ret.result).toMatchObject({ executions: 10 });
+    const ret = await run(retention(resolveRetention({}, {}), 7 * 24 * 3_600_000));
+    expect(ret.result).toMatchObject({ executions: { succeeded: 10, canceled: 0, dead: 0 }, complete: true });
   });
 
   it('spill drainer moves parked executions back as depth falls', async () => {
@@ -126,10 +127,63 @@ describe('maintenance services', () => {
         return {};
       },
     };
-    const runs = await Promise.all(Array.from({ length: 4 }, () => runServiceOnce(db.pool, slow, 60_000, { coordinatorId: coord, staleMs: 60_000, log: () => {} })));
+    const runs = await Promise.all(Array.from({ length: 4 }, () => runServiceOnce(db.pool, slow, { intervalMs: 60_000 }, { coordinatorId: coord, staleMs: 60_000, log: () => {} })));
     expect(max).toBe(1);
     expect(runs.filter((r) => r.ran)).toHaveLength(1);
-    const again = await runServiceOnce(db.pool, slow, 60_000, { coordinatorId: coord, staleMs: 60_000, log: () => {} });
+    const again = await runServiceOnce(db.pool, slow, { intervalMs: 60_000 }, { coordinatorId: coord, staleMs: 60_000, log: () => {} });
     expect(again.ran).toBe(false);
+  });
+
+  it('a service that commits in steps holds a lease: one run at a time, a dead holder blocks until it expires, a failure is recorded', async () => {
+    let concurrent = 0;
+    let max = 0;
+    let fail = false;
+    const steps: MaintenanceService = {
+      name: 'steps-test',
+      intervalMs: 1000,
+      mode: 'steps',
+      leaseMs: 30_000,
+      async run({ db: q }) {
+        concurrent++;
+        max = Math.max(max, concurrent);
+        // commits on its own: visible to others before the run ends
+        await q.query(`INSERT INTO reconcile_log (task, counter, recorded, actual) VALUES ('steps-test', 'x', 0, 0)`);
+        await new Promise((r) => setTimeout(r, 150));
+        concurrent--;
+        if (fail) throw new Error('boom');
+        return { ok: true };
+      },
+    };
+    const base = { coordinatorId: coord, staleMs: 60_000, log: () => {} };
+    const runs = await Promise.all(Array.from({ length: 4 }, () => runServiceOnce(db.pool, steps, { intervalMs: 0 }, base)));
+    expect(max).toBe(1);
+    expect(runs.filter((r) => r.ran)).toEqual([{ ran: true, result: { ok: true } }]);
+    const row = async () => (await db.pool.query(`SELECT runs::int, last_error, lease_until FROM maintenance_runs WHERE name = 'steps-test'`)).rows[0];
+    expect(await row()).toMatchObject({ runs: 1, last_error: null, lease_until: null });
+    // a process died mid-run: its lease keeps everyone out until it expires
+    await db.pool.query(`UPDATE maintenance_runs SET lease_owner = 'dead', lease_until = now() + interval '1 minute' WHERE name = 'steps-test'`);
+    expect((await runServiceOnce(db.pool, steps, { intervalMs: 0 }, base)).ran).toBe(false);
+    await db.pool.query(`UPDATE maintenance_runs SET lease_until = now() - interval '1 second' WHERE name = 'steps-test'`);
+    fail = true;
+    const failed = await runServiceOnce(db.pool, steps, { intervalMs: 0 }, base);
+    expect(failed).toEqual({ ran: true, error: 'boom' });
+    expect(await row()).toMatchObject({ runs: 2, last_error: 'boom', lease_until: null });
+    // what it committed before failing stays (steps are not rolled back)
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM reconcile_log WHERE task = 'steps-test'`)).rows[0].n).toBe(2);
+  });
+
+  it('a failing transaction service rolls back its work and records the error', async () => {
+    const bad: MaintenanceService = {
+      name: 'tx-fail-test',
+      intervalMs: 1000,
+      async run({ db: q }) {
+        await q.query(`INSERT INTO reconcile_log (task, counter, recorded, actual) VALUES ('tx-fail-test', 'x', 0, 0)`);
+        throw new Error('nope');
+      },
+    };
+    expect(await run(bad)).toEqual({ ran: true, error: 'nope' });
+    expect((await db.pool.query(`SELECT count(*)::int AS n FROM reconcile_log WHERE task = 'tx-fail-test'`)).rows[0].n).toBe(0);
+    const r = await db.pool.query(`SELECT runs::int, last_error, last_coordinator FROM maintenance_runs WHERE name = 'tx-fail-test'`);
+    expect(r.rows).toEqual([{ runs: 1, last_error: 'nope', last_coordinator: coord }]);
   });
 });

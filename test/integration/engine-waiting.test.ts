@@ -12,7 +12,7 @@ import { finishExecutions } from '../../server/db/finish-executions';
 import { getExecution } from '../../server/presenters/execution';
 import { createPool } from '../../server/db/pool';
 import { readPartitionHeadKeys } from '../../server/db/read-partition-head-keys';
-import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
+import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { reconciler } from '../../server/coordinator/maintenance/reconciler';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
 
@@ -148,7 +148,7 @@ describe('rows waiting on a saturated key', () => {
     expect(await waiting('drift')).toEqual({ 'tenant=a': 8 });
     // Drift: the key's count says 2 running, but one execution vanished from under it.
     await db.pool.query(`UPDATE executions SET state = 'succeeded', finished_at = now() WHERE id = (SELECT min(id) FROM executions WHERE task = 'drift' AND state = 'running')`);
-    const r = await runServiceOnce(db.pool, reconciler, 0, { coordinatorId: me, staleMs: 60_000, log: () => {} });
+    const r = await runServiceOnce(db.pool, reconciler, { intervalMs: 0 }, { coordinatorId: me, staleMs: 60_000, log: () => {} });
     expect(r.ran).toBe(true);
     expect(await waiting('drift')).toEqual({ 'tenant=a': 7 });
     const log = await db.pool.query(`SELECT counter, recorded, actual FROM reconcile_log WHERE task = 'drift' AND counter = 'group.waiting_with_room'`);

@@ -126,4 +126,19 @@ describe('control-plane /metrics text', () => {
     expect(text).toMatch(/sluice_rollup_lag_seconds\{resolution="10s"\} \d/);
     expect(text).toContain('# TYPE sluice_webhook_deliveries gauge');
   });
+
+  it('exposes how long the oldest snapshot has been held (a REPEATABLE READ transaction in another session)', async () => {
+    const { controlPlaneMetricsText } = await import('../../server/presenters/control-plane-metrics');
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT 1');
+      await new Promise((r) => setTimeout(r, 1200));
+      const age = Number(/^sluice_db_oldest_snapshot_age_seconds (\S+)$/m.exec(await controlPlaneMetricsText(db.pool))?.[1]);
+      expect(age).toBeGreaterThanOrEqual(1);
+    } finally {
+      await holder.query('COMMIT');
+      holder.release();
+    }
+  });
 });

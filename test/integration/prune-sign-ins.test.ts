@@ -6,7 +6,7 @@ import { testDatabase, type TestDatabase } from './db';
 import { createUser } from '../../server/services/users';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { createSession, resolveSession, sha256Hex } from '../../server/services/sessions';
-import { runServiceOnce } from '../../server/control-plane/runner';
+import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { pruneSignInsService } from '../../server/control-plane/services/prune-sign-ins';
 import { controlPlaneServices } from '../../server/control-plane/services';
 
@@ -37,7 +37,7 @@ describe('prune-sign-ins', () => {
          ('pair:["locked@example.com","10.0.0.2"]', 5, now() - interval '2 hours', now() + interval '5 minutes')`,
     );
 
-    const r = await runServiceOnce(db.pool, pruneSignInsService, () => {});
+    const r = await runServiceOnce(db.pool, pruneSignInsService, { intervalMs: 0, namespace: 'cp:' }, { log: () => {} });
     expect(r).toEqual({ ran: true, result: { sessions: 1, throttleRows: 2 } });
 
     const sessions = await db.pool.query(`SELECT count(*)::int AS n FROM sessions WHERE user_id = $1`, [user.id]);

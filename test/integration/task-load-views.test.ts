@@ -10,7 +10,7 @@ import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { recordKeyFinishes } from '../../server/db/record-key-finishes';
-import { runServiceOnce } from '../../server/coordinator/maintenance/runner';
+import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { keyFinishes } from '../../server/coordinator/maintenance/key-finishes';
 import { getTaskKeys } from '../../server/presenters/task-keys';
 import { getTaskStreams } from '../../server/presenters/task-streams';
@@ -88,7 +88,7 @@ describe('keys view', () => {
   });
 
   it('is recorded by the key-finishes maintenance service', async () => {
-    const r = await runServiceOnce(db.pool, keyFinishes, keyFinishes.intervalMs, { coordinatorId: '00000000-0000-4000-8000-0000000000aa', staleMs: 30_000, log: () => {} });
+    const r = await runServiceOnce(db.pool, keyFinishes, { intervalMs: keyFinishes.intervalMs }, { coordinatorId: '00000000-0000-4000-8000-0000000000aa', staleMs: 30_000, log: () => {} });
     expect(r.ran).toBe(true);
     expect(r.result).toHaveProperty('scanned');
   });

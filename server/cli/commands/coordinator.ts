@@ -89,6 +89,7 @@ export function register(program: Command): void {
       try {
         coordinator = await startCoordinator({
           databaseUrl: await cliDatabaseUrl(),
+          databaseDirectUrl: parseEnv().DATABASE_DIRECT_URL,
           handlers,
           ...(o.name ? { name: o.name } : {}),
           slots: int('slots', o.slots, 1),

@@ -64,7 +64,7 @@ export function register(program: Command): void {
         const databaseUrl = db.databaseUrl;
         process.env.DATABASE_URL = databaseUrl;
 
-        const ran = await migrateDatabase(databaseUrl);
+        const ran = await migrateDatabase(env.DATABASE_DIRECT_URL ?? databaseUrl);
         if (ran.migrations.length) log(`applied ${ran.migrations.length} migration(s)`);
         if (ran.functions.length) log(`applied ${ran.functions.length} function file(s): ${ran.functions.join(', ')}`);
 

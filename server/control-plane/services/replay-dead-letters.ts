@@ -6,7 +6,7 @@
 // a second later, continues it.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { ControlPlaneService } from '../runner';
+import type { ControlPlaneService } from '../service';
 import { runReplayJobs } from '../../services/dlq-replay-runner';
 
 const RUN_BUDGET_MS = 15_000;
@@ -15,6 +15,8 @@ const OWNER = `cp:${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex
 export const replayDeadLettersService: ControlPlaneService = {
   name: 'replay-dead-letters',
   intervalMs: 1_000,
+  mode: 'steps',
+  leaseMs: 60_000,
   async run(ctx) {
     const s = await runReplayJobs(ctx.pool, { owner: OWNER, deadline: Date.now() + RUN_BUDGET_MS, log: ctx.log });
     return { jobs: s.jobs };

@@ -3,7 +3,7 @@
 // see core ROLLUP_SOURCE), advances each resolution's cursor in the same transaction
 // as its buckets, then applies retention. Charts read only these buckets.
 import type pg from 'pg';
-import type { ControlPlaneService } from '../runner';
+import type { ControlPlaneService } from '../service';
 import { withTransaction } from '../../db/pool';
 import { ROLLUP_RESOLUTIONS_S, ROLLUP_SOURCE, rollupWindow } from '../../core/rollup-buckets';
 import { rollupMetricSamples } from '../../db/rollup-metric-samples';
@@ -48,5 +48,7 @@ export async function rollupMetrics(pool: pg.Pool, now: Date, opts: { rebuild?: 
 export const rollupMetricsService: ControlPlaneService = {
   name: 'rollup-metrics',
   intervalMs: 10_000,
+  mode: 'steps',
+  leaseMs: 60_000,
   run: (ctx) => rollupMetrics(ctx.pool, ctx.now),
 };

@@ -8,11 +8,13 @@ import { staleMemberCleanup } from './stale-members';
 import { metricsSampler } from './metrics-sampler';
 import { keyFinishes } from './key-finishes';
 import { retention } from './retention';
+import { resolveRetention, type RetentionSettings } from '../../core/retention-policy';
 
 export interface MaintenanceSettings {
   heartbeatMs: number;
   slotIdleMs?: number;
-  retainSucceededMs?: number;
+  /** Over SLUICE_RETAIN_* / SLUICE_IDEMPOTENCY_WINDOW_HOURS (server/core/retention-policy.ts). */
+  retention?: Partial<RetentionSettings>;
   retainSamplesMs?: number;
 }
 
@@ -25,6 +27,6 @@ export function defaultServices(s: MaintenanceSettings): MaintenanceService[] {
     staleMemberCleanup(s.heartbeatMs, 60 * 60_000),
     metricsSampler,
     keyFinishes,
-    retention(s.retainSucceededMs ?? 24 * 3_600_000, s.retainSamplesMs ?? 7 * 24 * 3_600_000),
+    retention(resolveRetention(s.retention ?? {}, process.env), s.retainSamplesMs ?? 7 * 24 * 3_600_000),
   ];
 }

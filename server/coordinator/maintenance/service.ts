@@ -1,22 +1,14 @@
-// A maintenance service (River style): a name, an interval and one bounded unit of work
-// run inside a transaction. The runner makes sure only one coordinator runs a given
-// service at a time (pg_try_advisory_xact_lock) and at most once per interval across the
-// cluster (maintenance_runs.last_started_at), and records duration, result and error.
-import type pg from 'pg';
+// A coordinator maintenance service (River style): a name, an interval and one bounded
+// unit of work, run by the one maintenance runner (server/db/maintenance-runner.ts), which
+// makes sure only one process runs a given service at a time and at most once per interval
+// across the cluster, and records duration, result and error. Coordinator services also get
+// the coordinator's id and staleness threshold.
+import type { MaintenanceService as Service, RunnerBase, ServiceContext } from '../../db/maintenance-runner';
 
-export interface MaintenanceContext {
-  /** The transaction holding the service's advisory lock. */
-  db: pg.PoolClient;
-  /** For services that need to commit in steps (none do today). */
-  pool: pg.Pool;
+export interface CoordinatorBase extends RunnerBase {
   coordinatorId: string;
   staleMs: number;
-  log: (m: string) => void;
 }
 
-export interface MaintenanceService {
-  name: string;
-  /** Base interval; multiplied by the coordinator's maintenanceScale. */
-  intervalMs: number;
-  run(ctx: MaintenanceContext): Promise<Record<string, unknown>>;
-}
+export type MaintenanceContext = ServiceContext<CoordinatorBase>;
+export type MaintenanceService = Service<CoordinatorBase>;

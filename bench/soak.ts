@@ -1,0 +1,263 @@
+// Soak benchmark: `npm run bench:soak` (`-- --minutes N`, default 8; `-- --json FILE`).
+// Days of traffic compressed into minutes on one Postgres (DATABASE_URL's server, or an
+// embedded one), in a fresh database dropped afterwards:
+//   1. measures this machine's W2 capacity (3 coordinators burn down a W2-shaped backlog:
+//      10 tenants × 100 keys, limits 20/tenant and 1/key);
+//   2. runs 3 coordinators (maintenance on, retention shortened to one minute so it cycles)
+//      under steady W2-shaped arrivals at 50% of that capacity, 10% of attempts failing
+//      with retries (a few go dead, into the DLQ);
+//   3. from 1/3 to 2/3 of the run another session holds a snapshot
+//      (BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1; …held), which stops vacuum from
+//      removing any dead tuple newer than it.
+// Per minute: arrivals and finishes per second, pickup p99 (enqueue → handler start, first
+// attempts), executions table + index size, its dead tuples. JSON keys:
+//   soak_rate_ratio_held   succeeded/s while the snapshot is held ÷ before it
+//   soak_rate_ratio_after  succeeded/s after it ends ÷ before it
+//   soak_size_growth_pct   executions table + index size at the end vs when the hold starts
+//                          (retention has cycled by then)
+//   soak_pickup_p99_ms     pickup p99 outside the held window
+// plus soak_w2_capacity_per_s, soak_arrival_per_s, soak_minutes.
+import fs from 'node:fs';
+import os from 'node:os';
+import pg from 'pg';
+import { startTestPostgres, urlForDatabase } from '../test/support/test-postgres';
+import { createPool } from '../server/db/pool';
+import { applyConfig } from '../server/services/config-versions';
+import { SYSTEM_ACTOR } from '../server/db/audit';
+import { enqueue, type EnqueueInput } from '../server/services/enqueue';
+import { startCoordinator, type RunningCoordinator } from '../server/coordinator/main';
+import type { TaskDefinitionInput } from '../server/core/task-definition';
+import type { Handler } from '../server/coordinator/handler-runner';
+import { percentile } from '../server/core/metrics';
+import { w2Task } from './support/w2';
+
+function usage(msg: string): never {
+  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--json FILE]`);
+  process.exit(2);
+}
+const argv = process.argv.slice(2);
+let minutes = 8;
+let jsonFile: string | undefined;
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--minutes') {
+    minutes = Number(argv[++i]);
+    if (!Number.isFinite(minutes) || minutes < 0.5 || minutes > 24 * 60) usage('--minutes takes a number from 0.5 to 1440');
+  } else if (a === '--json') {
+    jsonFile = argv[++i];
+    if (!jsonFile || jsonFile.startsWith('--')) usage('--json needs a file name');
+  } else usage(`unknown argument: ${a}`);
+}
+const short = minutes < 3;
+const RUN_MS = minutes * 60_000;
+const BUCKET_MS = short ? 5000 : 60_000;
+const TIMINGS = { heartbeatMs: 500, staleMs: 5000, pollMs: 5, configPollMs: 2000, flushMs: 2, maintenanceScale: 0.25 };
+// Retention shortened so it cycles within the run: succeeded rows go a minute after they
+// finish; the retention service runs every 15 s (60 s × maintenanceScale).
+const RETENTION = { succeededHours: 1 / 60, canceledHours: 1 / 60, idempotencyWindowHours: 1 / 60, historyDays: 1, auditDays: 1, batch: 1000 };
+
+const pgServer = await startTestPostgres('soak');
+const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
+const pool = createPool(url, 8);
+
+let seed = 7;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const w2payload = (extra: Record<string, unknown> = {}) => {
+  const t = Math.floor(rnd() * 10);
+  return { t: `t${t}`, k: `t${t}-k${Math.floor(rnd() * 100)}`, ...extra };
+};
+const w2def = (name: string, retry = false): TaskDefinitionInput =>
+  w2Task(name, retry ? { retry: { maxAttempts: 3, backoff: 'exponential', baseDelayMs: 200, maxDelayMs: 2000, jitter: 0.2 } } : {});
+
+async function processed(task: string): Promise<number> {
+  const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);
+  return Number(r.rows[0]!.n);
+}
+
+async function coordinators(handlers: Record<string, Handler>, task: string, maintenance: boolean): Promise<RunningCoordinator[]> {
+  const out: RunningCoordinator[] = [];
+  for (let i = 0; i < 3; i++) {
+    out.push(
+      await startCoordinator({
+        databaseUrl: url,
+        handlers,
+        name: `soak-${task}-${i}`,
+        slots: 100,
+        tasks: [task],
+        timings: TIMINGS,
+        maintenance: maintenance ? { retention: RETENTION } : false,
+        log: () => {},
+      }),
+    );
+  }
+  await new Promise((r) => setTimeout(r, TIMINGS.heartbeatMs * 3));
+  return out;
+}
+
+// ---- 1. W2 capacity with 3 coordinators.
+const capJobs = short ? 3000 : 20_000;
+await applyConfig(pool, SYSTEM_ACTOR, { tasks: [w2def('cap'), w2def('soak', true)] }, { message: 'soak' });
+{
+  const inputs: EnqueueInput[] = Array.from({ length: capJobs }, () => ({ payload: w2payload() }));
+  for (let i = 0; i < inputs.length; i += 5000) await enqueue(pool, 'cap', inputs.slice(i, i + 5000));
+}
+const capCs = await coordinators({ cap: () => {} }, 'cap', false);
+const capDeadline = Date.now() + 300_000;
+while ((await processed('cap')) < capJobs) {
+  if (Date.now() > capDeadline) throw new Error('capacity burn-down did not finish in 5 minutes');
+  await new Promise((r) => setTimeout(r, 50));
+}
+await Promise.all(capCs.map((c) => c.stop()));
+const capWin = await pool.query<{ s: number }>(`SELECT extract(epoch FROM max(finished_at) - min(started_at)) AS s FROM executions WHERE task = 'cap'`);
+const capacity = capJobs / Math.max(0.001, Number(capWin.rows[0]!.s));
+await pool.query(`DELETE FROM executions WHERE task = 'cap'`);
+await pool.query('VACUUM (ANALYZE) executions');
+const rate = capacity / 2;
+console.log(`W2 capacity with 3 coordinators: ${Math.round(capacity)} jobs/s → arrivals at ${Math.round(rate)}/s for ${minutes} min`);
+
+// ---- 2. The soak.
+const pickups: { at: number; ms: number }[] = [];
+const soakHandler: Handler = (payload, ctx) => {
+  const p = payload as { at: number };
+  if (ctx.attempt === 1) pickups.push({ at: Date.now(), ms: Date.now() - p.at });
+  if (rnd() < 0.1) throw new Error('soak: injected failure');
+};
+const cs = await coordinators({ soak: soakHandler }, 'soak', true);
+const t0 = Date.now();
+const holdFrom = t0 + RUN_MS / 3;
+const holdTo = t0 + (2 * RUN_MS) / 3;
+
+interface Sample {
+  at: number;
+  processed: number;
+  enqueued: number;
+  sizeBytes: number;
+  deadTuples: number;
+  liveTuples: number;
+}
+const samples: Sample[] = [];
+let enqueued = 0;
+async function sample(): Promise<void> {
+  await pool.query('SELECT pg_stat_clear_snapshot()');
+  const r = await pool.query<{ size: string; dead: string; live: string }>(
+    `SELECT pg_total_relation_size('executions') AS size, coalesce(n_dead_tup, 0) AS dead, coalesce(n_live_tup, 0) AS live
+       FROM pg_stat_user_tables WHERE relname = 'executions'`,
+  );
+  samples.push({ at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live) });
+}
+await sample();
+
+// Producer: every 100 ms, the arrivals due since the start (no drift, no catch-up bursts
+// beyond one tick).
+let stopped = false;
+const producer = (async () => {
+  const TICK = 100;
+  while (!stopped && Date.now() - t0 < RUN_MS) {
+    const due = Math.floor(((Date.now() - t0) / 1000) * rate) - enqueued;
+    if (due > 0) {
+      const now = Date.now();
+      await enqueue(pool, 'soak', Array.from({ length: due }, () => ({ payload: w2payload({ at: now }) })));
+      enqueued += due;
+    }
+    await new Promise((r) => setTimeout(r, TICK));
+  }
+})();
+
+// The snapshot holder.
+const holder = new pg.Client({ connectionString: url, application_name: 'soak-snapshot' });
+await holder.connect();
+const hold = (async () => {
+  await new Promise((r) => setTimeout(r, holdFrom - Date.now()));
+  await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+  await holder.query('SELECT 1');
+  console.log(`  snapshot held from ${((Date.now() - t0) / 60_000).toFixed(1)} min`);
+  await new Promise((r) => setTimeout(r, holdTo - Date.now()));
+  await holder.query('COMMIT');
+  console.log(`  snapshot released at ${((Date.now() - t0) / 60_000).toFixed(1)} min`);
+})();
+
+const sampler = (async () => {
+  while (Date.now() - t0 < RUN_MS) {
+    const next = t0 + (samples.length) * BUCKET_MS;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+    await sample();
+  }
+})();
+await Promise.all([producer, hold, sampler]);
+stopped = true;
+await Promise.all(cs.map((c) => c.stop()));
+await holder.end();
+
+// ---- 3. Figures.
+interface Row {
+  from: number;
+  to: number;
+  arrivalsPerS: number;
+  succeededPerS: number;
+  pickupP99: number | null;
+  sizeMb: number;
+  deadTuples: number;
+  liveTuples: number;
+  held: boolean;
+}
+const rows: Row[] = [];
+for (let i = 1; i < samples.length; i++) {
+  const a = samples[i - 1]!;
+  const b = samples[i]!;
+  const secs = (b.at - a.at) / 1000;
+  const p = pickups.filter((x) => x.at >= a.at && x.at < b.at).map((x) => x.ms);
+  rows.push({
+    from: a.at - t0,
+    to: b.at - t0,
+    arrivalsPerS: (b.enqueued - a.enqueued) / secs,
+    succeededPerS: (b.processed - a.processed) / secs,
+    pickupP99: percentile(p, 99) ?? null,
+    sizeMb: b.sizeBytes / 1048576,
+    deadTuples: b.deadTuples,
+    liveTuples: b.liveTuples,
+    held: a.at < holdTo && b.at > holdFrom,
+  });
+}
+const rateIn = (from: number, to: number) => {
+  const inside = samples.filter((s) => s.at >= from && s.at <= to);
+  if (inside.length < 2) return NaN;
+  const a = inside[0]!;
+  const b = inside[inside.length - 1]!;
+  return (b.processed - a.processed) / ((b.at - a.at) / 1000);
+};
+// "Before": from the end of the first bucket (coordinators warm) to the hold's start.
+const before = rateIn(t0 + BUCKET_MS, holdFrom + 1000);
+const held = rateIn(holdFrom - 1000, holdTo + 1000);
+const after = rateIn(holdTo - 1000, t0 + RUN_MS + 5000);
+const sizeAt = (t: number) => samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best)).sizeBytes;
+const sizeRef = sizeAt(holdFrom);
+const sizeEnd = samples[samples.length - 1]!.sizeBytes;
+const outside = pickups.filter((x) => x.at < holdFrom || x.at > holdTo).map((x) => x.ms);
+const results: Record<string, number> = {
+  soak_rate_ratio_held: Number((held / before).toFixed(3)),
+  soak_rate_ratio_after: Number((after / before).toFixed(3)),
+  soak_size_growth_pct: Number(((100 * (sizeEnd - sizeRef)) / sizeRef).toFixed(1)),
+  soak_pickup_p99_ms: Number((percentile(outside, 99) ?? NaN).toFixed(1)),
+  soak_w2_capacity_per_s: Math.round(capacity),
+  soak_arrival_per_s: Math.round(rate),
+  soak_minutes: minutes,
+};
+const states = await pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM executions WHERE task = 'soak' GROUP BY state ORDER BY state`);
+const dl = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM dead_letters`);
+const ret = await pool.query<{ r: unknown }>(`SELECT last_result AS r FROM maintenance_runs WHERE name = 'retention'`);
+await pool.end();
+await pgServer.stop();
+
+const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = 50% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
+console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
+for (const r of rows) {
+  console.log(
+    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${(r.pickupP99 === null ? '—' : `${r.pickupP99.toFixed(0)} ms`).padStart(10)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
+  );
+}
+console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
+console.log(`  executions size at the hold's start ${(sizeRef / 1048576).toFixed(1)} MB, at the end ${(sizeEnd / 1048576).toFixed(1)} MB (${results.soak_size_growth_pct}%)`);
+console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
+console.log(`  goals: held ≥ 0.90, after ≥ 0.98, size growth within ±20%, pickup p99 ≤ 25 ms`);
+if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');

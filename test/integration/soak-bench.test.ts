@@ -1,0 +1,32 @@
+// The soak benchmark (`npm run bench:soak`): a half-minute run on this run's Postgres
+// goes through every phase (capacity, steady arrivals, held snapshot, release) and writes
+// each soak_* figure as a number; bad arguments stop it with status 2.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runBench } from '../support/run-bench';
+
+describe('npm run bench:soak -- --minutes 0.5', () => {
+  it('runs and writes the soak figures as numbers', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-soak-')), 'soak.json');
+    const { code, output } = await runBench('bench/soak.ts', ['--minutes', '0.5', '--json', out], 240_000);
+    expect(code, output).toBe(0);
+    const r = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, unknown>;
+    for (const k of ['soak_rate_ratio_held', 'soak_rate_ratio_after', 'soak_size_growth_pct', 'soak_pickup_p99_ms', 'soak_w2_capacity_per_s', 'soak_arrival_per_s']) {
+      expect(typeof r[k], k).toBe('number');
+      expect(Number.isFinite(r[k]), k).toBe(true);
+    }
+    expect(r.soak_rate_ratio_held as number).toBeGreaterThan(0);
+    expect(r.soak_w2_capacity_per_s as number).toBeGreaterThan(0);
+    expect(output).toContain('snapshot held from');
+    expect(output).toContain('snapshot released at');
+    expect(output).toMatch(/succeeded\/s before the hold \d+/);
+  }, 250_000);
+
+  it('refuses bad arguments', async () => {
+    const { code, output } = await runBench('bench/soak.ts', ['--minutes', 'x']);
+    expect(code).toBe(2);
+    expect(output).toContain('--minutes takes a number');
+  }, 60_000);
+});
