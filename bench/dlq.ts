@@ -24,6 +24,7 @@ import { listDeadLetterPage, listFingerprintGroups, type DeadLetterListInput } f
 import { createReplayJob } from '../server/services/dlq-replay';
 import { runReplayJobs } from '../server/services/dlq-replay-runner';
 import { parseBenchArgs } from './support/bench-args';
+import { shapeTimer } from './support/shape-timer';
 
 const { quick, jsonFile } = parseBenchArgs();
 
@@ -102,16 +103,7 @@ try {
     ['not replayed', { status: 'pending' }],
     ['task+text', { task: TASKS[7]!, q: 'mailbox' }],
   ];
-  const times = new Map<string, number[]>();
-  const all: number[] = [];
-  const timed = async <T>(shape: string, fn: () => Promise<T>): Promise<T> => {
-    const s = performance.now();
-    const out = await fn();
-    const ms = performance.now() - s;
-    all.push(ms);
-    (times.get(shape) ?? times.set(shape, []).get(shape)!).push(ms);
-    return out;
-  };
+  const { times, all, timed } = shapeTimer();
   for (const [, filter] of shapes) await listDeadLetterPage(pool, { filter, limit: 50 }); // warm-up
   for (let round = 0; round < S.rounds; round++) {
     for (const [name, filter] of shapes) {

@@ -10,20 +10,15 @@
 //   claim p99 with 1k vs 10k distinct keys (sluice_claim round trip, batch 50)
 // Also reports commits per job (pg_stat_database.xact_commit delta ÷ jobs).
 import fs from 'node:fs';
-import pg from 'pg';
 import { adminQuery, startTestPostgres, urlForDatabase } from '../test/support/test-postgres';
 import { createPool } from '../server/db/pool';
-import { applyConfig } from '../server/services/config-versions';
-import { SYSTEM_ACTOR } from '../server/db/audit';
 import { enqueue, type EnqueueInput } from '../server/services/enqueue';
-import { startCoordinator, type RunningCoordinator } from '../server/coordinator/main';
-import type { TaskDefinitionInput } from '../server/core/task-definition';
 import { percentile } from '../server/core/metrics';
 import { registerCoordinator } from '../server/db/coordinator-membership';
 import { syncOwnership } from '../server/db/partition-ownership';
 import { claimExecutions } from '../server/db/claim-executions';
 import { finishExecutions } from '../server/db/finish-executions';
-import { w2Task } from './support/w2';
+import { BENCH_TIMINGS, engineBench, lcg, median, w2Definition, w2Inputs } from './support/engine-workloads';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -53,117 +48,20 @@ const S = quick
   ? { w1: 4000, w2: 4000, w3: 60, w4Streams: 40, w4Events: 10, claimJobs: 3000, claimRounds: 60 }
   : { w1: 200_000, w2: 100_000, w3: 500, w4Streams: 1000, w4Events: 100, claimJobs: 20_000, claimRounds: 400 };
 
-const BENCH_TIMINGS = { heartbeatMs: 500, staleMs: 5000, pollMs: 5, configPollMs: 2000, flushMs: 2 };
-
 const pgServer = await startTestPostgres('bench');
 const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
 if (profile) await adminQuery(pgServer.adminUrl, `ALTER DATABASE "${pgServer.templateDb}" SET track_functions = 'all'`);
 const pool = createPool(url, 12);
+const { addTask, enqueueAll, coordinators, burnDown, runW2: runW2Task } = engineBench({ pool, url, quick, profile });
 
-async function functionTimes(): Promise<Map<string, { calls: number; total: number; self: number }>> {
-  await pool.query('SELECT pg_stat_clear_snapshot()');
-  const r = await pool.query<{ f: string; calls: number; total: number; self: number }>(
-    `SELECT funcname AS f, calls::int AS calls, total_time AS total, self_time AS self FROM pg_stat_user_functions WHERE funcname LIKE 'sluice_%'`,
-  );
-  return new Map(r.rows.map((x) => [x.f, { calls: Number(x.calls), total: Number(x.total), self: Number(x.self) }]));
-}
-function printProfile(label: string, before: Map<string, { calls: number; total: number; self: number }>, after: typeof before, jobs: number) {
-  console.log(`  profile ${label}: function, calls, total ms, self ms, total µs per job`);
-  for (const [f, a] of [...after].sort((x, y) => y[1].total - x[1].total)) {
-    const b = before.get(f) ?? { calls: 0, total: 0, self: 0 };
-    const calls = a.calls - b.calls;
-    if (calls === 0) continue;
-    const total = a.total - b.total;
-    console.log(`    ${f.padEnd(28)} ${String(calls).padStart(7)} ${total.toFixed(0).padStart(8)} ${(a.self - b.self).toFixed(0).padStart(8)} ${((1000 * total) / jobs).toFixed(1).padStart(8)}`);
-  }
-}
 const results: Record<string, number> = {};
 const rows: [string, string, string][] = [];
-
-async function commits(): Promise<number> {
-  const r = await pool.query<{ n: number }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()');
-  return Number(r.rows[0]!.n);
-}
-
-let tasks: TaskDefinitionInput[] = [];
-async function addTask(t: TaskDefinitionInput) {
-  tasks = [...tasks.filter((x) => x.name !== t.name), t];
-  await applyConfig(pool, SYSTEM_ACTOR, { tasks }, { message: `bench ${t.name}` });
-}
-
-async function enqueueAll(task: string, inputs: EnqueueInput[]) {
-  for (let i = 0; i < inputs.length; i += 5000) await enqueue(pool, task, inputs.slice(i, i + 5000));
-}
-
-async function processed(task: string): Promise<number> {
-  const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);
-  return Number(r.rows[0]!.n);
-}
-
-async function coordinators(n: number, handlers: Record<string, (p: unknown) => Promise<void> | void>, slots: number, tasksServed: string[], timings = BENCH_TIMINGS): Promise<RunningCoordinator[]> {
-  const out = [];
-  for (let i = 0; i < n; i++) {
-    out.push(
-      await startCoordinator({
-        databaseUrl: url,
-        handlers,
-        name: `bench-${i}`,
-        slots,
-        tasks: tasksServed,
-        timings,
-        maintenance: false,
-        log: () => {},
-      }),
-    );
-  }
-  // let ownership settle across members before timing
-  await new Promise((r) => setTimeout(r, BENCH_TIMINGS.heartbeatMs * 3));
-  return out;
-}
-
-async function burnDown(task: string, total: number, handlers: Record<string, () => void>, slots = 100, members = 2): Promise<{ perS: number; commitsPerJob: number }> {
-  // Each burn-down starts from a vacuumed, analyzed table: otherwise a workload pays for
-  // the one before it (W2 right after W1's 200k finished rows ran at 4,400 jobs/s while
-  // autovacuum worked through them, and at 7,300 alone), and the ratio says more about
-  // the order than about the engine.
-  await pool.query('VACUUM (ANALYZE) executions, group_slots, partition_stats, task_runtime');
-  const f0 = profile ? await functionTimes() : null;
-  const c0 = await commits();
-  const cs = await coordinators(members, handlers, slots, [task]);
-  const deadline = Date.now() + (quick ? 60_000 : 600_000);
-  while ((await processed(task)) < total) {
-    if (Date.now() > deadline) throw new Error(`${task}: burn-down did not finish in time`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await Promise.all(cs.map((c) => c.stop()));
-  // The burn-down window from the database: first claim → last finish of this task, so
-  // neither member start-up nor this loop's polling granularity counts.
-  const w = await pool.query<{ s: number }>(
-    `SELECT extract(epoch FROM max(finished_at) - min(started_at)) AS s FROM executions WHERE task = $1`,
-    [task],
-  );
-  const secs = Math.max(0.001, Number(w.rows[0]!.s));
-  const c1 = await commits();
-  if (f0) {
-    await new Promise((r) => setTimeout(r, 1100)); // backends flush their statistics at most every second
-    printProfile(task, f0, await functionTimes(), total);
-  }
-  return { perS: total / secs, commitsPerJob: (c1 - c0) / total };
-}
-
 const noop = () => {};
 
 // ---- W1 and W2. With --repeat N they run in turns (W1, W2, W1, W2 …), each time on a fresh
 // task, and the table shows the medians: on a shared 2-core VM one burn-down can move by
 // ±25% between runs, so a single W2 ÷ W1 ratio can say anything from 30% to 60%.
-const w2def = (name: string): TaskDefinitionInput => w2Task(name);
-let seed = 42;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-const median = (xs: number[]) => {
-  const v = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
-};
+const rnd = lcg(42);
 const runName = (base: string, r: number) => (r === 0 ? base : `${base}_${r + 1}`);
 
 async function runW1(name: string) {
@@ -171,14 +69,7 @@ async function runW1(name: string) {
   await enqueueAll(name, Array.from({ length: S.w1 }, (_, i) => ({ payload: { i } })));
   return burnDown(name, S.w1, { [name]: noop });
 }
-async function runW2(name: string) {
-  await addTask(w2def(name));
-  await enqueueAll(name, Array.from({ length: S.w2 }, () => {
-    const t = Math.floor(rnd() * 10);
-    return { payload: { t: `t${t}`, k: `t${t}-k${Math.floor(rnd() * 100)}` } };
-  }));
-  return burnDown(name, S.w2, { [name]: noop });
-}
+const runW2 = (name: string) => runW2Task(name, S.w2, rnd);
 const w1Runs: { perS: number; commitsPerJob: number }[] = [];
 const w2Runs: { perS: number; commitsPerJob: number }[] = [];
 for (let r = 0; r < repeat; r++) {
@@ -203,11 +94,8 @@ if (w2Runs.length > 0) {
 }
 
 if (want('w2skew')) {
-await addTask(w2def('w2skew'));
-await enqueueAll('w2skew', Array.from({ length: S.w2 }, () => {
-  const t = rnd() < 0.9 ? 0 : 1 + Math.floor(rnd() * 9);
-  return { payload: { t: `t${t}`, k: `t${t}-k${Math.floor(rnd() * 100)}` } };
-}));
+await addTask(w2Definition('w2skew'));
+await enqueueAll('w2skew', w2Inputs(S.w2, rnd, { skew: true }));
 const w2s = await burnDown('w2skew', S.w2, { w2skew: noop });
 results.w2_skew_jobs_per_s = Math.round(w2s.perS);
 rows.push(['W2 skew (90% on one tenant)', `${results.w2_skew_jobs_per_s} jobs/s`, `${w2s.commitsPerJob.toFixed(3)} commits/job`]);
@@ -302,4 +190,3 @@ console.log(`\nSluice engine bench (${quick ? 'quick' : 'full'}${only ? `, only 
 for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`);
 console.log(`  targets: W2 ≥ 60% of W1; W3 p50 ≤ 5 ms, p99 ≤ 25 ms; claim p99 growth < 2× from 1k to 10k keys`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');
-void pg;

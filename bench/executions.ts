@@ -1,5 +1,5 @@
 // Executions benchmark: `npm run bench:executions` (`-- --quick` for a seconds-long run,
-// `--json FILE` to write {executions_list_p95_ms, execution_detail_p95_ms}). In a fresh
+// `--json FILE` to write {executions_list_p95_ms, execution_detail_p95_ms, w2_drop_pct}). In a fresh
 // database on DATABASE_URL's server (or an embedded Postgres), dropped afterwards:
 //   1. 5,000,000 executions (quick: 60,000) written with generate_series over 10 tasks
 //      and 10,000 tenant keys, in the states a busy system holds them: the oldest ~88%
@@ -14,7 +14,18 @@
 //      p50/p95/max per shape, `executions_list_p95_ms` over all calls;
 //   3. the detail — executionDetail incl. sluice_why_waiting, neighbours, owner — for
 //      executions in every state; `execution_detail_p95_ms`. Target: p95 < 100 ms for both.
+//   4. W2 beside the reads — the engine bench's W2 (bench/support/engine-workloads.ts: 10
+//      tenants × 100 keys, 20/tenant 1/key, 2 coordinators in this process) on a fresh task
+//      in this same 5M-row database, after an untimed warm-up, in turns (alone first, then
+//      reads first, alternating): alone, and with READERS operators each (in a child
+//      process, as the control plane is) reading a list page and a detail back to back with
+//      THINK_MS between; `w2_drop_pct` =
+//      how much lower the median jobs/s with the reads is (negative: faster with reads,
+//      i.e. within noise). The list/detail p95 while W2 runs are reported beside it.
+//      Target: W2 drops ≤ 10%.
 import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { startTestPostgres, urlForDatabase } from '../test/support/test-postgres';
 import { createPool } from '../server/db/pool';
 import { applyConfig } from '../server/services/config-versions';
@@ -24,10 +35,18 @@ import { registerCoordinator } from '../server/db/coordinator-membership';
 import { syncOwnership } from '../server/db/partition-ownership';
 import { executionDetail, listExecutionPage, type ExecutionListInput } from '../server/presenters/execution';
 import { parseBenchArgs } from './support/bench-args';
+import { shapeTimer } from './support/shape-timer';
+import { engineBench, lcg, median } from './support/engine-workloads';
+import type { TaskDefinitionInput } from '../server/core/task-definition';
 
 const { quick, jsonFile } = parseBenchArgs();
 
-const S = quick ? { total: 60_000, rounds: 3, deepPages: 5, detailRounds: 3 } : { total: 5_000_000, rounds: 10, deepPages: 20, detailRounds: 10 };
+const S = quick
+  ? { total: 60_000, rounds: 3, deepPages: 5, detailRounds: 3, w2: 4000, w2Turns: 1 }
+  : { total: 5_000_000, rounds: 10, deepPages: 20, detailRounds: 10, w2: 100_000, w2Turns: 3 };
+/** The read load beside W2: operators each reading a list page and a detail, then pausing. */
+const READERS = 4;
+const THINK_MS = 200;
 const TASKS = Array.from({ length: 10 }, (_, i) => `bench-task-${i}`);
 const KEYS = 10_000;
 const PARTITIONS = 8;
@@ -40,16 +59,15 @@ const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
 const pool = createPool(url, 8);
 
 try {
-  await applyConfig(pool, SYSTEM_ACTOR, {
-    tasks: TASKS.map((name) => ({
-      name,
-      partitions: PARTITIONS,
-      concurrency: CONCURRENCY,
-      groups: [{ name: 'tenant', limit: 20, keyPath: 'tenant', overrides: { t7: 40 } }],
-      stream: { keyPath: 'order' },
-      backpressure: { maxDepth: 10_000_000 },
-    })),
-  });
+  const benchTasks: TaskDefinitionInput[] = TASKS.map((name) => ({
+    name,
+    partitions: PARTITIONS,
+    concurrency: CONCURRENCY,
+    groups: [{ name: 'tenant', limit: 20, keyPath: 'tenant', overrides: { t7: 40 } }],
+    stream: { keyPath: 'order' },
+    backpressure: { maxDepth: 10_000_000 },
+  }));
+  await applyConfig(pool, SYSTEM_ACTOR, { tasks: benchTasks });
 
   // 1. Seed. Row g (1..total): task g % 10, tenant g % 10000 (skewed a little toward low
   // keys), finished below the backlog line, the backlog above it.
@@ -133,16 +151,7 @@ try {
     ['enqueued range', { enqueuedFrom: new Date(at.getTime() - 600_000), enqueuedTo: at }],
     ['oldest first (task)', { task: TASKS[2]! }, 'oldest'],
   ];
-  const times = new Map<string, number[]>();
-  const all: number[] = [];
-  const timed = async <T>(shape: string, fn: () => Promise<T>): Promise<T> => {
-    const s = performance.now();
-    const out = await fn();
-    const ms = performance.now() - s;
-    all.push(ms);
-    (times.get(shape) ?? times.set(shape, []).get(shape)!).push(ms);
-    return out;
-  };
+  const { times, all, timed } = shapeTimer();
   for (const [, filter, order] of shapes) await listExecutionPage(pool, { filter, order: order ?? 'newest', limit: 50 }); // warm-up
   for (let round = 0; round < S.rounds; round++) {
     for (const [name, filter, order] of shapes) {
@@ -190,9 +199,95 @@ try {
   const detailP95 = percentile(detailAll, 95)!;
   log(`detail p95 over ${detailAll.length} calls: ${detailP95.toFixed(1)} ms (target < 100 ms)`);
 
+  // 4. W2 alone and beside the reads, in turns. The bench's own member (registered above
+  // with a heartbeat an hour ahead) serves only the bench tasks, so W2's coordinators own
+  // W2's partitions by themselves.
+  const engine = engineBench({ pool, url, quick, tasks: benchTasks });
+  const rnd = lcg(42);
+  const alone: number[] = [];
+  const withReads: number[] = [];
+  const w2List: number[] = [];
+  const w2Detail: number[] = [];
+  let reads = 0;
+  let readMs = 0;
+  // The readers run in a child process (bench/support/read-load.ts), as the control plane
+  // serves these reads apart from the coordinators: in this process they would share the
+  // coordinators' event loop, which no deployment does.
+  const loadConfig = JSON.stringify({
+    url,
+    readers: READERS,
+    thinkMs: THINK_MS,
+    shapes: shapes.map(([, filter, order]) => [filter, order]),
+    ids: ids.map(([, id]) => id),
+  });
+  const startReadLoad = () => {
+    const child = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(import.meta.dirname, 'support', 'read-load.ts'), loadConfig], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    let onReady!: () => void;
+    const ready = new Promise<void>((res, rej) => {
+      onReady = res;
+      child.once('exit', (code) => rej(new Error(`read load exited (${code}) before it was ready`)));
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.startsWith('ready\n')) onReady();
+    });
+    const exited = new Promise<void>((res) => child.once('close', () => res()));
+    return {
+      ready,
+      async stop(): Promise<{ list: number[]; detail: number[]; reads: number; ms: number }> {
+        child.stdin.end();
+        await exited;
+        const line = out.split('\n').find((l) => l.startsWith('{'));
+        if (!line) throw new Error(`the read load printed no figures: ${out.slice(0, 500)}`);
+        return JSON.parse(line);
+      },
+    };
+  };
+  // A warm-up burn-down first, untimed: the first one in a process runs the coordinator's
+  // code cold (two quick runs without it measured the second, read-loaded run 8% and 18%
+  // faster than the first, alone). Then the order alternates between turns.
+  await engine.runW2('w2-warmup', S.w2, rnd);
+  const runAlone = async (turn: number) => alone.push((await engine.runW2(`w2-alone-${turn + 1}`, S.w2, rnd)).perS);
+  for (let turn = 0; turn < S.w2Turns; turn++) {
+    if (turn % 2 === 0) await runAlone(turn);
+    const load = startReadLoad();
+    await load.ready;
+    try {
+      const b = await engine.runW2(`w2-reads-${turn + 1}`, S.w2, rnd);
+      withReads.push(b.perS);
+    } finally {
+      const got = await load.stop();
+      w2List.push(...got.list);
+      w2Detail.push(...got.detail);
+      reads += got.reads;
+      readMs += got.ms;
+    }
+    if (turn % 2 === 1) await runAlone(turn);
+    log(`W2 turn ${turn + 1}: alone ${Math.round(alone[turn]!)} jobs/s, beside the reads ${Math.round(withReads[turn]!)} jobs/s (${(100 * (1 - withReads[turn]! / alone[turn]!)).toFixed(1)}% drop)`);
+  }
+  const w2Alone = median(alone);
+  const w2WithReads = median(withReads);
+  const w2DropPct = 100 * (1 - w2WithReads / w2Alone);
+  const w2ListP95 = percentile(w2List, 95)!;
+  const w2DetailP95 = percentile(w2Detail, 95)!;
+  log(
+    `W2 (${S.w2.toLocaleString('en-US')} jobs, median of ${S.w2Turns}): alone ${Math.round(w2Alone)} jobs/s, beside ${READERS} readers ` +
+      `(${(reads / (readMs / 1000)).toFixed(1)} reads/s) ${Math.round(w2WithReads)} jobs/s: w2_drop_pct ${w2DropPct.toFixed(1)}% (target ≤ 10%)`,
+  );
+  log(`while W2 ran: list p95 ${w2ListP95.toFixed(1)} ms over ${w2List.length} calls, detail p95 ${w2DetailP95.toFixed(1)} ms over ${w2Detail.length} calls`);
+
   const result = {
     executions_list_p95_ms: Math.round(listP95 * 10) / 10,
     execution_detail_p95_ms: Math.round(detailP95 * 10) / 10,
+    w2_drop_pct: Math.round(w2DropPct * 10) / 10,
+    w2_alone_jobs_per_s: Math.round(w2Alone),
+    w2_with_reads_jobs_per_s: Math.round(w2WithReads),
+    w2_reads_per_s: Math.round((reads / (readMs / 1000)) * 10) / 10,
+    executions_list_p95_ms_during_w2: Math.round(w2ListP95 * 10) / 10,
+    execution_detail_p95_ms_during_w2: Math.round(w2DetailP95 * 10) / 10,
     executions: S.total,
     keys: KEYS,
     list_calls: all.length,

@@ -29,7 +29,7 @@ import { startCoordinator, type RunningCoordinator } from '../server/coordinator
 import type { TaskDefinitionInput } from '../server/core/task-definition';
 import type { Handler } from '../server/coordinator/handler-runner';
 import { percentile } from '../server/core/metrics';
-import { w2Task } from './support/w2';
+import { w2Definition } from './support/engine-workloads';
 
 function usage(msg: string): never {
   console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--json FILE]`);
@@ -67,7 +67,7 @@ const w2payload = (extra: Record<string, unknown> = {}) => {
   return { t: `t${t}`, k: `t${t}-k${Math.floor(rnd() * 100)}`, ...extra };
 };
 const w2def = (name: string, retry = false): TaskDefinitionInput =>
-  w2Task(name, retry ? { retry: { maxAttempts: 3, backoff: 'exponential', baseDelayMs: 200, maxDelayMs: 2000, jitter: 0.2 } } : {});
+  w2Definition(name, retry ? { retry: { maxAttempts: 3, backoff: 'exponential', baseDelayMs: 200, maxDelayMs: 2000, jitter: 0.2 } } : {});
 
 async function processed(task: string): Promise<number> {
   const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);

@@ -6,7 +6,6 @@ import Link from 'next/link';
 import type { ExecutionDetail as Detail, TimelineEvent } from '@/server/presenters/execution';
 import { Badge } from '@/components/ui/badge';
 import { Panel } from '@/components/ui/panel';
-import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
 import { JsonTree } from './json-tree';
 import { WhyWaitingPanel } from './why-waiting';
@@ -84,42 +83,31 @@ export function ExecutionDetailView({ d }: { d: Detail }) {
               {d.attempts === 0 ? 'Not claimed yet.' : 'No attempt has failed.'}
             </p>
           ) : (
-            <Table>
-              <thead>
-                <tr>
-                  <Th className="w-10">#</Th>
-                  <Th className="w-20">Outcome</Th>
-                  <Th className="w-44">Started (UTC)</Th>
-                  <Th className="w-20 text-right">Took</Th>
-                  <Th>Error</Th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.attemptHistory.map((a) => (
-                  <Tr key={a.attempt} className="align-top">
-                    <Td className="font-mono text-[12px]">{a.attempt}</Td>
-                    <Td>
-                      <Badge tone={a.outcome === 'dead' ? 'danger' : 'warning'}>{a.outcome === 'dead' ? 'dead' : 'retried'}</Badge>
-                    </Td>
-                    <Td>
-                      <Timestamp date={a.startedAt} />
-                    </Td>
-                    <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
-                      {a.startedAt ? duration(a.failedAt.getTime() - a.startedAt.getTime()) : '—'}
-                    </Td>
-                    <Td className="min-w-64">
-                      <p className="font-mono text-[12px] break-all text-danger">{a.error}</p>
-                      {a.stack && (
-                        <details>
-                          <summary className="cursor-pointer text-[12px] text-muted">stack trace</summary>
-                          <pre className="max-h-72 overflow-auto bg-surface-2 p-2 font-mono text-[11px] break-all whitespace-pre-wrap">{a.stack}</pre>
-                        </details>
-                      )}
-                    </Td>
-                  </Tr>
-                ))}
-              </tbody>
-            </Table>
+            // A list, not a table: an attempt's error and stack wrap in the panel's width,
+            // so nothing scrolls sideways on a phone (390 px).
+            <ol aria-label="Failed attempts" className="flex flex-col">
+              {d.attemptHistory.map((a) => (
+                <li key={a.attempt} className="flex min-w-0 flex-col gap-1 border-b border-border px-3 py-2 last:border-b-0">
+                  <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-[12px]">
+                    <span className="font-mono font-medium">#{a.attempt}</span>
+                    <Badge tone={a.outcome === 'dead' ? 'danger' : 'warning'}>{a.outcome === 'dead' ? 'dead' : 'retried'}</Badge>
+                    <span className="text-muted">
+                      started <Timestamp date={a.startedAt} />
+                    </span>
+                    <span className="text-muted">
+                      took <span className="font-mono tabular-nums">{a.startedAt ? duration(a.failedAt.getTime() - a.startedAt.getTime()) : '—'}</span>
+                    </span>
+                  </div>
+                  <p className="font-mono text-[12px] break-all text-danger">{a.error}</p>
+                  {a.stack && (
+                    <details>
+                      <summary className="cursor-pointer text-[12px] text-muted">stack trace</summary>
+                      <pre className="max-h-72 overflow-auto bg-surface-2 p-2 font-mono text-[11px] break-all whitespace-pre-wrap">{a.stack}</pre>
+                    </details>
+                  )}
+                </li>
+              ))}
+            </ol>
           )}
         </Panel>
         <Panel title="Payload">

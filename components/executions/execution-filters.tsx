@@ -2,28 +2,11 @@
 // URL and a link to a filtered list is just a URL (the Overview's task cards and alerts
 // link here).
 import Form from 'next/form';
-import Link from 'next/link';
 import { EXECUTION_STATES, type ExecutionFilter, type ExecutionOrder } from '@/server/core/execution-filter';
-import { buttonClass } from '@/components/ui/button';
 import { Input, Select } from '@/components/ui/input';
+import { FilterActions, Labelled, TaskSelect, rawParam as raw } from '@/components/ui/filter-bar';
 import { utcInputValue } from '@/components/dlq/dlq-search-params';
 import type { ExecutionSearchParams } from './execution-search-params';
-
-function raw(sp: ExecutionSearchParams, key: string): string {
-  const v = sp[key];
-  return (Array.isArray(v) ? v[0] : v) ?? '';
-}
-
-function Labelled({ label, htmlFor, children }: { label: string; htmlFor: string; children: React.ReactNode }) {
-  return (
-    <div className="flex min-w-0 flex-col gap-1">
-      <label htmlFor={htmlFor} className="text-[12px] font-medium text-muted">
-        {label}
-      </label>
-      {children}
-    </div>
-  );
-}
 
 export function ExecutionFilters({
   sp,
@@ -42,16 +25,7 @@ export function ExecutionFilters({
   return (
     <Form action="/executions" aria-label="Filter executions" className="flex flex-col gap-3 p-3">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6">
-        <Labelled label="Task" htmlFor="ex-task">
-          <Select id="ex-task" name="task" defaultValue={v('task')}>
-            <option value="">All tasks</option>
-            {[...new Set([...tasks, ...(filter?.task ? [filter.task] : [])])].map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </Select>
-        </Labelled>
+        <TaskSelect id="ex-task" value={v('task')} tasks={tasks} current={filter?.task} />
         <Labelled label="State" htmlFor="ex-state">
           <Select id="ex-state" name="state" defaultValue={v('state')}>
             <option value="">Any state</option>
@@ -74,14 +48,7 @@ export function ExecutionFilters({
             <option value="oldest">Oldest first</option>
           </Select>
         </Labelled>
-        <div className="col-span-full flex items-end gap-2 md:col-span-1">
-          <button type="submit" className={buttonClass('primary')}>
-            Apply
-          </button>
-          <Link href="/executions" className={buttonClass('ghost')}>
-            Reset
-          </Link>
-        </div>
+        <FilterActions resetHref="/executions" className="md:col-span-1" />
       </div>
       <details open={more} className="group">
         <summary className="cursor-pointer text-[12px] font-medium text-muted select-none hover:text-fg">More filters: id, idempotency key, times, payload</summary>

@@ -35,11 +35,10 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
           <Th className="sticky left-0 z-10 w-24">ID</Th>
           <Th className="w-24">State</Th>
           {showTask ? <Th className="w-36">Task</Th> : <Th className="w-12">Part.</Th>}
-          <Th className="min-w-48">Groups / stream</Th>
+          <Th className="min-w-40">Groups / stream</Th>
           <Th className="w-14 text-right">Tries</Th>
-          <Th className="w-44">Enqueued (UTC)</Th>
-          <Th className="w-44">Finished (UTC)</Th>
-          <Th className="min-w-64">Note</Th>
+          <Th className="whitespace-nowrap">Enqueued / finished (UTC)</Th>
+          <Th className="min-w-48">Note</Th>
         </tr>
       </thead>
       <tbody>
@@ -64,14 +63,14 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
               <Td className="font-mono text-[12px] text-subtle">p{r.partition}</Td>
             )}
             <Td className="font-mono text-[12px]">
-              <span className="flex flex-wrap gap-x-2 gap-y-0.5">
+              <span className="flex max-w-72 flex-wrap gap-x-2 gap-y-0.5">
                 {Object.entries(r.groups).map(([g, k]) => (
-                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="whitespace-nowrap text-muted hover:text-fg hover:underline">
+                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="break-all text-muted hover:text-fg hover:underline">
                     {g}={k}
                   </Link>
                 ))}
                 {r.streamKey && (
-                  <Link href={executionsHref({ ...filter, stream: r.streamKey }, { order })} className="text-muted hover:text-fg hover:underline">
+                  <Link href={executionsHref({ ...filter, stream: r.streamKey }, { order })} className="break-all text-muted hover:text-fg hover:underline">
                     stream {r.streamKey}
                   </Link>
                 )}
@@ -80,13 +79,19 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
             </Td>
             <Td className="text-right font-mono text-[12px] tabular-nums">{r.attempts}</Td>
             <Td>
-              <Timestamp date={r.enqueuedAt} />
+              <span className="flex flex-col">
+                <Timestamp date={r.enqueuedAt} />
+                {r.finishedAt && (
+                  <span className="text-subtle">
+                    <Timestamp date={r.finishedAt} />
+                  </span>
+                )}
+              </span>
             </Td>
-            <Td>
-              <Timestamp date={r.finishedAt} />
-            </Td>
-            <Td className="max-w-96 truncate text-[12px]">
-              <Note r={r} />
+            <Td className="text-[12px]">
+              <div className="max-w-72 truncate">
+                <Note r={r} />
+              </div>
             </Td>
           </Tr>
         ))}

@@ -164,7 +164,7 @@ export function KeysView({ task, group, focusKey, after, canEdit }: { task: stri
       <div className="flex flex-wrap items-center justify-between gap-2">
         <GroupTabs v={v} />
         <p className="text-[12px] text-muted" data-testid="keys-summary">
-          <span className="font-mono text-fg">{n(v.totals.keys)}</span> keys with work · <span className="font-mono text-fg">{n(v.totals.running)}</span> running ·{' '}
+          <span className="font-mono text-fg">{n(v.totals.keys)}</span> {v.totals.keys === 1 ? 'key' : 'keys'} with work · <span className="font-mono text-fg">{n(v.totals.running)}</span> running ·{' '}
           <span className="font-mono text-fg">{n(v.totals.queued)}</span> queued · limit <span className="font-mono text-fg">{n(g.limit)}</span> per key
           {g.overrides > 0 && <> ({n(g.overrides)} override{g.overrides === 1 ? '' : 's'})</>}
         </p>

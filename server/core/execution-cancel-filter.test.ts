@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { cancelConfirmationPhrase, executionCancelFilterSchema, executionIdSchema, isStorableText, parseStateList } from './execution-cancel-filter';
+import { cancelConfirmationPhrase, cancelFilterForListFilter, cancelFilterQueries, executionCancelFilterSchema, executionIdSchema, isStorableText, parseStateList } from './execution-cancel-filter';
 import { confirmationMatches } from './dlq-filter';
+import { executionFilterSchema } from './execution-filter';
 
 describe('executionCancelFilterSchema', () => {
   it.each([
@@ -52,5 +53,26 @@ describe('helpers', () => {
   });
   it('parses a state list', () => {
     expect(parseStateList('queued, blocked,,running ')).toEqual(['queued', 'blocked', 'running']);
+  });
+});
+
+describe('the cancel filter as the list filter', () => {
+  it('one list query per state, with the same group, stream and enqueue window', () => {
+    const f = executionCancelFilterSchema.parse({ task: 'mail', states: ['queued', 'spilled'], group: 'tenant=acme', stream: 's1', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' });
+    expect(cancelFilterQueries(f)).toEqual([
+      { task: 'mail', state: 'queued', groupKey: 'tenant=acme', stream: 's1', enqueuedFrom: new Date('2026-01-01T00:00:00Z'), enqueuedTo: new Date('2026-01-02T00:00:00Z') },
+      { task: 'mail', state: 'spilled', groupKey: 'tenant=acme', stream: 's1', enqueuedFrom: new Date('2026-01-01T00:00:00Z'), enqueuedTo: new Date('2026-01-02T00:00:00Z') },
+    ]);
+    expect(cancelFilterQueries(executionCancelFilterSchema.parse({ task: 'mail' })).map((q) => q.state)).toEqual(['queued', 'scheduled', 'blocked', 'spilled']);
+  });
+
+  it.each([
+    [{ task: 'mail', state: 'blocked', group: 'tenant=a' }, { filter: { task: 'mail', states: ['blocked'], group: 'tenant=a' } }],
+    [{ task: 'mail' }, { filter: { task: 'mail' } }],
+    [{ state: 'queued' }, { reason: 'Pick a task first: cancel acts on one task at a time' }],
+    [{ task: 'mail', state: 'dead' }, { reason: 'dead executions are finished: nothing to cancel' }],
+    [{ task: 'mail', payload: 'a=1', id: 4 }, { reason: 'Cancel matching takes task, state, group, stream and enqueue time; remove id, payload' }],
+  ])('list filter %j → %j', (list, want) => {
+    expect(cancelFilterForListFilter(executionFilterSchema.parse(list))).toEqual(want);
   });
 });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { taskNameSchema } from './task-definition';
 import { GROUP_FILTER_RE } from './dlq-filter';
+import type { ExecutionFilter, ExecutionQuery } from './execution-filter';
 
 /** States a cancel can act on. scheduled = queued with run_at in the future (a delay or a
  *  retry's backoff); spilled = parked in the overflow table. */
@@ -69,4 +70,41 @@ export function parseStateList(s: string): string[] {
     .split(',')
     .map((x) => x.trim())
     .filter((x) => x.length > 0);
+}
+
+/**
+ * The cancel filter as the list's filter, one query per state it names: the frozen set is
+ * the union of what the executions list shows for each of these (server/db/freeze-cancel-set.ts
+ * builds its WHERE with the list's executionWhere), so a filter selects the same
+ * executions in the list and in the cancel preview.
+ */
+export type CancelQuery = ExecutionQuery & { state: CancelableState };
+
+export function cancelFilterQueries(f: ExecutionCancelFilter): CancelQuery[] {
+  return f.states.map((state) => ({
+    task: f.task,
+    state,
+    ...(f.group !== undefined ? { groupKey: f.group } : {}),
+    ...(f.stream !== undefined ? { stream: f.stream } : {}),
+    ...(f.from !== undefined ? { enqueuedFrom: f.from } : {}),
+    ...(f.to !== undefined ? { enqueuedTo: f.to } : {}),
+  }));
+}
+
+/** The cancel filter for a list filter (the list's "Cancel matching…"), or why there is none. */
+export function cancelFilterForListFilter(f: ExecutionFilter): { filter: ExecutionCancelFilterInput } | { reason: string } {
+  if (f.task === undefined) return { reason: 'Pick a task first: cancel acts on one task at a time' };
+  if (f.state !== undefined && !(CANCELABLE_STATES as readonly string[]).includes(f.state)) return { reason: `${f.state} executions are finished: nothing to cancel` };
+  const unsupported = (['id', 'idempotencyKey', 'payload', 'finishedFrom', 'finishedTo'] as const).filter((k) => f[k] !== undefined);
+  if (unsupported.length > 0) return { reason: `Cancel matching takes task, state, group, stream and enqueue time; remove ${unsupported.join(', ')}` };
+  return {
+    filter: {
+      task: f.task,
+      ...(f.state !== undefined ? { states: [f.state as CancelableState] } : {}),
+      ...(f.group !== undefined ? { group: f.group } : {}),
+      ...(f.stream !== undefined ? { stream: f.stream } : {}),
+      ...(f.enqueuedFrom !== undefined ? { from: f.enqueuedFrom } : {}),
+      ...(f.enqueuedTo !== undefined ? { to: f.enqueuedTo } : {}),
+    },
+  };
 }

@@ -8,32 +8,18 @@
 // A frozen id that has finished meanwhile is left alone; one that started running is asked
 // to cancel only when the filter named `running` (else it is left to finish).
 import type { Db } from './pool';
+import { deleteExpiredPreviews, readFrozenSetPreview, type FrozenSetPreviewRow } from './frozen-set-preview';
 import { cancelExecutions, type CancelOutcome } from './cancel-executions';
 
-export interface CancelPreviewRow {
-  id: string;
+export interface CancelPreviewRow extends FrozenSetPreviewRow {
   task: string;
-  filter: unknown;
-  total: number;
-  createdByLabel: string;
-  createdAt: Date;
-  expiresAt: Date;
   appliedAt: Date | null;
   appliedCount: number | null;
   appliedByLabel: string | null;
-  expired: boolean;
 }
 
-const PREVIEW_COLUMNS = `id, task, filter, total, created_by_label AS "createdByLabel", created_at AS "createdAt",
-  expires_at AS "expiresAt", applied_at AS "appliedAt", applied_count AS "appliedCount", applied_by_label AS "appliedByLabel",
-  expires_at <= now() AS expired`;
-
-export async function getCancelPreview(db: Db, id: string, opts: { lock?: boolean } = {}): Promise<CancelPreviewRow | null> {
-  const r = await db.query<CancelPreviewRow>(
-    `SELECT ${PREVIEW_COLUMNS} FROM execution_cancel_previews WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`,
-    [id],
-  );
-  return r.rows[0] ?? null;
+export function getCancelPreview(db: Db, id: string, opts: { lock?: boolean } = {}): Promise<CancelPreviewRow | null> {
+  return readFrozenSetPreview<CancelPreviewRow>(db, 'execution_cancel_previews', id, opts);
 }
 
 /** Must run in a transaction that has locked the preview (getCancelPreview with lock). */
@@ -56,7 +42,6 @@ export async function cancelFrozenSet(
 }
 
 /** Drops previews that expired more than `keepHours` ago; items cascade. */
-export async function deleteOldCancelPreviews(db: Db, keepHours: number): Promise<number> {
-  const r = await db.query(`DELETE FROM execution_cancel_previews WHERE expires_at < now() - make_interval(hours => $1)`, [keepHours]);
-  return r.rowCount ?? 0;
+export function deleteOldCancelPreviews(db: Db, keepHours: number): Promise<number> {
+  return deleteExpiredPreviews(db, 'execution_cancel_previews', keepHours);
 }

@@ -8,31 +8,17 @@
 // the preview are not in the item table and stay. Rows of the set that are already gone
 // (replayed and trimmed, purged by another preview) are simply not counted.
 import type { Db } from './pool';
+import { deleteExpiredPreviews, readFrozenSetPreview, type FrozenSetPreviewRow } from './frozen-set-preview';
 
-export interface PurgePreviewRow {
-  id: string;
+export interface PurgePreviewRow extends FrozenSetPreviewRow {
   scope: 'ids' | 'filter';
-  filter: unknown;
-  total: number;
-  createdByLabel: string;
-  createdAt: Date;
-  expiresAt: Date;
   purgedAt: Date | null;
   purgedCount: number | null;
   purgedByLabel: string | null;
-  expired: boolean;
 }
 
-const PREVIEW_COLUMNS = `id, scope, filter, total, created_by_label AS "createdByLabel", created_at AS "createdAt",
-  expires_at AS "expiresAt", purged_at AS "purgedAt", purged_count AS "purgedCount", purged_by_label AS "purgedByLabel",
-  expires_at <= now() AS expired`;
-
-export async function getPurgePreview(db: Db, id: string, opts: { lock?: boolean } = {}): Promise<PurgePreviewRow | null> {
-  const r = await db.query<PurgePreviewRow>(
-    `SELECT ${PREVIEW_COLUMNS} FROM dlq_purge_previews WHERE id = $1${opts.lock ? ' FOR UPDATE' : ''}`,
-    [id],
-  );
-  return r.rows[0] ?? null;
+export function getPurgePreview(db: Db, id: string, opts: { lock?: boolean } = {}): Promise<PurgePreviewRow | null> {
+  return readFrozenSetPreview<PurgePreviewRow>(db, 'dlq_purge_previews', id, opts);
 }
 
 /** Must run in a transaction that has locked the preview (getPurgePreview with lock). */
@@ -59,7 +45,6 @@ export async function purgeFrozenSet(
 }
 
 /** Drops previews that expired unused (or were used) more than `keepHours` ago; items cascade. */
-export async function deleteOldPurgePreviews(db: Db, keepHours: number): Promise<number> {
-  const r = await db.query(`DELETE FROM dlq_purge_previews WHERE expires_at < now() - make_interval(hours => $1)`, [keepHours]);
-  return r.rowCount ?? 0;
+export function deleteOldPurgePreviews(db: Db, keepHours: number): Promise<number> {
+  return deleteExpiredPreviews(db, 'dlq_purge_previews', keepHours);
 }

@@ -10,6 +10,10 @@ export interface PartitionLiveRow {
   in_flight: number;
   spilled: number;
   arrivals_total: number;
+  /** finished, by outcome (partition_stats counters) */
+  processed_total: number;
+  dead_total: number;
+  canceled_total: number;
   owner_id: string | null;
   owner_name: string | null;
   owner_host: string | null;
@@ -21,6 +25,7 @@ export interface PartitionLiveRow {
 export async function readPartitionLive(db: Db, tasks: readonly string[] | null): Promise<PartitionLiveRow[]> {
   const r = await db.query<PartitionLiveRow>(
     `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total,
+            ps.processed_total, ps.dead_total, ps.canceled_total,
             o.owner AS owner_id, c.name AS owner_name, c.host AS owner_host,
             c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped
      FROM partition_stats ps

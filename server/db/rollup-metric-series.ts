@@ -9,7 +9,7 @@ import type { RollupResolution } from '../core/rollup-buckets';
 export async function rollupMetricSeries(db: Db, resolutionS: RollupResolution, from: Date): Promise<number> {
   const r = await db.query(
     `INSERT INTO metric_rollup_series AS s (resolution_s, task, bucket, partitions, depths, total_depth, covered_ms,
-                                           arrivals, processed, failed, retried, dead_lettered, latency_p50_ms, latency_p99_ms)
+                                           arrivals, processed, failed, retried, dead_lettered, latency_p50_ms, latency_p99_ms, canceled)
      SELECT $1::int, task, bucket,
             coalesce(array_agg(partition ORDER BY partition) FILTER (WHERE partition >= 0), '{}'),
             coalesce(array_agg(depth_max ORDER BY partition) FILTER (WHERE partition >= 0), '{}'),
@@ -21,7 +21,8 @@ export async function rollupMetricSeries(db: Db, resolutionS: RollupResolution, 
             max(retried) FILTER (WHERE partition = -1),
             max(dead_lettered) FILTER (WHERE partition = -1),
             max(latency_p50_ms) FILTER (WHERE partition = -1),
-            max(latency_p99_ms) FILTER (WHERE partition = -1)
+            max(latency_p99_ms) FILTER (WHERE partition = -1),
+            max(canceled) FILTER (WHERE partition = -1)
      FROM metric_rollups
      WHERE resolution_s = $1 AND bucket >= $2
      GROUP BY task, bucket
@@ -29,7 +30,7 @@ export async function rollupMetricSeries(db: Db, resolutionS: RollupResolution, 
        partitions = excluded.partitions, depths = excluded.depths, total_depth = excluded.total_depth,
        covered_ms = excluded.covered_ms, arrivals = excluded.arrivals, processed = excluded.processed,
        failed = excluded.failed, retried = excluded.retried, dead_lettered = excluded.dead_lettered,
-       latency_p50_ms = excluded.latency_p50_ms, latency_p99_ms = excluded.latency_p99_ms`,
+       latency_p50_ms = excluded.latency_p50_ms, latency_p99_ms = excluded.latency_p99_ms, canceled = excluded.canceled`,
     [resolutionS, from],
   );
   return r.rowCount ?? 0;

@@ -1,7 +1,7 @@
 // The control plane's Prometheus families (the coordinators expose their own on their
 // metrics port — what each process did; these are the cluster-wide numbers the Overview
-// shows): depth, in flight and imbalance per task and partition from the exact
-// partition_stats counters, p99 enqueue→finish latency over the Overview's recent window,
+// shows): depth, in flight and imbalance per task and partition, and executions finished
+// per task and outcome (succeeded, dead, canceled), from the exact partition_stats counters, p99 enqueue→finish latency over the Overview's recent window,
 // dead letters per task, coordinators by state, alerts open/firing, roll-up lag, webhook
 // outbox, service runs. Every family passes `promtool check metrics` (a test runs it).
 import type { Db } from '../db/pool';
@@ -19,11 +19,14 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     readTaskWindowTotals(db, new Date(Date.now() - RECENT_WINDOW_MS)),
   ]);
   const firing = g.alerts.filter((a) => a.status === 'firing');
-  const byTask = new Map<string, { depth: number[]; inFlight: number }>();
+  const byTask = new Map<string, { depth: number[]; inFlight: number; finished: Record<'succeeded' | 'dead' | 'canceled', number> }>();
   for (const p of partitions) {
-    const t = byTask.get(p.task) ?? { depth: [], inFlight: 0 };
+    const t = byTask.get(p.task) ?? { depth: [], inFlight: 0, finished: { succeeded: 0, dead: 0, canceled: 0 } };
     t.depth.push(Number(p.depth));
     t.inFlight += Number(p.in_flight);
+    t.finished.succeeded += Number(p.processed_total);
+    t.finished.dead += Number(p.dead_total);
+    t.finished.canceled += Number(p.canceled_total);
     byTask.set(p.task, t);
   }
   const tasks = [...byTask.entries()];
@@ -45,6 +48,12 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       help: 'Executions running (leased by a coordinator), per task.',
       type: 'gauge',
       samples: tasks.map(([task, t]) => ({ labels: { task }, value: t.inFlight })),
+    },
+    {
+      name: 'sluice_task_finished_total',
+      help: 'Executions finished since the task was created, per task and outcome (succeeded, dead, canceled by an operator); all coordinators together.',
+      type: 'counter',
+      samples: tasks.flatMap(([task, t]) => (['succeeded', 'dead', 'canceled'] as const).map((outcome) => ({ labels: { task, outcome }, value: t.finished[outcome] }))),
     },
     {
       name: 'sluice_task_imbalance_ratio',

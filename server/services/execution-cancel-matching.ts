@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { confirmationMatches } from '../core/dlq-filter';
-import { cancelConfirmationPhrase, executionCancelFilterSchema, type ExecutionCancelFilterInput } from '../core/execution-cancel-filter';
+import { cancelConfirmationPhrase, cancelFilterQueries, executionCancelFilterSchema, type ExecutionCancelFilterInput } from '../core/execution-cancel-filter';
 import { recordAudit, type Actor } from '../db/audit';
 import { freezeCancelSet, type FrozenCancelSet } from '../db/freeze-cancel-set';
 import { cancelFrozenSet, getCancelPreview, type CancelPreviewRow } from '../db/cancel-frozen-set';
@@ -59,7 +59,7 @@ export async function previewCancelMatching(
   opts: { dryRun?: boolean } = {},
 ): Promise<CancelPreview> {
   const f = parseInput(executionCancelFilterSchema, filter);
-  const frozen = await withTransaction(pool, (c) => freezeCancelSet(c, actor, f, CANCEL_PREVIEW_TTL_MINUTES), { rollback: opts.dryRun === true });
+  const frozen = await withTransaction(pool, (c) => freezeCancelSet(c, actor, f, cancelFilterQueries(f), CANCEL_PREVIEW_TTL_MINUTES), { rollback: opts.dryRun === true });
   return { ...frozen, confirmation: cancelConfirmationPhrase(frozen.total) };
 }
 

@@ -2,18 +2,17 @@
 // `node bin/sluice.js dlq …` process against the test database): same filters, same
 // services, --dry-run changes nothing, roles enforced, audit written.
 import { describe, it, expect, beforeAll } from 'vitest';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { testDatabase } from './db';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
 import { applyTasks } from '../support/engine-fixtures';
 import { createToken } from '../../server/services/tokens';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
+import { apiRequest, routeParams, runCli } from '../support/rest-and-cli';
 
 const db = await testDatabase();
 process.env.DATABASE_URL = db.url; // the routes use getPool()
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 let operatorToken = '';
 let viewerToken = '';
 let producerToken = '';
@@ -30,25 +29,10 @@ const routes = {
   purge: () => import('../../app/api/v1/dead-letters/purge/route'),
 };
 
-function req(url: string, token: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  return new Request(`http://localhost${url}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-  });
-}
-const params = <P,>(p: P) => ({ params: Promise.resolve(p) });
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(root, 'bin', 'sluice.js'), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: db.url } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const root = path.resolve(import.meta.dirname, '..', '..');
+const req = apiRequest;
+const params = routeParams;
+const cli = (args: string[]) => runCli(db.url, args);
 
 beforeAll(async () => {
   await applyTasks(db.pool, [{ name: 'billing', partitions: 1, groups: [{ name: 'tenant', limit: 5, keyPath: 'tenant' }] }, { name: 'emails', partitions: 1 }]);

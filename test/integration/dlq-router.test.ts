@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { testDatabase } from './db';
-import { callerAs } from '../support/trpc-caller';
+import { callerAs, trpcCode } from '../support/trpc-caller';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
 import { applyTasks } from '../support/engine-fixtures';
 import { runReplayJobs } from '../../server/services/dlq-replay-runner';
@@ -21,14 +21,7 @@ beforeAll(async () => {
   await insertDeadLetters(db.pool, Array.from({ length: 12 }, (_, i) => ({ task: 'billing', payload: { i }, fingerprint: i % 2 ? 'odd' : 'even' })));
 });
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (e) {
-    return e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`;
-  }
-}
+const code = trpcCode;
 
 describe('dlq router', () => {
   it('viewers browse but cannot replay or purge; anonymous callers cannot browse', async () => {

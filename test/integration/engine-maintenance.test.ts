@@ -19,6 +19,11 @@ import { resolveRetention } from '../../server/core/retention-policy';
 import { spillDrainer } from '../../server/coordinator/maintenance/spill-drainer';
 import type { MaintenanceService } from '../../server/coordinator/maintenance/service';
 import { histogramQuantile } from '../../server/db/write-metric-samples';
+import { cancelExecutions } from '../../server/db/cancel-executions';
+import { withTransaction } from '../../server/db/pool';
+import { rollupMetricSamples } from '../../server/db/rollup-metric-samples';
+import { rollupMetricRollups } from '../../server/db/rollup-metric-rollups';
+import { rollupMetricSeries } from '../../server/db/rollup-metric-series';
 
 let db: TestDatabase;
 let coord: string;
@@ -185,5 +190,38 @@ describe('maintenance services', () => {
     expect((await db.pool.query(`SELECT count(*)::int AS n FROM reconcile_log WHERE task = 'tx-fail-test'`)).rows[0].n).toBe(0);
     const r = await db.pool.query(`SELECT runs::int, last_error, last_coordinator FROM maintenance_runs WHERE name = 'tx-fail-test'`);
     expect(r.rows).toEqual([{ runs: 1, last_error: 'nope', last_coordinator: coord }]);
+  });
+});
+
+describe('canceled executions in the sampled metrics', () => {
+  it('the sampler counts them per partition and task, the roll-ups sum them, as they do succeeded and dead', async () => {
+    await run(metricsSampler); // cursor at the current totals
+    const e = await enqueue(db.pool, 'mt', [{ payload: { t: 'cx' } }, { payload: { t: 'cx' } }, { payload: { t: 'cx' } }]);
+    const ids = e.executions.map((x) => x.id!);
+    const out = await withTransaction(db.pool, (c) => cancelExecutions(c, 'mt', ids));
+    expect(out).toHaveLength(3);
+    await new Promise((r) => setTimeout(r, 5)); // a sample strictly after the previous one
+    expect((await run(metricsSampler)).ran).toBe(true);
+    const total = await db.pool.query(`SELECT * FROM metric_samples WHERE task = 'mt' AND partition = -1 ORDER BY at DESC LIMIT 1`);
+    expect(total.rows[0]).toMatchObject({ canceled: 3, processed: 0, dead_lettered: 0, arrivals: 3 });
+    const parts = await db.pool.query(`SELECT sum(canceled)::int AS c FROM metric_samples WHERE task = 'mt' AND partition >= 0 AND at = $1`, [total.rows[0].at]);
+    expect(parts.rows[0].c).toBe(3);
+    // nothing more canceled: the next sample says 0 (a delta, not the total)
+    await new Promise((r) => setTimeout(r, 5));
+    await run(metricsSampler);
+    const next = await db.pool.query(`SELECT canceled FROM metric_samples WHERE task = 'mt' AND partition = -1 ORDER BY at DESC LIMIT 1`);
+    expect(Number(next.rows[0].canceled)).toBe(0);
+    // roll-ups: 10 s buckets from the samples, 60 s from those, and the per-task series
+    const sampled = Number((await db.pool.query(`SELECT sum(canceled) AS c FROM metric_samples WHERE task = 'mt' AND partition = -1`)).rows[0].c);
+    await rollupMetricSamples(db.pool, 10, new Date(0));
+    await rollupMetricRollups(db.pool, 60, 10, new Date(0));
+    await rollupMetricSeries(db.pool, 60, new Date(0));
+    for (const res of [10, 60]) {
+      const r = await db.pool.query(`SELECT sum(canceled) AS c FROM metric_rollups WHERE task = 'mt' AND partition = -1 AND resolution_s = $1`, [res]);
+      expect(Number(r.rows[0].c), `${res}s`).toBe(sampled);
+    }
+    const series = await db.pool.query(`SELECT sum(canceled) AS c FROM metric_rollup_series WHERE task = 'mt' AND resolution_s = 60`);
+    expect(Number(series.rows[0].c)).toBe(sampled);
+    expect(sampled).toBeGreaterThanOrEqual(3);
   });
 });

@@ -3,20 +3,17 @@
 // hostile input a 4xx naming the field with nothing written, never a 500), and the CLI (a
 // real `node bin/sluice.js executions …` process).
 import { describe, it, expect, beforeAll } from 'vitest';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { TRPCError } from '@trpc/server';
 import { testDatabase } from './db';
-import { callerAs } from '../support/trpc-caller';
+import { callerAs, trpcCode } from '../support/trpc-caller';
 import { applyTasks } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { createToken } from '../../server/services/tokens';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
+import { apiRequest, routeParams, runCli } from '../support/rest-and-cli';
 import type { SessionUser } from '../../server/services/sessions';
 
 const db = await testDatabase();
 process.env.DATABASE_URL = db.url; // the routes use getPool()
-const root = path.resolve(import.meta.dirname, '..', '..');
 
 const viewer: SessionUser = { id: '00000000-0000-0000-0000-0000000000b1', email: 'viewer@example.com', role: 'viewer' };
 const operator: SessionUser = { id: '00000000-0000-0000-0000-0000000000b2', email: 'op@example.com', role: 'operator' };
@@ -32,35 +29,11 @@ const routes = {
   cancelMatching: () => import('../../app/api/v1/executions/cancel/route'),
 };
 
-function req(url: string, token: string, init: { method?: string; body?: unknown; raw?: string } = {}) {
-  const body = init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined);
-  return new Request(`http://localhost${url}`, {
-    method: init.method ?? 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body } : {}),
-  });
-}
-const params = <P,>(p: P) => ({ params: Promise.resolve(p) });
+const req = (url: string, token: string, init: { method?: string; body?: unknown; raw?: string } = {}) => apiRequest(url, token, { method: 'POST', ...init });
+const params = routeParams;
+const cli = (args: string[]) => runCli(db.url, args);
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [path.join(root, 'bin', 'sluice.js'), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: db.url } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'OK';
-  } catch (e) {
-    return e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`;
-  }
-}
+const code = trpcCode;
 
 const n = async (sql: string, params: unknown[] = []) => Number((await db.pool.query(sql, params)).rows[0].n);
 const stateOf = async (id: number) => (await db.pool.query('SELECT state FROM executions WHERE id = $1', [id])).rows[0]?.state as string | undefined;

@@ -12,6 +12,9 @@ import { finishExecutions } from '../../server/db/finish-executions';
 import { cancelExecution, retryExecutionNow } from '../../server/services/execution-actions';
 import { cancelMatching, cancelPreviewStatus, previewCancelMatching } from '../../server/services/execution-cancel-matching';
 import type { Actor } from '../../server/db/audit';
+import { listExecutionPage } from '../../server/presenters/execution';
+import { executionFilterSchema, type ExecutionFilterInput } from '../../server/core/execution-filter';
+import { CANCELABLE_STATES, DEFAULT_CANCEL_STATES, cancelFilterForListFilter } from '../../server/core/execution-cancel-filter';
 
 let db: TestDatabase;
 let me: string; // a registered member owning every partition (claims without a process)
@@ -232,5 +235,53 @@ describe('cancel matching a filter', () => {
     }
     await expect(cancelMatching(db.pool, actor, { previewId: '00000000-0000-4000-8000-000000000000', confirm: 'cancel 0' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await previews()).toBe(p0);
+  });
+  it('a filter means one set: the list and the cancel preview select the same executions (one WHERE)', async () => {
+    await applyTasks(db.pool, [
+      { name: 'mail', partitions: 2, concurrency: 4, groups: [{ name: 'tenant', limit: 2, keyPath: 'tenant' }], stream: { keyPath: 's' } },
+      { name: 'spilly', partitions: 1, backpressure: { maxDepth: 2, policy: 'spill' } },
+      { name: 'bulk', partitions: 4, paused: true, groups: [{ name: 'tenant', limit: 8, keyPath: 'tenant' }] },
+      { name: 'agree', partitions: 2, concurrency: 3, groups: [{ name: 'tenant', limit: 10, keyPath: 'tenant' }], stream: { keyPath: 's' }, backpressure: { maxDepth: 8, policy: 'spill' } },
+    ]);
+    const claimer = await fakeCoordinator(db.pool, ['agree']);
+    // Every waiting state, running and finished rows, over two tenants and two streams.
+    await enqueue(db.pool, 'agree', Array.from({ length: 6 }, (_, i) => ({ payload: { tenant: i % 2 ? 'a' : 'b', i } })));
+    const running = await claimExecutions(db.pool, claimer, 'agree', 3, 60_000);
+    expect(running).toHaveLength(3);
+    await finishExecutions(db.pool, 'agree', [{ id: running[0]!.id, leaseToken: running[0]!.leaseToken, outcome: 'succeeded' }]);
+    await enqueue(db.pool, 'agree', [{ payload: { tenant: 'a', late: 1 }, delayMs: 3_600_000 }, { payload: { tenant: 'b', late: 2 }, delayMs: 3_600_000 }]);
+    const streams = await enqueue(db.pool, 'agree', [
+      ...Array.from({ length: 3 }, (_, i) => ({ payload: { tenant: 'a', s: 's1', i } })),
+      ...Array.from({ length: 2 }, (_, i) => ({ payload: { tenant: 'b', s: 's2', i } })),
+    ]);
+    const from = (await one<{ at: Date }>('SELECT enqueued_at AS at FROM executions WHERE id = $1', [streams.executions[0]!.id])).at;
+    await enqueue(db.pool, 'agree', Array.from({ length: 16 }, (_, i) => ({ payload: { tenant: i % 2 ? 'a' : 'b', spill: i } })));
+    const states = await db.pool.query<{ st: string; n: number }>(
+      `SELECT CASE WHEN state = 'queued' AND run_at > now() THEN 'scheduled' ELSE state END AS st, count(*)::int AS n FROM executions WHERE task = 'agree' GROUP BY 1
+       UNION ALL SELECT 'spilled', count(*)::int FROM overflow WHERE task = 'agree'`,
+    );
+    const have = new Map(states.rows.map((r) => [r.st, r.n]));
+    for (const st of [...CANCELABLE_STATES, 'succeeded']) expect(have.get(st) ?? 0, st).toBeGreaterThan(0);
+
+    const narrowings: Partial<ExecutionFilterInput>[] = [{}, { group: 'tenant=a' }, { stream: 's1' }, { enqueuedFrom: from }, { group: 'tenant=b', enqueuedFrom: from }];
+    let compared = 0;
+    for (const narrow of narrowings) {
+      for (const state of [undefined, ...CANCELABLE_STATES]) {
+        const filter = executionFilterSchema.parse({ task: 'agree', ...narrow, ...(state ? { state } : {}) });
+        const page = await listExecutionPage(db.pool, { filter, limit: 200 });
+        expect(page.nextCursor).toBeNull();
+        // A list filter without a state shows finished rows too; the cancel takes the backlog.
+        const listed = page.items.filter((r) => state !== undefined || (DEFAULT_CANCEL_STATES as readonly string[]).includes(r.state)).map((r) => Number(r.id));
+        const m = cancelFilterForListFilter(filter);
+        if (!('filter' in m)) throw new Error(m.reason);
+        const p = await previewCancelMatching(db.pool, actor, m.filter, { dryRun: false });
+        const frozen = await db.pool.query<{ id: string }>('SELECT execution_id AS id FROM execution_cancel_preview_items WHERE preview_id = $1', [p.id]);
+        const label = JSON.stringify({ narrow, state });
+        expect(frozen.rows.map((r) => Number(r.id)).sort((a, b) => a - b), label).toEqual(listed.sort((a, b) => a - b));
+        expect(p.total, label).toBe(listed.length);
+        compared += listed.length;
+      }
+    }
+    expect(compared).toBeGreaterThan(40);
   });
 });

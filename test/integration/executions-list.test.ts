@@ -3,8 +3,6 @@
 // note, counts from counters or capped, overflow rows as `spilled`, and the REST route
 // with its token rules (producers never read or match payloads) and hostile input.
 import { describe, it, expect, beforeAll } from 'vitest';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { testDatabase } from './db';
 import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
@@ -14,6 +12,7 @@ import { listExecutions } from '../../server/db/list-executions';
 import { listExecutionPage, executionDetail } from '../../server/presenters/execution';
 import { createToken } from '../../server/services/tokens';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
+import { apiRequest, routeParams, runCli } from '../support/rest-and-cli';
 import { executionFilterSchema, toExecutionQuery } from '../../server/core/execution-filter';
 
 const db = await testDatabase();
@@ -22,8 +21,8 @@ const routes = {
   list: () => import('../../app/api/v1/executions/route'),
   one: () => import('../../app/api/v1/executions/[id]/route'),
 };
-const req = (url: string, token: string) => new Request(`http://localhost${url}`, { headers: { authorization: `Bearer ${token}` } });
-const params = <P,>(p: P) => ({ params: Promise.resolve(p) });
+const req = (url: string, token: string) => apiRequest(url, token);
+const params = routeParams;
 
 const ids: { mail: number[]; bill: number[] } = { mail: [], bill: [] };
 let running: number[] = [];
@@ -200,16 +199,7 @@ describe('REST', () => {
 });
 
 describe('CLI', () => {
-  const root = path.resolve(import.meta.dirname, '..', '..');
-  const cli = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const p = spawn(process.execPath, [path.join(root, 'bin', 'sluice.js'), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: db.url } });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d) => (stdout += d));
-      p.stderr.on('data', (d) => (stderr += d));
-      p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
+  const cli = (args: string[]) => runCli(db.url, args);
 
   it('`executions show` prints the same why-waiting sentence; `list` filters and pages; bad flags name the field', async () => {
     const id = ids.mail[9]!;

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { applyTasks } from '../support/engine-fixtures';
 import { coordinatorTestContext, waitFor } from '../support/coordinator-harness';
 import { enqueue } from '../../server/services/enqueue';
+import { cancelExecution } from '../../server/services/execution-actions';
+import { SYSTEM_ACTOR } from '../../server/db/audit';
 
 const TOKEN = 'metrics-token-for-this-test-0123';
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -63,6 +65,9 @@ beforeAll(async () => {
     const t = await (await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     return /sluice_executions_finished_total\{[^}]*outcome="dead"[^}]*\} 1/.test(t) && t;
   });
+  // One execution canceled by an operator before it ran (delayed an hour, so it waits).
+  const later = await enqueue(ctx.db.pool, 'rec', [{ payload: { sleepMs: 2 }, delayMs: 3_600_000 }]);
+  await cancelExecution(ctx.db.pool, SYSTEM_ACTOR, later.executions[0]!.id);
   const res = await GET(new Request('http://127.0.0.1/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }));
   expect(res.status).toBe(200);
   controlPlaneText = await res.text();
@@ -100,6 +105,11 @@ describe('the expositions', () => {
     expect(controlPlaneText).toMatch(/^sluice_task_imbalance_ratio\{task="rec"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_partition_depth\{task="rec",partition="3"\} 0$/m);
     expect(controlPlaneText).toMatch(/^sluice_dead_letters\{task="rec"\} 1$/m);
+    // finished per outcome from the partition counters: 21 succeeded (one after a retry), 1 dead, 1 canceled
+    expect(controlPlaneText).toContain('# TYPE sluice_task_finished_total counter');
+    expect(controlPlaneText).toMatch(/^sluice_task_finished_total\{task="rec",outcome="succeeded"\} 21$/m);
+    expect(controlPlaneText).toMatch(/^sluice_task_finished_total\{task="rec",outcome="dead"\} 1$/m);
+    expect(controlPlaneText).toMatch(/^sluice_task_finished_total\{task="rec",outcome="canceled"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_dead_letters_pending\{task="rec"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_coordinators\{state="live"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_alerts_firing_all 0$/m);

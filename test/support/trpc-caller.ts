@@ -1,6 +1,7 @@
 // tRPC callers for integration tests: the real app router over a test database, with
 // an in-memory cookie jar standing in for the browser.
 import type pg from 'pg';
+import { TRPCError } from '@trpc/server';
 import { createCaller } from '../../server/api/root';
 import type { Context, CookieJar } from '../../server/api/context';
 import { createPrisma, type PrismaClient } from '../../server/db/prisma';
@@ -53,4 +54,14 @@ export function callerAs(pool: pg.Pool, user: SessionUser | null, opts: Paramete
 export async function callerFromCookies(pool: pg.Pool, cookies: MemoryCookieJar, ip = '127.0.0.1') {
   const user = await resolveSession(pool, cookies.get(SESSION_COOKIE));
   return createCaller(contextFor(pool, user, { cookies, ip }));
+}
+
+/** The tRPC error code a call ends with ('OK' when it succeeds): `expect(await trpcCode(call)).toBe('FORBIDDEN')`. */
+export async function trpcCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'OK';
+  } catch (e) {
+    return e instanceof TRPCError ? e.code : `not a TRPCError: ${String(e)}`;
+  }
 }
