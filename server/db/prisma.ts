@@ -5,11 +5,11 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
-import { getPool } from './pool';
+import { getPool, getReadPool } from './pool';
 
 export type { PrismaClient };
 
-const g = globalThis as unknown as { __sluicePrisma?: PrismaClient };
+const g = globalThis as unknown as { __sluicePrisma?: PrismaClient; __sluiceReadPrisma?: PrismaClient };
 
 /** A Prisma client over a given pool (tests pass their own). */
 export function createPrisma(pool: pg.Pool): PrismaClient {
@@ -20,4 +20,11 @@ export function createPrisma(pool: pg.Pool): PrismaClient {
 export function getPrisma(): PrismaClient {
   g.__sluicePrisma ??= createPrisma(getPool());
   return g.__sluicePrisma;
+}
+
+/** The client over getReadPool() (the replica when DATABASE_REPLICA_URL is set). */
+export function getReadPrisma(): PrismaClient {
+  if (getReadPool() === getPool()) return getPrisma();
+  g.__sluiceReadPrisma ??= createPrisma(getReadPool());
+  return g.__sluiceReadPrisma;
 }
