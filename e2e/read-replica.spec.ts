@@ -6,7 +6,6 @@
 // notice goes. Background jobs are off in this server, so no roll-up sets a data delay and
 // any replica lag is worth the notice.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -18,6 +17,7 @@ import { ensureFirstAdmin } from '../server/services/users';
 import { enqueue } from '../server/services/enqueue';
 import { applyConfig } from '../server/services/config-versions';
 import { SYSTEM_ACTOR } from '../server/db/audit';
+import { freePort } from '../test/support/free-port';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { email: 'replica-admin@sluice.test', password: 'replica-admin-password-1' };
@@ -31,16 +31,6 @@ function dbUrl(url: string, name: string) {
   return u.toString();
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 let servers: PrimaryWithReplica | undefined;
 let primary: pg.Pool | undefined;

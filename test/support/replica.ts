@@ -6,10 +6,10 @@
 import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port';
 
 export const PG15_BIN = '/usr/lib/postgresql/15/bin';
 export const PG15_AVAILABLE = ['initdb', 'pg_ctl', 'pg_basebackup', 'postgres'].every((b) => existsSync(path.join(PG15_BIN, b)));
@@ -25,16 +25,6 @@ export interface PrimaryWithReplica {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function asPostgresUser(): { uid: number; gid: number } | Record<string, never> {
   if (process.getuid?.() !== 0) return {};
