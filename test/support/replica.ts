@@ -71,9 +71,11 @@ export async function startPrimaryWithReplica(): Promise<PrimaryWithReplica> {
   };
   try {
     await run('initdb', ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C']);
+    // synchronous_commit stays on: an asynchronous commit is not in pg_current_wal_lsn()
+    // until the WAL writer runs (≤ 200 ms), so waitForReplay could return before it.
     writeFileSync(
       path.join(primaryDir, 'postgresql.auto.conf'),
-      ['wal_level = replica', 'max_wal_senders = 4', 'fsync = off', 'synchronous_commit = off', 'full_page_writes = off', `unix_socket_directories = '${root}'`, ''].join('\n'),
+      ['wal_level = replica', 'max_wal_senders = 4', 'fsync = off', 'full_page_writes = off', `unix_socket_directories = '${root}'`, ''].join('\n'),
     );
     if ('uid' in ids) chownSync(path.join(primaryDir, 'postgresql.auto.conf'), ids.uid, ids.gid);
     await run('pg_ctl', ['-D', primaryDir, '-o', `-p ${pPort} -c listen_addresses=127.0.0.1`, '-l', path.join(root, 'primary.log'), '-w', 'start']);
