@@ -3,11 +3,6 @@
 // claim calls in flight (the claim loop's, and the claims riding on a flush), so no two
 // calls can hand out the same slot.
 
-/** Free local slots (never negative). */
-export function freeSlots(slots: number, busy: number): number {
-  return Math.max(0, slots - busy);
-}
-
 /**
  * How many executions the claim riding on a flush of `freeing` finished rows may take
  * (sluice_cycle's `max`). The flush's rows are still counted in `busy`; they free their
