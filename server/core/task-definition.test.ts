@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveGroupLimit, parseConfig, parseTaskDefinition, taskDefinitionSchema, type FieldError } from './task-definition';
+import { MAX_GROUPS, effectiveGroupLimit, parseConfig, parseTaskDefinition, taskDefinitionSchema, type FieldError } from './task-definition';
 
 const NAME_MSG = 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters';
 const KEY_PATH_MSG = 'must be a dot path such as "tenant" or "customer.id"';
@@ -14,6 +14,8 @@ describe('parseTaskDefinition: valid definitions', () => {
     { name: 'hash with a nested key path', input: { name: 'x', routing: { strategy: 'hash', keyPath: 'customer.id' } } },
     { name: 'groups with overrides', input: { name: 'x', groups: [{ name: 'tenant', limit: 20, keyPath: 'tenant', overrides: { acme: 50, '東京': 2 } }] } },
     { name: 'eight groups', input: { name: 'x', groups: Array.from({ length: 8 }, (_, i) => ({ name: `g${i}`, limit: 1 })) } },
+    { name: 'ten groups (seed 001)', input: { name: 'x', groups: Array.from({ length: 10 }, (_, i) => ({ name: `g${i}`, limit: 1 })) } },
+    { name: 'sixteen groups, the most', input: { name: 'x', groups: Array.from({ length: MAX_GROUPS }, (_, i) => ({ name: `g${i}`, limit: 1 })) } },
     { name: 'maxDelay equal to base', input: { name: 'x', retry: { baseDelayMs: 5000, maxDelayMs: 5000 } } },
     { name: 'zero delays', input: { name: 'x', retry: { baseDelayMs: 0, maxDelayMs: 0, jitter: 0 } } },
     { name: 'stream with explicit keys only', input: { name: 'x', stream: {} } },
@@ -95,9 +97,9 @@ describe('parseTaskDefinition: field errors', () => {
       errors: [{ path: 'groups.0.overrides.acme', message: 'must be at least 1' }],
     },
     {
-      name: 'nine groups',
-      input: { name: 'x', groups: Array.from({ length: 9 }, (_, i) => ({ name: `g${i}`, limit: 1 })) },
-      errors: [{ path: 'groups', message: 'Too big: expected array to have <=8 items' }],
+      name: 'seventeen groups',
+      input: { name: 'x', groups: Array.from({ length: 17 }, (_, i) => ({ name: `g${i}`, limit: 1 })) },
+      errors: [{ path: 'groups', message: 'at most 16 groups per task' }],
     },
     { name: 'maxDelay below base', input: { name: 'x', retry: { baseDelayMs: 5000, maxDelayMs: 1000 } }, errors: [{ path: 'retry.maxDelayMs', message: 'must be at least baseDelayMs' }] },
     { name: 'jitter above 1', input: { name: 'x', retry: { jitter: 1.5 } }, errors: [{ path: 'retry.jitter', message: 'Too big: expected number to be <=1' }] },

@@ -32,6 +32,9 @@ export const groupSchema = z.strictObject({
   overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
 });
 
+/** Concurrency groups per task: what the claim carries (docs/architecture.md § "How many groups"). */
+export const MAX_GROUPS = 16;
+
 export const ROUTING_STRATEGIES = ['round-robin', 'hash', 'random', 'least-loaded'] as const;
 export const routingSchema = z.strictObject({
   strategy: z.enum(ROUTING_STRATEGIES).default('round-robin'),
@@ -112,7 +115,7 @@ export const taskDefinitionSchema = z
     /** Cluster-wide limit on running executions of this task. */
     concurrency: limit.default(10),
     routing: routingSchema.default({ strategy: 'round-robin' }),
-    groups: z.array(groupSchema).max(8).default([]),
+    groups: z.array(groupSchema).max(MAX_GROUPS, `at most ${MAX_GROUPS} groups per task`).default([]),
     stream: z.strictObject({ keyPath: keyPathSchema.optional() }).optional(),
     retry: retrySchema.default({ maxAttempts: 3, backoff: 'exponential', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }),
     timeoutMs: z.number().int().min(1).max(86_400_000).default(30_000),

@@ -109,6 +109,98 @@ describe('claim limits under concurrent claimers', () => {
   }, 60_000);
 });
 
+describe('ten groups (seed 001) under concurrent claimers', () => {
+  it('keeps every group\'s limit exact, across 4 pools claiming in parallel', async () => {
+    const G = 10;
+    // group gj: limit 1 + (j % 3), an override on g0; keys per group: 12, 4, 2 for limits
+    // 1, 2, 3 so every group reaches its limit; some executions carry no key for some
+    // groups (groups are optional per execution).
+    const limits = Array.from({ length: G }, (_, j) => 1 + (j % 3));
+    const KEYS = [12, 4, 2];
+    await applyTasks(db.pool, [
+      {
+        name: 'ten',
+        partitions: 4,
+        concurrency: 16,
+        groups: limits.map((limit, j) => ({ name: `g${j}`, limit, keyPath: `g${j}`, ...(j === 0 ? { overrides: { k0: 4 } } : {}) })),
+      },
+    ]);
+    const limitOf = (k: string) => {
+      if (k === 'g0=k0') return 4;
+      return limits[Number(k.slice(1, k.indexOf('=')))]!;
+    };
+    let seed = 7; // an LCG: the same keys every run
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const inputs = Array.from({ length: 400 }, (_, i) => ({
+      payload: Object.fromEntries(
+        Array.from({ length: G }, (_, j) => [`g${j}`, `k${Math.floor(rnd() * KEYS[limits[j]! - 1]!)}`]).filter((_, j) => (i + j) % 7 !== 0),
+      ),
+    }));
+    await enqueue(db.pool, 'ten', inputs);
+    const pools = Array.from({ length: 4 }, () => createPool(db.url, 3));
+    const coords = await Promise.all(pools.map(() => fakeCoordinator(db.pool, ['ten'])));
+    const running = new Map<string, number>();
+    const maxKey = new Map<string, number>();
+    const violations: string[] = [];
+    const seen = new Set<number>();
+    let done = 0;
+    async function worker(pool: pg.Pool, coord: string) {
+      let idle = 0;
+      while (idle < 30) {
+        const got = await claimExecutions(pool, coord, 'ten', 1 + Math.floor(Math.random() * 8), 60_000);
+        if (got.length === 0) {
+          idle++;
+          await sleep(3);
+          continue;
+        }
+        idle = 0;
+        const keys = (e: ClaimedExecution) => Object.entries(e.groups).map(([g, k]) => `${g}=${k}`);
+        for (const e of got) {
+          for (const k of [...keys(e), '*']) running.set(k, (running.get(k) ?? 0) + 1);
+          for (const k of keys(e)) {
+            maxKey.set(k, Math.max(maxKey.get(k) ?? 0, running.get(k)!));
+            if (running.get(k)! > limitOf(k)) violations.push(`${k} ran ${running.get(k)}`);
+          }
+          if (running.get('*')! > 16) violations.push(`task ran ${running.get('*')}`);
+          if (seen.has(e.id)) violations.push(`execution ${e.id} claimed twice`);
+          seen.add(e.id);
+        }
+        await sleep(Math.random() * 4);
+        for (const e of got) for (const k of [...keys(e), '*']) running.set(k, running.get(k)! - 1);
+        const res = await finishExecutions(pool, 'ten', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+        done += res.size;
+      }
+    }
+    // the database's own view, one snapshot at a time, while the claimers work
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const r = await db.pool.query<{ k: string; n: number }>(
+          `SELECT k, count(*)::int AS n FROM executions, unnest(group_keys) k WHERE task = 'ten' AND state = 'running' GROUP BY k`,
+        );
+        for (const { k, n } of r.rows) if (n > limitOf(k)) violations.push(`snapshot ${k}: ${n}`);
+        await sleep(2);
+      }
+    })();
+    await Promise.all(pools.map((p, i) => worker(p, coords[i]!)));
+    sampling = false;
+    await sampler;
+    await Promise.all(pools.map((p) => p.end()));
+    expect(violations).toEqual([]);
+    expect(done).toBe(400);
+    // every group was claimed under, and the limits were reached (exact, not just never over)
+    for (let j = 0; j < G; j++) {
+      const reached = [...maxKey].filter(([k]) => k.startsWith(`g${j}=`)).map(([k, n]) => n === limitOf(k));
+      expect(reached.length, `g${j}`).toBeGreaterThan(0);
+      expect(reached.some(Boolean), `g${j} never reached its limit: ${JSON.stringify([...maxKey].filter(([k]) => k.startsWith(`g${j}=`)))}`).toBe(true);
+    }
+    const c = await counters('ten');
+    expect(c.inFlight).toBe(0);
+    expect(c.groups.every((g: { in_flight: number; queued: number }) => g.in_flight === 0 && g.queued === 0)).toBe(true);
+    expect(new Set(c.groups.map((g: { group_name: string }) => g.group_name)).size).toBe(G);
+  }, 90_000);
+});
+
 describe('claim semantics', () => {
   it('takes all slots or none, and a saturated key does not block other keys', async () => {
     await applyTasks(db.pool, [
