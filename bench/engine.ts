@@ -7,7 +7,12 @@
 //   W3  pickup latency (enqueue → claim) of executions arriving one by one while a backlog
 //       of 1000 is held in the same task (a saturated tenant: queued but not claimable)
 //   W4  streams × events, one at a time per stream in order → jobs/s
-//   claim p99 with 1k vs 10k distinct keys (sluice_claim round trip, batch 50)
+//   W7  seed 001's prototype: 10 groups × 100 keys per group, at most 5 running per key →
+//       jobs/s, beside W1 of the same run (goal ≥ 50% of W1)
+//   claim p99 with 1k vs 10k distinct keys (sluice_claim round trip, batch 50); and with
+//       10 groups, 1k vs 10k keys per group (1000 pending)
+//   groups (only with --only groups): claim p99 and burn-down jobs/s with 8, 10, 16, 32
+//       groups × 100 keys: how the claim's cost follows the group count (MAX_GROUPS)
 // Also reports commits per job (pg_stat_database.xact_commit delta ÷ jobs).
 import fs from 'node:fs';
 import { adminQuery, startTestPostgres, urlForDatabase } from '../test/support/test-postgres';
@@ -18,20 +23,20 @@ import { registerCoordinator } from '../server/db/coordinator-membership';
 import { syncOwnership } from '../server/db/partition-ownership';
 import { claimExecutions } from '../server/db/claim-executions';
 import { finishExecutions } from '../server/db/finish-executions';
-import { BENCH_TIMINGS, engineBench, lcg, median, w2Definition, w2Inputs } from './support/engine-workloads';
+import { BENCH_TIMINGS, engineBench, lcg, manyGroupsDefinition, manyGroupsInputs, median, w2Definition, w2Inputs } from './support/engine-workloads';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-// --only w1,w2,w2skew,w3,w4,claim runs just those workloads (default: all); --repeat N runs
-// W1 and W2 N times in turns and reports the medians.
+// --only w1,w2,w2skew,w3,w4,w7,claim,groups runs just those workloads (default: all but
+// groups); --repeat N runs W1, W2 and W7 N times in turns and reports the medians.
 const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',').filter(Boolean)) : null;
-const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'claim'];
+const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'w7', 'claim', 'groups'];
 if (only && (only.size === 0 || [...only].some((w) => !ALL.includes(w)))) {
   console.error(`--only takes a comma-separated list of ${ALL.join(', ')}`);
   process.exit(2);
 }
-const want = (w: string) => !only || only.has(w);
+const want = (w: string) => (only ? only.has(w) : w !== 'groups');
 const repeat = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 1;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) {
   console.error('--repeat takes a whole number from 1 to 20');
@@ -45,8 +50,8 @@ if (args.includes('--json') && !jsonFile) {
   process.exit(2);
 }
 const S = quick
-  ? { w1: 4000, w2: 4000, w3: 60, w4Streams: 40, w4Events: 10, claimJobs: 3000, claimRounds: 60 }
-  : { w1: 200_000, w2: 100_000, w3: 500, w4Streams: 1000, w4Events: 100, claimJobs: 20_000, claimRounds: 400 };
+  ? { w1: 4000, w2: 4000, w3: 60, w4Streams: 40, w4Events: 10, w7: 4000, claimJobs: 3000, claimRounds: 60, groupJobs: 2000 }
+  : { w1: 200_000, w2: 100_000, w3: 500, w4Streams: 1000, w4Events: 100, w7: 100_000, claimJobs: 20_000, claimRounds: 400, groupJobs: 20_000 };
 
 const pgServer = await startTestPostgres('bench');
 const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
@@ -72,9 +77,16 @@ async function runW1(name: string) {
 const runW2 = (name: string) => runW2Task(name, S.w2, rnd);
 const w1Runs: { perS: number; commitsPerJob: number }[] = [];
 const w2Runs: { perS: number; commitsPerJob: number }[] = [];
+const w7Runs: { perS: number; commitsPerJob: number }[] = [];
+async function runGrouped(name: string, groups: number, n: number) {
+  await addTask(manyGroupsDefinition(name, groups));
+  await enqueueAll(name, manyGroupsInputs(n, rnd, groups, 100));
+  return burnDown(name, n, { [name]: noop });
+}
 for (let r = 0; r < repeat; r++) {
   if (want('w1')) w1Runs.push(await runW1(runName('w1', r)));
   if (want('w2')) w2Runs.push(await runW2(runName('w2', r)));
+  if (want('w7')) w7Runs.push(await runGrouped(runName('w7', r), 10, S.w7));
 }
 const runsNote = (xs: { perS: number }[]) => (xs.length > 1 ? `; median of ${xs.map((x) => Math.round(x.perS)).join(', ')}` : '');
 if (w1Runs.length > 0) {
@@ -90,6 +102,18 @@ if (w2Runs.length > 0) {
     'W2 10×100 keys, 20/tenant 1/key',
     `${results.w2_jobs_per_s} jobs/s${results.w1_jobs_per_s ? ` (${Math.round((100 * results.w2_jobs_per_s) / results.w1_jobs_per_s)}% of W1)` : ''}`,
     `${results.w2_commits_per_job.toFixed(3)} commits/job${runsNote(w2Runs)}${pairs}`,
+  ]);
+}
+
+if (w7Runs.length > 0) {
+  results.w7_jobs_per_s = Math.round(median(w7Runs.map((x) => x.perS)));
+  results.w7_commits_per_job = Number(median(w7Runs.map((x) => x.commitsPerJob)).toFixed(4));
+  const pairs = w1Runs.length === w7Runs.length && w7Runs.length > 1 ? `; per turn ${w7Runs.map((x, i) => `${Math.round((100 * x.perS) / w1Runs[i]!.perS)}%`).join(', ')}` : '';
+  if (results.w1_jobs_per_s) results.w7_pct_of_w1 = Math.round((100 * results.w7_jobs_per_s) / results.w1_jobs_per_s);
+  rows.push([
+    'W7 10 groups × 100 keys, 5/key',
+    `${results.w7_jobs_per_s} jobs/s${results.w7_pct_of_w1 !== undefined ? ` (${results.w7_pct_of_w1}% of W1)` : ''}`,
+    `${results.w7_commits_per_job.toFixed(3)} commits/job${runsNote(w7Runs)}${pairs}`,
   ]);
 }
 
@@ -160,10 +184,17 @@ rows.push([`W4 ${S.w4Streams} streams × ${S.w4Events} events`, `${results.w4_jo
 }
 
 // ---- claim p99 vs distinct keys
-async function claimP99(keys: number): Promise<number> {
-  const name = `claim${keys}`;
-  await addTask({ name, partitions: 4, concurrency: 1000, groups: [{ name: 'key', limit: 1, keyPath: 'k' }], backpressure: { maxDepth: 10_000_000 } });
-  await enqueueAll(name, Array.from({ length: S.claimJobs }, (_, i) => ({ payload: { k: `k${i % keys}` } })));
+// groups = 0: one group `key` (limit 1) with `keys` keys; otherwise `groups` groups (limit 1
+// per key) with `keys` keys per group, drawn at random, and `jobs` pending.
+async function claimP99(keys: number, groups = 0, jobs = S.claimJobs): Promise<number> {
+  const name = groups ? `claim${groups}g${keys}` : `claim${keys}`;
+  if (groups) {
+    await addTask(manyGroupsDefinition(name, groups, 1, { concurrency: 1000 }));
+    await enqueueAll(name, manyGroupsInputs(jobs, rnd, groups, keys));
+  } else {
+    await addTask({ name, partitions: 4, concurrency: 1000, groups: [{ name: 'key', limit: 1, keyPath: 'k' }], backpressure: { maxDepth: 10_000_000 } });
+    await enqueueAll(name, Array.from({ length: jobs }, (_, i) => ({ payload: { k: `k${i % keys}` } })));
+  }
   const me = await registerCoordinator(pool, { name: 'bench-claimer', host: 'bench', pid: process.pid, tasks: [name], slots: 1000, metricsPort: null });
   await syncOwnership(pool, me, [0, 1, 2, 3].map((p) => ({ task: name, partition: p })), 60_000);
   const times: number[] = [];
@@ -172,6 +203,8 @@ async function claimP99(keys: number): Promise<number> {
     const got = await claimExecutions(pool, me, name, 50, 60_000);
     times.push(performance.now() - t0);
     await finishExecutions(pool, name, got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+    // with groups: hold the backlog at `jobs` pending (untimed)
+    if (groups && got.length > 0) await enqueueAll(name, manyGroupsInputs(got.length, rnd, groups, keys));
   }
   return Number((percentile(times, 99) ?? NaN).toFixed(2));
 }
@@ -180,6 +213,20 @@ results.claim_p99_ms_1k_keys = await claimP99(1000);
 results.claim_p99_ms_10k_keys = await claimP99(10_000);
 rows.push(['claim p99, 1k distinct keys', `${results.claim_p99_ms_1k_keys} ms`, 'batch 50']);
 rows.push(['claim p99, 10k distinct keys', `${results.claim_p99_ms_10k_keys} ms`, `growth ×${(results.claim_p99_ms_10k_keys / results.claim_p99_ms_1k_keys).toFixed(2)}`]);
+// seed 001's prototype query: 1000 pending, 10 groups; keys per group 1k then 10k
+results.claim_p99_ms_10g_1k_keys = await claimP99(1000, 10, 1000);
+results.claim_p99_ms_10g_10k_keys = await claimP99(10_000, 10, 1000);
+rows.push(['claim p99, 10 groups × 1k keys', `${results.claim_p99_ms_10g_1k_keys} ms`, 'batch 50, 1000 pending']);
+rows.push(['claim p99, 10 groups × 10k keys', `${results.claim_p99_ms_10g_10k_keys} ms`, `growth ×${(results.claim_p99_ms_10g_10k_keys / results.claim_p99_ms_10g_1k_keys).toFixed(2)}`]);
+}
+
+// ---- group count: what the claim carries (opt-in: --only groups)
+if (want('groups')) {
+  for (const g of [8, 10, 16, 32]) {
+    results[`groups_${g}_claim_p99_ms`] = await claimP99(100, g, S.claimJobs);
+    results[`groups_${g}_jobs_per_s`] = Math.round((await runGrouped(`groups${g}`, g, S.groupJobs)).perS);
+    rows.push([`${g} groups × 100 keys`, `${results[`groups_${g}_jobs_per_s`]} jobs/s`, `claim p99 ${results[`groups_${g}_claim_p99_ms`]} ms (batch 50, limit 1/key)`]);
+  }
 }
 
 await pool.end();
@@ -188,5 +235,5 @@ await pgServer.stop();
 const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))];
 console.log(`\nSluice engine bench (${quick ? 'quick' : 'full'}${only ? `, only ${[...only].join(',')}` : ''}: W1 ${S.w1}, W2 ${S.w2}, W4 ${S.w4Streams}×${S.w4Events})`);
 for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`);
-console.log(`  targets: W2 ≥ 60% of W1; W3 p50 ≤ 5 ms, p99 ≤ 25 ms; claim p99 growth < 2× from 1k to 10k keys`);
+console.log(`  targets: W2 ≥ 60% of W1; W7 ≥ 50% of W1; W3 p50 ≤ 5 ms, p99 ≤ 25 ms; claim p99 growth < 2× from 1k to 10k keys`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');

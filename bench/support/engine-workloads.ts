@@ -31,6 +31,23 @@ export const w2Definition = (name: string, extra: Partial<TaskDefinitionInput> =
   ...extra,
 });
 
+/** W7 (seed 001's prototype): `groups` groups g0…g{n-1}, each key at most `limit` running. */
+export const manyGroupsDefinition = (name: string, groups: number, limit = 5, extra: Partial<TaskDefinitionInput> = {}): TaskDefinitionInput => ({
+  name,
+  partitions: 4,
+  concurrency: 200,
+  groups: Array.from({ length: groups }, (_, j) => ({ name: `g${j}`, limit, keyPath: `g${j}` })),
+  backpressure: { maxDepth: 10_000_000 },
+  ...extra,
+});
+
+/** W7's payloads: one key of `keys` per group, uniform and independent across groups. */
+export function manyGroupsInputs(n: number, rnd: () => number, groups: number, keys: number): EnqueueInput[] {
+  return Array.from({ length: n }, () => ({
+    payload: Object.fromEntries(Array.from({ length: groups }, (_, j) => [`g${j}`, `k${Math.floor(rnd() * keys)}`])),
+  }));
+}
+
 /** The engine bench's generator (an LCG, seed 42 unless told): W2's key draws are reproducible run to run. */
 export function lcg(seed = 42): () => number {
   let s = seed;
