@@ -16,8 +16,12 @@ const KEYS = [
   'w3_pickup_p50_ms',
   'w3_pickup_p99_ms',
   'w4_jobs_per_s',
+  'w7_jobs_per_s',
+  'w7_pct_of_w1',
   'claim_p99_ms_1k_keys',
   'claim_p99_ms_10k_keys',
+  'claim_p99_ms_10g_1k_keys',
+  'claim_p99_ms_10g_10k_keys',
 ];
 
 describe('npm run bench -- --quick', () => {
@@ -30,7 +34,12 @@ describe('npm run bench -- --quick', () => {
       expect(typeof r[k], k).toBe('number');
       expect(Number.isFinite(r[k]), k).toBe(true);
     }
-    for (const k of ['w1_jobs_per_s', 'w2_jobs_per_s', 'w2_skew_jobs_per_s', 'w4_jobs_per_s', 'claim_p99_ms_1k_keys', 'claim_p99_ms_10k_keys']) expect(r[k], k).toBeGreaterThan(0);
+    for (const k of ['w1_jobs_per_s', 'w2_jobs_per_s', 'w2_skew_jobs_per_s', 'w4_jobs_per_s', 'w7_jobs_per_s', 'w7_pct_of_w1', 'claim_p99_ms_1k_keys', 'claim_p99_ms_10k_keys', 'claim_p99_ms_10g_1k_keys', 'claim_p99_ms_10g_10k_keys']) expect(r[k], k).toBeGreaterThan(0);
+    // W7's ratio is W1's of the same run, as printed
+    expect(r.w7_pct_of_w1).toBe(Math.round((100 * r.w7_jobs_per_s!) / r.w1_jobs_per_s!));
+    expect(output).toMatch(/W7 10 groups × 100 keys, 5\/key\s+\d+ jobs\/s \(\d+% of W1\)/);
+    // the opt-in group-count workload stays out of the default run
+    expect(Object.keys(r).some((k) => k.startsWith('groups_'))).toBe(false);
     // pickup is measured from the enqueue call's return, so it can be 0 but never below
     expect(r.w3_pickup_p50_ms).toBeGreaterThanOrEqual(0);
     expect(r.w3_pickup_p99_ms).toBeGreaterThanOrEqual(r.w3_pickup_p50_ms!);
@@ -42,17 +51,18 @@ describe('npm run bench -- --quick', () => {
     expect(output).toContain('targets: W2 ≥ 60% of W1');
   }, 180_000);
 
-  it('--repeat runs W1 and W2 in turns and reports the medians', async () => {
-    const { code, output } = await runBench(['--quick', '--only', 'w1,w2', '--repeat', '2']);
+  it('--repeat runs W1, W2 and W7 in turns and reports the medians', async () => {
+    const { code, output } = await runBench(['--quick', '--only', 'w1,w2,w7', '--repeat', '2']);
     expect(code, output).toBe(0);
     expect(output).toMatch(/W1 ungrouped burn-down\s+\d+ jobs\/s .*median of \d+, \d+/);
     expect(output).toMatch(/W2 .*median of \d+, \d+; per turn \d+%, \d+%/);
+    expect(output).toMatch(/W7 .*median of \d+, \d+; per turn \d+%, \d+%/);
   }, 180_000);
 
   it('refuses bad arguments with a clear error and status 2', async () => {
     const bad = await runBench(['--only', 'w9']);
     expect(bad.code).toBe(2);
-    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, claim');
+    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, w7, claim, groups');
     const rep = await runBench(['--repeat', '0']);
     expect(rep.code).toBe(2);
     expect(rep.output).toContain('--repeat takes a whole number from 1 to 20');
