@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { advance, closedBreaker, record, reset, slots, started, type Breaker, type BreakerSettings, type Outcome } from './circuit-breaker';
+
+const S: BreakerSettings = { windowMs: 1000, failureRate: 0.5, minCalls: 4, coolDownMs: 500, probes: 2 };
+
+/** Feeds outcomes at the given times and returns every state reached and transition. */
+function run(steps: [number, Outcome][], b: Breaker = closedBreaker()) {
+  const states: string[] = [];
+  const transitions: string[] = [];
+  for (const [at, o] of steps) {
+    const r = record(advance(b, at, S).breaker, o, at, S);
+    b = r.breaker;
+    states.push(b.state);
+    if (r.transition) transitions.push(`${r.transition.from}→${r.transition.to}@${r.transition.at}`);
+  }
+  return { b, states, transitions };
+}
+
+describe('closed → open: failure rate over the window', () => {
+  it.each<{ name: string; steps: [number, Outcome][]; last: string; transitions: string[] }>([
+    { name: 'below minCalls never trips, even all failing', steps: [[0, 'failure'], [1, 'failure'], [2, 'failure']], last: 'closed', transitions: [] },
+    { name: 'at minCalls and the rate: trips', steps: [[0, 'success'], [1, 'failure'], [2, 'success'], [3, 'failure']], last: 'open', transitions: ['closed→open@3'] },
+    { name: 'just under the rate: stays closed', steps: [[0, 'success'], [1, 'success'], [2, 'failure'], [3, 'success'], [4, 'failure']], last: 'closed', transitions: [] },
+    { name: 'timeouts count as failures', steps: [[0, 'timeout'], [1, 'timeout'], [2, 'success'], [3, 'timeout']], last: 'open', transitions: ['closed→open@3'] },
+    {
+      name: 'failures older than the window no longer count',
+      steps: [[0, 'failure'], [1, 'failure'], [2, 'failure'], [1500, 'success'], [1501, 'failure'], [1502, 'success']],
+      last: 'closed',
+      transitions: [],
+    },
+    {
+      name: 'an outcome exactly windowMs old has left the window',
+      steps: [[0, 'failure'], [1000, 'failure'], [1001, 'failure'], [1002, 'success']],
+      last: 'closed',
+      transitions: [],
+    },
+  ])('$name', ({ steps, last, transitions }) => {
+    const r = run(steps);
+    expect(r.b.state).toBe(last);
+    expect(r.transitions).toEqual(transitions);
+  });
+
+  it('says why it tripped', () => {
+    const r = run([[0, 'failure'], [1, 'failure'], [2, 'success'], [3, 'failure']]);
+    expect(r.b).toEqual({ state: 'open', openedAt: 3, reason: '3 of 4 executions failed in 1000 ms (threshold 50%)' });
+  });
+});
+
+describe('open → half-open → closed / open', () => {
+  const tripped: Breaker = { state: 'open', openedAt: 100, reason: 'x' };
+
+  it.each([
+    { at: 100, state: 'open', slots: 0 },
+    { at: 599, state: 'open', slots: 0 },
+    { at: 600, state: 'half-open', slots: 2 },
+    { at: 5000, state: 'half-open', slots: 2 },
+  ])('at $at: $state, $slots slots', ({ at, state, slots: n }) => {
+    const b = advance(tripped, at, S).breaker;
+    expect(b.state).toBe(state);
+    expect(slots(b, S)).toBe(n);
+  });
+
+  it('closed lets everything through', () => expect(slots(closedBreaker(), S)).toBe(Number.POSITIVE_INFINITY));
+
+  it('ignores outcomes while open (late finishes of executions claimed before the trip)', () => {
+    expect(record(tripped, 'success', 200, S)).toEqual({ breaker: tripped });
+    expect(record(tripped, 'failure', 200, S)).toEqual({ breaker: tripped });
+  });
+
+  const half = (): Breaker => started(advance(tripped, 600, S).breaker, 2);
+
+  it('only `probes` executions start in half-open', () => {
+    const b = advance(tripped, 600, S).breaker;
+    expect(slots(started(b, 1), S)).toBe(1);
+    expect(slots(half(), S)).toBe(0);
+    expect(slots(started(half(), 5), S)).toBe(0);
+  });
+
+  it.each<{ name: string; outcomes: Outcome[]; state: string; transition?: string }>([
+    { name: 'every probe succeeds: closed', outcomes: ['success', 'success'], state: 'closed', transition: 'half-open→closed' },
+    { name: 'one success of two: still half-open', outcomes: ['success'], state: 'half-open' },
+    { name: 'a probe fails: open again', outcomes: ['failure'], state: 'open', transition: 'half-open→open' },
+    { name: 'a probe times out after a success: open again', outcomes: ['success', 'timeout'], state: 'open', transition: 'half-open→open' },
+  ])('$name', ({ outcomes, state, transition }) => {
+    let b = half();
+    let last: string | undefined;
+    outcomes.forEach((o, i) => {
+      const r = record(b, o, 700 + i, S);
+      b = r.breaker;
+      if (r.transition) last = `${r.transition.from}→${r.transition.to}`;
+    });
+    expect(b.state).toBe(state);
+    expect(last).toBe(transition);
+  });
+
+  it('re-opened from half-open starts a fresh cool-down and says why', () => {
+    const r = record(record(half(), 'success', 700, S).breaker, 'failure', 710, S);
+    expect(r.breaker).toEqual({ state: 'open', openedAt: 710, reason: 'probe failed (1 of 2 succeeded)' });
+    expect(advance(r.breaker, 1209, S).breaker.state).toBe('open');
+    expect(advance(r.breaker, 1210, S).breaker.state).toBe('half-open');
+  });
+
+  it('closes with an empty window: old failures do not re-trip it', () => {
+    const closed = record(record(half(), 'success', 700, S).breaker, 'success', 701, S).breaker;
+    expect(closed).toEqual(closedBreaker());
+    expect(run([[702, 'failure'], [703, 'failure'], [704, 'failure']], closed).b.state).toBe('closed');
+  });
+});
+
+describe('reset', () => {
+  it.each<[string, Breaker, string | undefined]>([
+    ['open', { state: 'open', openedAt: 0, reason: 'x' }, 'open→closed'],
+    ['half-open', { state: 'half-open', since: 0, started: 1, succeeded: 0 }, 'half-open→closed'],
+    ['closed with failures', { state: 'closed', window: [{ at: 0, failed: true }] }, undefined],
+  ])('from %s: closed and empty', (_n, b, transition) => {
+    const r = reset(b, 50, 'ops@example.com');
+    expect(r.breaker).toEqual(closedBreaker());
+    expect(r.transition && `${r.transition.from}→${r.transition.to}`).toBe(transition);
+    if (r.transition) expect(r.transition.reason).toBe('reset by ops@example.com');
+  });
+});
