@@ -21,6 +21,66 @@ async function counters(task: string) {
   return { inFlight: t.rows[0].in_flight as number, groups: g.rows };
 }
 
+/** Claims `task` from every pool in parallel (batches of 1…maxBatch, a short random
+ *  "handler" time, then a finish) until all stay idle, while a sampler reads the running
+ *  rows in one snapshot at a time. Every running count over `limitOf(key)` or the task's
+ *  `concurrency`, and every execution claimed twice, is a violation. */
+async function claimInParallel(task: string, pools: pg.Pool[], coords: string[], limitOf: (k: string) => number, concurrency: number, maxBatch: number) {
+  const running = new Map<string, number>();
+  let maxTask = 0;
+  const maxKey = new Map<string, number>();
+  const violations: string[] = [];
+  let done = 0;
+  const seen = new Set<number>();
+  const keys = (e: ClaimedExecution) => Object.entries(e.groups).map(([g, k]) => `${g}=${k}`);
+  async function worker(pool: pg.Pool, coord: string) {
+    let idle = 0;
+    while (idle < 30) {
+      const got = await claimExecutions(pool, coord, task, 1 + Math.floor(Math.random() * maxBatch), 60_000);
+      if (got.length === 0) {
+        idle++;
+        await sleep(3);
+        continue;
+      }
+      idle = 0;
+      for (const e of got) {
+        for (const k of [...keys(e), '*']) running.set(k, (running.get(k) ?? 0) + 1);
+        for (const k of keys(e)) {
+          maxKey.set(k, Math.max(maxKey.get(k) ?? 0, running.get(k)!));
+          if (running.get(k)! > limitOf(k)) violations.push(`${k} ran ${running.get(k)}`);
+        }
+        maxTask = Math.max(maxTask, running.get('*')!);
+        if (running.get('*')! > concurrency) violations.push(`task ran ${running.get('*')}`);
+        if (seen.has(e.id)) violations.push(`execution ${e.id} claimed twice`);
+        seen.add(e.id);
+      }
+      await sleep(Math.random() * 4);
+      // The handler "ends" before the finish call, so the in-memory count never lags
+      // behind the database's: any overshoot it reports is real.
+      for (const e of got) for (const k of [...keys(e), '*']) running.set(k, running.get(k)! - 1);
+      const res = await finishExecutions(pool, task, got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+      done += res.size;
+    }
+  }
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const r = await db.pool.query<{ k: string; n: number }>(
+        `SELECT k, count(*)::int AS n FROM executions, unnest(group_keys) k WHERE task = $1 AND state = 'running' GROUP BY k
+         UNION ALL SELECT '*', count(*)::int FROM executions WHERE task = $1 AND state = 'running'`,
+        [task],
+      );
+      for (const { k, n } of r.rows) if (n > (k === '*' ? concurrency : limitOf(k))) violations.push(`snapshot ${k}: ${n}`);
+      await sleep(2);
+    }
+  })();
+  await Promise.all(pools.map((p, i) => worker(p, coords[i]!)));
+  sampling = false;
+  await sampler;
+  await Promise.all(pools.map((p) => p.end()));
+  return { violations, done, maxKey, maxTask };
+}
+
 describe('claim limits under concurrent claimers', () => {
   it('never exceeds the task limit, per-key limits or overrides, across 4 pools', async () => {
     await applyTasks(db.pool, [
@@ -42,60 +102,8 @@ describe('claim limits under concurrent claimers', () => {
 
     const pools = Array.from({ length: 4 }, () => createPool(db.url, 3));
     const coords = await Promise.all(pools.map((_, i) => fakeCoordinator(db.pool, ['limits'], { limits: [i] })));
-    const running = new Map<string, number>();
-    let maxTask = 0;
-    const maxKey = new Map<string, number>();
-    let violations: string[] = [];
     const limitOf = (k: string) => (k.startsWith('tenant=') ? (k === 'tenant=big' ? 5 : 3) : 1);
-    let done = 0;
-    const seen = new Set<number>();
-    async function worker(pool: pg.Pool, coord: string) {
-      let idle = 0;
-      while (idle < 30) {
-        const got = await claimExecutions(pool, coord, 'limits', 1 + Math.floor(Math.random() * 6), 60_000);
-        if (got.length === 0) {
-          idle++;
-          await sleep(3);
-          continue;
-        }
-        idle = 0;
-        const keys = (e: ClaimedExecution) => Object.entries(e.groups).map(([g, k]) => `${g}=${k}`);
-        for (const e of got) {
-          for (const k of [...keys(e), '*']) running.set(k, (running.get(k) ?? 0) + 1);
-          for (const k of keys(e)) {
-            maxKey.set(k, Math.max(maxKey.get(k) ?? 0, running.get(k)!));
-            if (running.get(k)! > limitOf(k)) violations.push(`${k} ran ${running.get(k)}`);
-          }
-          maxTask = Math.max(maxTask, running.get('*')!);
-          if (seen.has(e.id)) violations.push(`execution ${e.id} claimed twice`);
-          seen.add(e.id);
-        }
-        await sleep(Math.random() * 4);
-        // The handler "ends" before the finish call, so the in-memory count never lags
-        // behind the database's: any overshoot it reports is real.
-        for (const e of got) for (const k of [...keys(e), '*']) running.set(k, running.get(k)! - 1);
-        const res = await finishExecutions(pool, 'limits', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
-        done += res.size;
-      }
-    }
-    // A sampler reads the running rows in one snapshot while the claimers work.
-    let sampling = true;
-    const snapshotViolations: string[] = [];
-    const sampler = (async () => {
-      while (sampling) {
-        const r = await db.pool.query<{ k: string; n: number }>(
-          `SELECT k, count(*)::int AS n FROM executions, unnest(group_keys) k WHERE task = 'limits' AND state = 'running' GROUP BY k
-           UNION ALL SELECT '*', count(*)::int FROM executions WHERE task = 'limits' AND state = 'running'`,
-        );
-        for (const { k, n } of r.rows) if (n > (k === '*' ? 12 : limitOf(k))) snapshotViolations.push(`${k}: ${n}`);
-        await sleep(2);
-      }
-    })();
-    await Promise.all(pools.map((p, i) => worker(p, coords[i]!)));
-    sampling = false;
-    await sampler;
-    await Promise.all(pools.map((p) => p.end()));
-    violations = [...violations, ...snapshotViolations];
+    const { violations, done, maxKey, maxTask } = await claimInParallel('limits', pools, coords, limitOf, 12, 6);
     expect(violations).toEqual([]);
     expect(done).toBe(600);
     expect(maxTask).toBeGreaterThan(3);
@@ -139,53 +147,7 @@ describe('ten groups (seed 001) under concurrent claimers', () => {
     await enqueue(db.pool, 'ten', inputs);
     const pools = Array.from({ length: 4 }, () => createPool(db.url, 3));
     const coords = await Promise.all(pools.map(() => fakeCoordinator(db.pool, ['ten'])));
-    const running = new Map<string, number>();
-    const maxKey = new Map<string, number>();
-    const violations: string[] = [];
-    const seen = new Set<number>();
-    let done = 0;
-    async function worker(pool: pg.Pool, coord: string) {
-      let idle = 0;
-      while (idle < 30) {
-        const got = await claimExecutions(pool, coord, 'ten', 1 + Math.floor(Math.random() * 8), 60_000);
-        if (got.length === 0) {
-          idle++;
-          await sleep(3);
-          continue;
-        }
-        idle = 0;
-        const keys = (e: ClaimedExecution) => Object.entries(e.groups).map(([g, k]) => `${g}=${k}`);
-        for (const e of got) {
-          for (const k of [...keys(e), '*']) running.set(k, (running.get(k) ?? 0) + 1);
-          for (const k of keys(e)) {
-            maxKey.set(k, Math.max(maxKey.get(k) ?? 0, running.get(k)!));
-            if (running.get(k)! > limitOf(k)) violations.push(`${k} ran ${running.get(k)}`);
-          }
-          if (running.get('*')! > 16) violations.push(`task ran ${running.get('*')}`);
-          if (seen.has(e.id)) violations.push(`execution ${e.id} claimed twice`);
-          seen.add(e.id);
-        }
-        await sleep(Math.random() * 4);
-        for (const e of got) for (const k of [...keys(e), '*']) running.set(k, running.get(k)! - 1);
-        const res = await finishExecutions(pool, 'ten', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
-        done += res.size;
-      }
-    }
-    // the database's own view, one snapshot at a time, while the claimers work
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const r = await db.pool.query<{ k: string; n: number }>(
-          `SELECT k, count(*)::int AS n FROM executions, unnest(group_keys) k WHERE task = 'ten' AND state = 'running' GROUP BY k`,
-        );
-        for (const { k, n } of r.rows) if (n > limitOf(k)) violations.push(`snapshot ${k}: ${n}`);
-        await sleep(2);
-      }
-    })();
-    await Promise.all(pools.map((p, i) => worker(p, coords[i]!)));
-    sampling = false;
-    await sampler;
-    await Promise.all(pools.map((p) => p.end()));
+    const { violations, done, maxKey } = await claimInParallel('ten', pools, coords, limitOf, 16, 8);
     expect(violations).toEqual([]);
     expect(done).toBe(400);
     // every group was claimed under, and the limits were reached (exact, not just never over)
