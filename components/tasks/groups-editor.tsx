@@ -8,6 +8,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { newUid, type ErrorMap, type TaskForm } from './task-form-model';
 import { NumberInput } from './number-input';
+import { MAX_GROUPS } from '@/server/core/task-definition';
 
 type Update = (fn: (f: TaskForm) => void) => void;
 
@@ -134,8 +135,8 @@ export function GroupsEditor({
         <div>
           <Button
             onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [] }))}
-            disabled={form.groups.length >= 8}
-            title={form.groups.length >= 8 ? 'At most 8 groups per task' : undefined}
+            disabled={form.groups.length >= MAX_GROUPS}
+            title={form.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups per task` : undefined}
           >
             Add group
           </Button>
