@@ -324,9 +324,10 @@ function limitCell(r: DriverResult): string {
  * Why a peer's run cannot stand as a comparison (it failed, timed out, or left jobs unrun), or
  * null. A peer's broken run never counts as our win: ratios against it are dropped.
  */
-export function brokenRun(r: DriverResult | undefined): string | null {
+function brokenRun(r: DriverResult | undefined): string | null {
   if (!r || r.notRun) return null;
   if (r.error) return `failed: ${r.error}`;
+  if (typeof r.aborted === 'string') return `aborted: ${r.aborted}`;
   if (r.timedOut) return `timed out (${r.completed ?? 0}/${r.jobs ?? '?'} done)`;
   if ((r.missing ?? 0) > 0) return `${r.missing} jobs never ran`;
   return null;
@@ -340,8 +341,8 @@ function formatTable(rows: { run: RunDef; result: DriverResult }[]): string {
     const s = sluiceRate(run.workload);
     const broken = run.system === 'sluice' ? null : brokenRun(r);
     const ratio = run.system === 'sluice' || !rate || !s ? '—' : broken ? 'dropped' : `${(s / rate).toFixed(2)}×`;
-    const notes = r.notRun ?? (r.error ? `ERROR: ${r.error}` : [r.timedOut ? `timed out (${r.completed}/${r.jobs} done)` : '', r.leftInDatabase ? `${r.leftInDatabase} left in DB` : ''].filter(Boolean).join('; '));
-    const rateCell = rate ? (r.timedOut || (r.missing ?? 0) > 0 ? `${rate} (partial)` : String(rate)) : r.notRun ? 'not run' : '—';
+    const notes = r.notRun ?? (r.error ? `ERROR: ${r.error}` : [typeof r.aborted === 'string' ? `ABORTED: ${r.aborted}` : '', r.timedOut ? `timed out (${r.completed}/${r.jobs} done)` : '', r.leftInDatabase ? `${r.leftInDatabase} left in DB` : ''].filter(Boolean).join('; '));
+    const rateCell = rate ? (r.timedOut || r.aborted || (r.missing ?? 0) > 0 ? `${rate} (partial)` : String(rate)) : r.notRun ? 'not run' : '—';
     return [run.workload.toUpperCase(), run.label, rateCell, ratio, limitCell(r), fmt(r.orderViolations), fmt(r.duplicates), notes];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
@@ -593,7 +594,8 @@ async function main() {
         rows.push({ run, result });
         const msg = result.error ? `ERROR ${result.error}` : `${result.jobsPerSecond} jobs/s in ${result.seconds} s` +
           (result.maxPerTenant != null ? `, max tenant ${result.maxPerTenant}/${result.tenantLimit} key ${result.maxPerKey}/${result.keyLimit}` : '') +
-          (result.orderViolations != null ? `, order violations ${result.orderViolations}` : '') + (result.timedOut ? ' (TIMED OUT)' : '');
+          (result.orderViolations != null ? `, order violations ${result.orderViolations}` : '') + (result.timedOut ? ' (TIMED OUT)' : '') +
+          (typeof result.aborted === 'string' ? ` (ABORTED: ${result.aborted})` : '');
         console.log(`${run.key}: ${msg} [${((Date.now() - started) / 1000).toFixed(1)} s wall]`);
       } finally {
         if (needsDb) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
