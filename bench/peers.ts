@@ -23,8 +23,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import net from 'node:net';
 import { startEmbeddedPostgres, portIsFree } from '../server/db/embedded';
+import { redisAnswers } from './support/redis-ping';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const peersDir = path.join(root, 'bench', 'peers');
@@ -158,27 +158,6 @@ function assertLoopback(url: string, what = 'a Postgres', variable = 'DATABASE_U
 
 /** BullMQ's Redis: BENCH_REDIS_URL, else the machine's at 127.0.0.1:6379. */
 const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** True when a Redis answers PING at `url` within 2 s (a raw RESP exchange; no client needed). */
-function redisAnswers(url: string): Promise<boolean> {
-  const u = new URL(url);
-  return new Promise((resolve) => {
-    const sock = net.connect({ host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || 6379) });
-    let reply = '';
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 2000);
-    sock.on('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (d: Buffer) => {
-      reply += d.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
-    });
-    sock.on('error', () => done(false));
-  });
-}
 
 function urlForDatabase(adminUrl: string, db: string): string {
   const u = new URL(adminUrl);

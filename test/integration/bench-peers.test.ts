@@ -4,11 +4,11 @@
 // the machine's Redis (127.0.0.1:6379) when one answers; without one the bench skips it with a
 // message, and so does this test.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBench } from '../support/run-bench';
+import { redisAnswers } from '../../bench/support/redis-ping';
 import { buildJobs, RunRecorder, summarize, workloadSpec } from '../../bench/peers/workloads.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -17,21 +17,6 @@ const KEYS = ['sluice_w1', 'graphile_default_w1', 'graphile_batched_w1', 'graphi
 const BULLMQ_KEYS = ['bullmq_w1', 'bullmq_w2', 'bullmq_w4'];
 /** A peer whose own library gave up (graphile-worker aborts its pool on a failed completion batch). */
 const PEER_MAY_ABORT = ['graphile_held_w1'];
-
-function redisAnswers(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect({ host: '127.0.0.1', port: 6379 });
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 2000);
-    sock.on('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (d: Buffer) => done(d.toString().startsWith('+PONG')));
-    sock.on('error', () => done(false));
-  });
-}
 
 describe('peer benchmark checks', () => {
   it('W2: finds the highest concurrency per tenant and key, and counts starts over a limit', () => {
@@ -101,7 +86,7 @@ describe('peer benchmark checks', () => {
 describe.skipIf(!peersInstalled)('npm run bench:peers -- --quick', () => {
   it('writes jobs/s for every system and workload, with limits and order checked', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-peers-')), 'quick.json');
-    const redis = !process.env.BENCH_REDIS_URL || process.env.BENCH_REDIS_URL === 'redis://127.0.0.1:6379' ? await redisAnswers() : null;
+    const redis = !process.env.BENCH_REDIS_URL || process.env.BENCH_REDIS_URL === 'redis://127.0.0.1:6379' ? await redisAnswers('redis://127.0.0.1:6379') : null;
     const { code, output } = await runBench('bench/peers.ts', ['--quick', '--json', out], 280_000);
     expect(code, output).toBe(0);
     const j = JSON.parse(fs.readFileSync(out, 'utf8')) as Record<string, unknown> & {
