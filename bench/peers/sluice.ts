@@ -11,6 +11,9 @@
 // reject it); everything else at Sluice's defaults (4 partitions, retries, timeouts).
 // W2: groups tenant (limit 20, keyPath "tenant") and key (limit 1, keyPath "key").
 // W4: stream keyPath "stream".
+// Crash mode (`--crash-at N`, `--settle-ms`): as in bullmq.mjs — CRASHPOINT after N jobs, the
+// orchestrator kills the bench's own Postgres (immediate shutdown) and starts it again; jobs
+// that never ran once no job finished for `--settle-ms` are the ones lost.
 import { migrate } from '../../server/db/migrate';
 import { createPool } from '../../server/db/pool';
 import { applyConfig } from '../../server/services/config-versions';
@@ -18,10 +21,12 @@ import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
 import { startCoordinator } from '../../server/coordinator/main';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
-import { workloadSpec, buildJobs, RunRecorder, summarize, parseArgs, runDriver, sleep, type WorkloadSpec } from './workloads.mjs';
+import { workloadSpec, buildJobs, RunRecorder, summarize, parseArgs, runDriver, sleep, waitSettled, type WorkloadSpec } from './workloads.mjs';
 
-function taskFor(spec: WorkloadSpec): TaskDefinitionInput {
-  const base = { name: `bench_${spec.workload}`, concurrency: spec.concurrency, backpressure: { maxDepth: 10_000_000 } };
+function taskFor(spec: WorkloadSpec, crash: boolean): TaskDefinitionInput {
+  // Crash mode: a 5 s task timeout, so a finish lost with the database (the coordinator
+  // commits finishes asynchronously) is re-leased within the run's settle window.
+  const base = { name: `bench_${spec.workload}`, concurrency: spec.concurrency, backpressure: { maxDepth: 10_000_000 }, ...(crash ? { timeoutMs: 5000 } : {}) };
   if (spec.workload === 'w2') {
     return {
       ...base,
@@ -42,7 +47,9 @@ await runDriver('sluice', async () => {
   if (!url) throw new Error('--url is required');
   const jobs = buildJobs(spec);
   const rec = new RunRecorder(jobs.length);
-  const task = taskFor(spec);
+  const crashAt = args['crash-at'] === undefined ? null : Number(args['crash-at']);
+  const settleMs = Number(args['settle-ms'] ?? 20_000);
+  const task = taskFor(spec, crashAt !== null);
 
   await migrate(url);
   const pool = createPool(url, 4);
@@ -65,6 +72,7 @@ await runDriver('sluice', async () => {
       if (spec.workMs > 0) await sleep(spec.workMs);
       rec.end(i, started);
     };
+    if (crashAt !== null) rec.armCrash(crashAt);
     const t0 = performance.now();
     const coordinator = await startCoordinator({
       databaseUrl: url,
@@ -73,9 +81,9 @@ await runDriver('sluice', async () => {
       metricsPort: null,
       log: (m) => process.stderr.write(`[sluice] ${m}\n`),
     });
-    const finished = await rec.waitAll(spec.timeoutMs);
+    const finished = crashAt === null ? await rec.waitAll(spec.timeoutMs) : await waitSettled(rec, spec.timeoutMs, settleMs);
     const result = summarize(spec, jobs, rec, t0, {
-      timedOut: !finished,
+      ...(crashAt === null ? { timedOut: !finished } : { crashAt, crashed: rec.crashed, lost: jobs.length - rec.done }),
       enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
       settings: { slots: spec.concurrency, taskConcurrency: spec.concurrency, partitions: 4, ...(spec.workload === 'w2' ? { groups: { tenant: spec.tenantLimit, key: spec.keyLimit } } : {}) },
     });

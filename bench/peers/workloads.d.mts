@@ -59,7 +59,11 @@ export class RunRecorder {
   end(index: number, startedAt: number): void;
   record(index: number, startedAt: number, endedAt: number): void;
   waitAll(timeoutMs: number): Promise<boolean>;
+  crashed: boolean;
+  armCrash(n: number): void;
 }
+
+export function waitSettled(rec: RunRecorder, timeoutMs: number, settleMs: number): Promise<boolean>;
 
 export function summarize(
   spec: WorkloadSpec,

@@ -81,6 +81,16 @@ export class RunRecorder {
     this.firstStart = NaN;
     this.lastEnd = NaN;
     this.onAllDone = null;
+    this.crashAt = null;
+    this.crashed = false;
+    this.lastProgress = NaN;
+  }
+  /**
+   * Crash mode: once `n` jobs have run, print `CRASHPOINT` on stdout (the orchestrator then
+   * kills the system's store and starts it again) — see `waitSettled`.
+   */
+  armCrash(n) {
+    this.crashAt = n;
   }
   /** @returns {number} the start time, to pass back to `end` */
   start(index) {
@@ -105,6 +115,11 @@ export class RunRecorder {
       this.extra.push([index, startedAt, t]);
     }
     this.runs[index]++;
+    this.lastProgress = t;
+    if (this.crashAt !== null && !this.crashed && this.done >= this.crashAt) {
+      this.crashed = true;
+      process.stdout.write('CRASHPOINT\n');
+    }
     if (this.done === this.total && this.onAllDone) {
       const f = this.onAllDone;
       this.onAllDone = null;
@@ -124,6 +139,20 @@ export class RunRecorder {
         resolve(true);
       };
     });
+  }
+}
+
+/**
+ * Crash mode's end: `true` when every job ran; `false` when `timeoutMs` passed or, after the
+ * crash point, no job finished for `settleMs` (what never ran by then is counted lost).
+ */
+export async function waitSettled(rec, timeoutMs, settleMs) {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (rec.done === rec.total) return true;
+    const now = performance.now();
+    if (now > deadline || (rec.crashed && now - rec.lastProgress > settleMs)) return false;
+    await sleep(100);
   }
 }
 
