@@ -238,7 +238,8 @@ test('dead letters: filter by fingerprint, replay the selection, purge the rest 
   }
   await page.getByRole('button', { name: 'Replay selected' }).click();
   const dialog = page.getByRole('dialog', { name: 'Replay dead letters' });
-  await expect(dialog).toContainText('2 selected dead letters');
+  // Opening the dialog freezes the set: the count shown is the count replayed.
+  await expect(dialog.getByTestId('replay-frozen-count')).toHaveText('2 dead letters frozen');
   await dialog.getByRole('button', { name: 'Start replay' }).click();
   await expect(dialog.getByText(/Replay job #\d+ created/)).toBeVisible();
   const jobId = Number((await dialog.getByText(/Replay job #\d+/).textContent())!.match(/#(\d+)/)![1]);

@@ -1,0 +1,11 @@
+-- Up Migration
+-- A replay is frozen at confirmation like a purge: the replay dialog freezes the exact
+-- dead letters (not yet replayed) into a preview, shows their count, and the job is made
+-- from those ids only, so dead letters that arrive between the preview and the click are
+-- not swept in. The preview tables are the purge's (dlq_purge_previews and its items);
+-- `purpose` says which action a preview may be applied to (a replay preview can never be
+-- purged, a purge preview never replayed).
+ALTER TABLE dlq_purge_previews ADD COLUMN purpose text NOT NULL DEFAULT 'purge' CHECK (purpose IN ('purge', 'replay'));
+
+-- Down Migration
+ALTER TABLE dlq_purge_previews DROP COLUMN purpose;
