@@ -19,6 +19,7 @@ import { readActiveTasks } from '../db/read-active-tasks';
 import { thresholdsOf } from '../core/stored-definition';
 import { addOverrideHref, keysViewHref } from '../core/key-views';
 import { toChartPoint, type ChartPoint } from './task-metrics';
+import { groupIncidents, spansOverlap } from '../core/alert-incidents';
 
 export const alertListInput = z.strictObject({
   /** open = firing + acknowledged. */
@@ -55,6 +56,8 @@ export interface AlertListItem {
   silencedUntil: Date | null;
   silencedBy: string | null;
   remedy: string | null;
+  /** The incident it belongs to (server/core/alert-incidents.ts): its first alert's id. */
+  incidentId: number;
 }
 
 export interface AlertListPage {
@@ -98,7 +101,14 @@ function toItem(a: AlertModel): AlertListItem {
     silencedUntil: a.silencedUntil,
     silencedBy: a.silencedBy,
     remedy: a.remedy,
+    incidentId: Number(a.id),
   };
+}
+
+/** Sets each item's incidentId from the overlap of its task's spans among `items`. */
+function withIncidents<T extends AlertListItem>(items: T[]): T[] {
+  const ids = groupIncidents(items.map((i) => ({ id: i.id, task: i.task, firedAt: i.firedAt.getTime(), resolvedAt: i.resolvedAt?.getTime() ?? null })));
+  return items.map((i) => ({ ...i, incidentId: ids.get(i.id) ?? i.id }));
 }
 
 export async function listAlerts(prisma: PrismaClient, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
@@ -118,7 +128,7 @@ export async function listAlerts(prisma: PrismaClient, input: z.output<typeof al
     prisma.alert.findMany({ where, orderBy: [{ firedAt: 'desc' }, { id: 'desc' }], take: input.limit + 1 }),
     prisma.alert.groupBy({ by: ['status'], where: { status: { in: ['firing', 'acknowledged'] } }, _count: { _all: true } }),
   ]);
-  const items = rows.slice(0, input.limit).map(toItem);
+  const items = withIncidents(rows.slice(0, input.limit).map(toItem));
   return {
     items,
     nextCursor: rows.length > input.limit ? items.at(-1)!.id : null,
@@ -142,6 +152,10 @@ export interface AlertEventView {
   severity: string | null;
   silenced: boolean;
   detail: unknown;
+  /** ms from the alert firing to this event (the episode's clock: time to acknowledge, to resolve) */
+  sinceFiredMs: number;
+  /** the operator's comment on an acknowledge or a silence */
+  comment: string | null;
 }
 
 export interface EvidencePoint {
@@ -175,6 +189,10 @@ export interface AlertDetail extends AlertListItem {
   topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
   remedies: Remedy[];
   taskExists: boolean;
+  /** How long the episode has lasted (fired → resolved, or → now while open). */
+  durationMs: number;
+  /** The other alerts of the same incident: the task's alerts whose span overlaps this one. */
+  related: AlertListItem[];
 }
 
 const taskHref = (task: string, section?: string) => `/tasks/${encodeURIComponent(task)}${section ? `#${section}` : ''}`;
@@ -288,6 +306,8 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
       severity: e.severity,
       silenced: e.silenced,
       detail: e.detail,
+      sinceFiredMs: e.at.getTime() - a.firedAt!.getTime(),
+      comment: commentOf(e.detail),
     })),
     chart,
     topKeys: keys
@@ -295,5 +315,34 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
       .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 })),
     remedies: remediesFor(item.rule, a.task, a.remedy, a.groupName, a.groupKey),
     taskExists: task !== undefined,
+    durationMs: (a.resolvedAt ?? now).getTime() - a.firedAt.getTime(),
+    related: await relatedAlerts(prisma, item, now),
   };
+}
+
+function commentOf(detail: unknown): string | null {
+  const c = detail !== null && typeof detail === 'object' ? (detail as { comment?: unknown }).comment : undefined;
+  return typeof c === 'string' && c !== '' ? c : null;
+}
+
+/**
+ * The task's other alerts whose firing span overlaps this one's (alerts_fired_idx reads the
+ * task's alerts fired before this one ended; at most 20, nearest first).
+ */
+async function relatedAlerts(prisma: PrismaClient, a: AlertListItem, now: Date): Promise<AlertListItem[]> {
+  const end = a.resolvedAt ?? now;
+  const rows = await prisma.alert.findMany({
+    where: {
+      task: a.task,
+      id: { not: BigInt(a.id) },
+      firedAt: { not: null, lte: end },
+      OR: [{ resolvedAt: null }, { resolvedAt: { gte: a.firedAt } }],
+    },
+    orderBy: [{ firedAt: 'desc' }, { id: 'desc' }],
+    take: 20,
+  });
+  return rows
+    .map(toItem)
+    .filter((r) => spansOverlap({ firedAt: r.firedAt.getTime(), resolvedAt: r.resolvedAt?.getTime() ?? null }, { firedAt: a.firedAt.getTime(), resolvedAt: end.getTime() }))
+    .map((r) => ({ ...r, incidentId: a.incidentId }));
 }

@@ -7,5 +7,15 @@
 -- purged, a purge preview never replayed).
 ALTER TABLE dlq_purge_previews ADD COLUMN purpose text NOT NULL DEFAULT 'purge' CHECK (purpose IN ('purge', 'replay'));
 
+-- An operator can end a silence early (services/alerts.ts unsilenceAlertById): its own
+-- event in the alert's history.
+ALTER TABLE alert_events DROP CONSTRAINT alert_events_type_check;
+ALTER TABLE alert_events ADD CONSTRAINT alert_events_type_check
+  CHECK (type IN ('fired', 'escalated', 'acknowledged', 'silenced', 'unsilenced', 'resolved'));
+
 -- Down Migration
+DELETE FROM alert_events WHERE type = 'unsilenced';
+ALTER TABLE alert_events DROP CONSTRAINT alert_events_type_check;
+ALTER TABLE alert_events ADD CONSTRAINT alert_events_type_check
+  CHECK (type IN ('fired', 'escalated', 'acknowledged', 'silenced', 'resolved'));
 ALTER TABLE dlq_purge_previews DROP COLUMN purpose;
