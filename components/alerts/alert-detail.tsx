@@ -189,7 +189,11 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
           <div className="flex items-center gap-2">
             <SeverityBadge severity={a.severity} />
             <StatusPill status={a.status} />
-            {silenced && <Badge>Silenced until <Timestamp date={a.silencedUntil} /></Badge>}
+            {silenced && (
+              <Badge>
+                Silenced until{' '}<Timestamp date={a.silencedUntil} />
+              </Badge>
+            )}
           </div>
           <h2 className="mt-1.5 text-[15px] font-semibold">{a.summary}</h2>
         </div>

@@ -12,6 +12,7 @@ import { Input } from '@/components/ui/input';
 import { Field } from '@/components/ui/field';
 import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
 import { replayRateProblem } from '@/server/core/replay-rate';
+import { frozenDeadLetterProps } from './frozen-dead-letters';
 import { describeScope, type UiScope } from './dlq-scope';
 
 export function ReplayDialog({
@@ -48,6 +49,7 @@ export function ReplayDialog({
 
   return (
     <FrozenSetDialog
+      {...frozenDeadLetterProps}
       title="Replay dead letters"
       onClose={onClose}
       dismissLabel="Cancel"
@@ -73,10 +75,7 @@ export function ReplayDialog({
         </>
       )}
       nothing="Every matching dead letter was already replayed: there is nothing to replay."
-      noun={['dead letter', 'dead letters']}
       countTestId="replay-frozen-count"
-      span={(p) => ({ what: 'dead', from: p.oldestDeadAt, to: p.newestDeadAt })}
-      breakdown={(p) => p.byTask.map((t) => ({ key: t.task, label: <span className="font-mono">{t.task}</span>, count: t.count }))}
       extra={() => (
         <div className="flex flex-col gap-3">
           <p className="text-[12px] text-muted">

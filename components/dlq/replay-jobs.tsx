@@ -200,7 +200,7 @@ export function ReplayJobs({ canOperate }: { canOperate: boolean }) {
               <Td>
                 <Progress job={j} />
               </Td>
-              <Td className="text-[12px]">
+              <Td className="min-w-60 text-[12px]">
                 <div className="whitespace-nowrap">
                   <span className="text-success">{j.replayed.toLocaleString('en-US')} replayed</span>
                   {j.skipped > 0 && <span className="text-muted"> · {j.skipped} skipped</span>}

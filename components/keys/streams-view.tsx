@@ -119,7 +119,7 @@ export function StreamsView({ task, after }: { task: string; after: number | nul
         </EmptyState>
       ) : (
         <>
-          <p className="px-3 pt-2 text-[12px] text-muted">
+          <p className="px-3 py-2 text-[12px] text-muted">
             Blocked for: how long the oldest execution behind the head has waited.
             {v.truncated && ` Ranked among the ${v.scanned.toLocaleString('en-US')} oldest streams; newer streams were not read.`}
           </p>

@@ -57,6 +57,7 @@ import {
   lockLatestEpisodes,
   rowToState,
   updateAlert,
+  type AlertEventType,
   type AlertRow,
   type NewAlert,
 } from '../db/alert-store';
@@ -409,26 +410,47 @@ async function withLockedAlert<T>(pool: pg.Pool, id: number, fn: (c: pg.PoolClie
   });
 }
 
+/**
+ * The record of one operator action on a locked alert: its event in the alert's history
+ * (the value and severity at that moment) and its audit entry, in the caller's transaction.
+ */
+async function recordOperatorAction(
+  c: pg.PoolClient,
+  actor: Actor,
+  row: AlertRow,
+  after: AlertRow,
+  now: Date,
+  a: { type: AlertEventType; action: string; silenced: boolean; detail?: Record<string, unknown>; meta?: Record<string, unknown> },
+): Promise<void> {
+  await insertAlertEvent(c, {
+    alertId: row.id,
+    at: now,
+    type: a.type,
+    actor: actor.label,
+    value: row.last_value,
+    severity: row.severity,
+    silenced: a.silenced,
+    ...(a.detail && Object.keys(a.detail).length > 0 ? { detail: a.detail } : {}),
+  });
+  await recordAudit(c, actor, {
+    action: a.action,
+    targetType: 'alert',
+    targetId: String(row.id),
+    before: auditView(row),
+    after: auditView(after),
+    meta: { summary: alertSummary(row), ...a.meta },
+  });
+}
+
 export async function acknowledgeAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof acknowledgeAlertInput>, now = new Date()): Promise<AlertRow> {
   const v = parseInput(acknowledgeAlertInput, input);
   return withLockedAlert(pool, v.id, async (c, row) => {
     if (row.status !== 'firing') {
       throw new CoreError('CONFLICT', `Alert ${row.id} is ${row.status}; only a firing alert can be acknowledged.`);
     }
-    const state = acknowledgeAlert(rowToState(row), now.getTime(), actor.label);
-    const after = await updateAlert(c, row.id, state);
+    const after = await updateAlert(c, row.id, acknowledgeAlert(rowToState(row), now.getTime(), actor.label));
     const note = withComment(v.comment);
-    await insertAlertEvent(c, {
-      alertId: row.id,
-      at: now,
-      type: 'acknowledged',
-      actor: actor.label,
-      value: row.last_value,
-      severity: row.severity,
-      silenced: false,
-      ...(v.comment ? { detail: note } : {}),
-    });
-    await recordAudit(c, actor, { action: 'alert.acknowledge', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row), ...note } });
+    await recordOperatorAction(c, actor, row, after, now, { type: 'acknowledged', action: 'alert.acknowledge', silenced: false, detail: note, meta: note });
     return after;
   });
 }
@@ -437,26 +459,14 @@ export async function silenceAlertById(pool: pg.Pool, actor: Actor, input: z.inp
   const v = parseInput(silenceAlertInput, input);
   return withLockedAlert(pool, v.id, async (c, row) => {
     const until = now.getTime() + v.durationMs;
-    const state = silenceAlert(rowToState(row), until);
-    const after = await updateAlert(c, row.id, state, { silencedBy: actor.label });
+    const after = await updateAlert(c, row.id, silenceAlert(rowToState(row), until), { silencedBy: actor.label });
     const note = withComment(v.comment);
-    await insertAlertEvent(c, {
-      alertId: row.id,
-      at: now,
+    await recordOperatorAction(c, actor, row, after, now, {
       type: 'silenced',
-      actor: actor.label,
-      value: row.last_value,
-      severity: row.severity,
+      action: 'alert.silence',
       silenced: true,
       detail: { until: new Date(until).toISOString(), durationMs: v.durationMs, ...note },
-    });
-    await recordAudit(c, actor, {
-      action: 'alert.silence',
-      targetType: 'alert',
-      targetId: String(row.id),
-      before: auditView(row),
-      after: auditView(after),
-      meta: { summary: alertSummary(row), durationMs: v.durationMs, ...note },
+      meta: { durationMs: v.durationMs, ...note },
     });
     return after;
   });
@@ -472,23 +482,12 @@ export async function unsilenceAlertById(pool: pg.Pool, actor: Actor, input: z.i
     const { silencedUntil: _, ...state } = rowToState(row);
     const after = await updateAlert(c, row.id, state, { silencedBy: null });
     const remainingMs = row.silenced_until.getTime() - now.getTime();
-    await insertAlertEvent(c, {
-      alertId: row.id,
-      at: now,
+    await recordOperatorAction(c, actor, row, after, now, {
       type: 'unsilenced',
-      actor: actor.label,
-      value: row.last_value,
-      severity: row.severity,
+      action: 'alert.unsilence',
       silenced: false,
       detail: { wasUntil: row.silenced_until.toISOString(), remainingMs },
-    });
-    await recordAudit(c, actor, {
-      action: 'alert.unsilence',
-      targetType: 'alert',
-      targetId: String(row.id),
-      before: auditView(row),
-      after: auditView(after),
-      meta: { summary: alertSummary(row), silencedBy: row.silenced_by, remainingMs },
+      meta: { silencedBy: row.silenced_by, remainingMs },
     });
     return after;
   });
