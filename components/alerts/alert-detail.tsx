@@ -262,7 +262,10 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
       {a.topKeys.length > 0 && (
         <section aria-labelledby="alert-top-keys">
           <h3 id="alert-top-keys" className="mb-1 text-[12px] font-semibold">
-            Top group keys now <span className="font-normal text-subtle">(queued + running)</span>
+            {a.topKeysAt === 'now' ? 'Top group keys now' : 'Top group keys during the episode'}{' '}
+            <span className="font-normal text-subtle">
+              (queued + running{a.topKeysAt === 'episode' && a.episodeAlertId !== null ? `, as stored by alert #${a.episodeAlertId} while it fired` : ''})
+            </span>
           </h3>
           <ul className="flex flex-col gap-1" data-testid="alert-top-keys">
             {a.topKeys.map((k) => (

@@ -175,6 +175,14 @@ export interface Remedy {
   label: string;
 }
 
+export interface TopKey {
+  group: string;
+  key: string;
+  inFlight: number;
+  queued: number;
+  share: number;
+}
+
 export interface AlertDetail extends AlertListItem {
   evidence: Record<string, unknown>;
   events: AlertEventView[];
@@ -186,7 +194,15 @@ export interface AlertDetail extends AlertListItem {
     thresholds: { warning: number; critical: number } | null;
     points: EvidencePoint[];
   } | null;
-  topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
+  topKeys: TopKey[];
+  /**
+   * Where topKeys come from: `now` (the task's live key loads), or `episode` (keys stored in
+   * a hot-key alert's evidence while it fired — this alert's own, or one of its incident's)
+   * once the alert is resolved or the live loads are empty, so the evidence keeps its keys
+   * after the episode; `episodeAlertId` names the alert they were stored on.
+   */
+  topKeysAt: 'now' | 'episode';
+  episodeAlertId: number | null;
   remedies: Remedy[];
   taskExists: boolean;
   /** How long the episode has lasted (fired → resolved, or → now while open). */
@@ -294,6 +310,11 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
     };
   }
   const keys = task ? await readGroupKeyLoads(db, [a.task], 10) : [];
+  const live: TopKey[] = keys
+    .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
+    .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 }));
+  const related = await relatedAlerts(prisma, item, now);
+  const stored = live.length === 0 || item.status === 'resolved' ? storedTopKeys([{ ...item, evidence: a.evidence }, ...related.filter((r) => r.rule === 'hotKey')]) : null;
   return {
     ...item,
     evidence: (a.evidence ?? {}) as Record<string, unknown>,
@@ -310,14 +331,31 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
       comment: commentOf(e.detail),
     })),
     chart,
-    topKeys: keys
-      .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
-      .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 })),
+    topKeys: stored?.keys ?? live,
+    topKeysAt: stored ? 'episode' : 'now',
+    episodeAlertId: stored?.alertId ?? null,
     remedies: remediesFor(item.rule, a.task, a.remedy, a.groupName, a.groupKey),
     taskExists: task !== undefined,
     durationMs: (a.resolvedAt ?? now).getTime() - a.firedAt.getTime(),
-    related: await relatedAlerts(prisma, item, now),
+    related: related.map(({ evidence: _, ...r }) => r),
   };
+}
+
+/** The first of `alerts` whose evidence holds top keys (a hot-key alert stores them as it fires). */
+function storedTopKeys(alerts: { id: number; evidence: unknown }[]): { alertId: number; keys: TopKey[] } | null {
+  for (const x of alerts) {
+    const e = (x.evidence ?? {}) as { group?: unknown; groupLoad?: unknown; topKeys?: unknown };
+    if (typeof e.group !== 'string' || !Array.isArray(e.topKeys) || e.topKeys.length === 0) continue;
+    const load = typeof e.groupLoad === 'number' && e.groupLoad > 0 ? e.groupLoad : null;
+    const keys = (e.topKeys as { key?: unknown; inFlight?: unknown; queued?: unknown }[])
+      .filter((k) => typeof k.key === 'string' && typeof k.inFlight === 'number' && typeof k.queued === 'number')
+      .map((k) => {
+        const n = (k.inFlight as number) + (k.queued as number);
+        return { group: e.group as string, key: k.key as string, inFlight: k.inFlight as number, queued: k.queued as number, share: load ? n / load : 0 };
+      });
+    if (keys.length > 0) return { alertId: x.id, keys };
+  }
+  return null;
 }
 
 function commentOf(detail: unknown): string | null {
@@ -329,7 +367,7 @@ function commentOf(detail: unknown): string | null {
  * The task's other alerts whose firing span overlaps this one's (alerts_fired_idx reads the
  * task's alerts fired before this one ended; at most 20, nearest first).
  */
-async function relatedAlerts(prisma: PrismaClient, a: AlertListItem, now: Date): Promise<AlertListItem[]> {
+async function relatedAlerts(prisma: PrismaClient, a: AlertListItem, now: Date): Promise<(AlertListItem & { evidence: unknown })[]> {
   const end = a.resolvedAt ?? now;
   const rows = await prisma.alert.findMany({
     where: {
@@ -342,7 +380,7 @@ async function relatedAlerts(prisma: PrismaClient, a: AlertListItem, now: Date):
     take: 20,
   });
   return rows
-    .map(toItem)
+    .map((r) => ({ ...toItem(r), evidence: r.evidence as unknown }))
     .filter((r) => spansOverlap({ firedAt: r.firedAt.getTime(), resolvedAt: r.resolvedAt?.getTime() ?? null }, { firedAt: a.firedAt.getTime(), resolvedAt: end.getTime() }))
     .map((r) => ({ ...r, incidentId: a.incidentId }));
 }

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase } from './db';
 import { applyTasks } from '../support/engine-fixtures';
-import { setPartitionDepths } from '../support/observe-fixtures';
+import { setGroupKeyLoads, setPartitionDepths } from '../support/observe-fixtures';
 import { callerAs } from '../support/trpc-caller';
 import { evaluateAlerts, unsilenceAlertById } from '../../server/services/alerts';
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
@@ -20,7 +20,11 @@ beforeAll(async () => {
   await applyTasks(db.pool, [
     { name: 'shop', partitions: 4, thresholds: { depth: { warning: 100, critical: 500 }, imbalance: { warning: 2, critical: 3 } } },
     { name: 'quiet', partitions: 2, thresholds: { depth: { warning: 100, critical: 500 } } },
+    { name: 'keyed', partitions: 4, groups: [{ name: 'tenant', limit: 5, keyPath: 'tenant' }] },
   ]);
+  // A hot partition caused by one hot key: the hot-key alert stores the top keys as it fires.
+  await setPartitionDepths(db.pool, 'keyed', [3000, 10, 10, 10]);
+  await setGroupKeyLoads(db.pool, 'keyed', 'tenant', { acme: { inFlight: 5, queued: 2900 }, globex: { inFlight: 1, queued: 20 } });
   // One partition runs hot: its depth, the task's imbalance and the hot partition all fire.
   await setPartitionDepths(db.pool, 'shop', [3000, 10, 10, 10]);
   await setPartitionDepths(db.pool, 'quiet', [700, 0]);
@@ -97,5 +101,25 @@ describe('alert workflow', () => {
     const detail = await callerAs(db.pool, viewer).alerts.get({ id: hot.id });
     expect(new Set(detail.related.map((r) => r.rule))).toEqual(new Set(['depth', 'imbalance']));
     expect(detail.related.every((r) => r.task === 'shop')).toBe(true);
+  });
+
+  it('a hot partition keeps its top keys after the episode (from the hot-key alert of its incident)', async () => {
+    const op = callerAs(db.pool, operator);
+    const hot = Number(await firing('keyed', 'hotPartition'));
+    Number(await firing('keyed', 'hotKey'));
+    const during = await callerAs(db.pool, viewer).alerts.get({ id: hot });
+    expect(during.topKeysAt).toBe('now');
+    expect(during.topKeys[0]).toMatchObject({ group: 'tenant', key: 'acme', queued: 2900 });
+
+    // The load drains and the episode is resolved: the live key loads say nothing any more.
+    await db.pool.query(`DELETE FROM group_slots WHERE task = 'keyed'`);
+    await op.alerts.resolve({ id: hot });
+    const after = await callerAs(db.pool, viewer).alerts.get({ id: hot });
+    expect(after.status).toBe('resolved');
+    expect(after.topKeysAt).toBe('episode');
+    expect(after.episodeAlertId).not.toBeNull();
+    expect(after.topKeys.map((k) => k.key)).toEqual(['acme', 'globex']);
+    expect(after.topKeys[0]).toMatchObject({ group: 'tenant', inFlight: 5, queued: 2900 });
+    expect(after.topKeys[0]!.share).toBeGreaterThan(0.9);
   });
 });
