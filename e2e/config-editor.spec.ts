@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
 import { test, expect } from './support/fixtures';
+import { shoot } from './support/shots';
 import { e2eDb, seedUser, signInViaApi, trpcMutation } from './support/factories';
 
 const latestVersion = async () => (await e2eDb().query<{ v: number | null }>('SELECT max(version)::int AS v FROM config_versions')).rows[0]!.v;
@@ -47,13 +48,16 @@ test('an operator creates a task in the form: inline errors, diff, message, new 
   await expect(page.getByText('warning must be below critical', { exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Review changes' }).click();
   await expect(page.getByText('1 field to fix before review')).toBeVisible();
+  // A percentage is bounded at 100%, in the same wording as every other field.
+  await page.getByLabel('DLQ rate critical').fill('150');
+  await expect(page.getByText('must be at most 100%', { exact: true })).toBeVisible();
   await page.getByLabel('DLQ rate critical').fill('20');
   // The alert delay: empty is the default minute; text is refused; a number is stored.
   const alertAfter = page.getByLabel('Alert after (ms)');
   await expect(alertAfter).toHaveValue('');
   await alertAfter.fill('20 s');
   await expect(alertAfter).toHaveAttribute('aria-invalid', 'true');
-  await expect(page.getByText('enter a number')).toBeVisible();
+  await expect(page.getByText('must be a number')).toBeVisible();
   await alertAfter.fill('20000');
   await expect(alertAfter).not.toHaveAttribute('aria-invalid', 'true');
 
@@ -112,14 +116,20 @@ test('an edit based on a stale version is refused with a clear message and nothi
   await expect(page.getByLabel('Concurrency', { exact: true })).toHaveValue('99');
 });
 
-test('history shows each version with its diff; rollback adds a version equal to an older one', async ({ page }) => {
+test('history shows each version with its diff; a per-task revert restores that task and leaves another task’s later edit in place', async ({ page }) => {
+  test.setTimeout(120_000);
   const op = await seedUser('operator');
   await signInViaApi(page.request, op);
   const name = `e2e-hist-${randomBytes(3).toString('hex')}`;
+  const other = `e2e-other-${randomBytes(3).toString('hex')}`;
   const group = (limit: number) => [{ name: 'tenant', limit, keyPath: 'tenant' }];
   await trpcMutation(page.request, 'tasks.save', { mode: 'create', task: { name, groups: group(20) }, basedOn: await latestVersion(), message: 'h1' });
   const original = await latestVersion();
   await trpcMutation(page.request, 'tasks.save', { mode: 'update', task: { name, groups: group(5) }, basedOn: original, message: 'h2: tenant 5' });
+  // Someone else edits another task after that.
+  await trpcMutation(page.request, 'tasks.save', { mode: 'create', task: { name: other, groups: group(3) }, basedOn: await latestVersion(), message: 'other task' });
+  await trpcMutation(page.request, 'tasks.save', { mode: 'update', task: { name: other, groups: group(9) }, basedOn: await latestVersion(), message: 'other: tenant 9' });
+  const otherEdit = await latestVersion();
 
   await page.goto(`/tasks/${name}/history`);
   const newest = page.locator(`li[data-version="${original! + 1}"]`);
@@ -127,17 +137,38 @@ test('history shows each version with its diff; rollback adds a version equal to
   await expect(newest.locator('tr[data-path="groups.tenant.limit"]')).toContainText('20');
   await expect(newest.locator('tr[data-path="groups.tenant.limit"]')).toContainText('5');
 
-  await page.getByRole('button', { name: `Roll back to v${original}…` }).click();
-  const review = page.getByRole('region', { name: `Roll back to version ${original}: what changes against the current version` });
+  await page.getByRole('button', { name: `Revert ${name} to v${original}…` }).click();
+  const review = page.getByRole('region', { name: `Revert ${name} to its definition in version ${original} (other tasks unchanged): what changes against the current version` });
   await expect(review.locator('tr[data-path="groups.tenant.limit"]').getByLabel('before: 5')).toBeVisible();
   await expect(review.locator('tr[data-path="groups.tenant.limit"]').getByLabel('after: 20')).toBeVisible();
-  await page.getByRole('button', { name: /^Roll back \(new version \d+\)$/ }).click();
-  await expect(page.getByText(`has the config of version ${original}`)).toBeVisible();
+  await expect(review).not.toContainText(other); // the other task is not in the diff
+  await page.getByRole('button', { name: /^Revert \(new version \d+\)$/ }).click();
+  await expect(page.getByText(`has ${name} as it was in version ${original}; other tasks are unchanged`)).toBeVisible();
   const v = await latestVersion();
-  expect(v).toBe(original! + 2);
+  expect(v).toBe(otherEdit! + 1);
   expect(await storedTask(name, v!)).toEqual(await storedTask(name, original!));
+  // The other task's later edit is still there.
+  expect(await storedTask(other, v!)).toEqual(await storedTask(other, otherEdit!));
+  expect((await storedTask(other, v!) as { groups: { limit: number }[] }).groups[0]!.limit).toBe(9);
+  const audit = await e2eDb().query(`SELECT target_id, meta FROM audit_log WHERE action = 'task.revert' ORDER BY id DESC LIMIT 1`);
+  expect(audit.rows[0]).toMatchObject({ target_id: name, meta: { version: v, revertedTo: original } });
   const kept = await e2eDb().query('SELECT count(*)::int AS n FROM config_versions WHERE version <= $1', [v]);
   expect(kept.rows[0].n).toBe(v);
+  await shoot(page, 'task-history');
+});
+
+test('creating a task with a taken name says so at the name field, not as a concurrent edit', async ({ page }) => {
+  const op = await seedUser('operator');
+  await signInViaApi(page.request, op);
+  const name = `e2e-taken-${randomBytes(3).toString('hex')}`;
+  await trpcMutation(page.request, 'tasks.save', { mode: 'create', task: { name }, basedOn: await latestVersion(), message: 'first' });
+  const before = await latestVersion();
+  await page.goto('/tasks/new');
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: /Review/ }).first().click();
+  await expect(page.getByText('a task with this name already exists')).toBeVisible();
+  await expect(page.getByText(/Not applied:/)).toHaveCount(0);
+  expect(await latestVersion()).toBe(before);
 });
 
 test('a viewer sees the editor read-only and cannot change a task even with a forged call', async ({ page }) => {

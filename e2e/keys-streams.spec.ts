@@ -5,6 +5,7 @@
 // the Streams view shows the retrying head; a viewer gets no override action.
 import { randomBytes } from 'node:crypto';
 import { test, expect } from './support/fixtures';
+import { shoot } from './support/shots';
 import { e2eDb, seedUser, signInViaApi } from './support/factories';
 import { seedKeys } from './support/keys-seed';
 
@@ -72,6 +73,7 @@ test('from the hot-key alert to the keys view, then an override added from it an
 });
 
 test('the streams view shows the retrying head; a viewer reads both views without override actions', async ({ page }) => {
+  test.setTimeout(120_000);
   const seed = await seedKeys(e2eDb(), randomBytes(3).toString('hex'));
   const viewer = await seedUser('viewer', 'keys-viewer');
   await signInViaApi(page.request, viewer);
@@ -89,6 +91,7 @@ test('the streams view shows the retrying head; a viewer reads both views withou
   const cells = stream.locator('td');
   await expect(cells.nth(4)).toHaveText('1'); // attempt
   await expect(cells.nth(6)).toHaveText('2'); // behind the head
+  await shoot(page, 'streams');
 
   await page.getByRole('link', { name: 'Keys', exact: true }).click();
   await expect(page.getByTestId('keys-table').getByTestId('key-row').first()).toHaveAttribute('data-key', 'acme');

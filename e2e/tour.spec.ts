@@ -238,7 +238,8 @@ test('dead letters: filter by fingerprint, replay the selection, purge the rest 
   }
   await page.getByRole('button', { name: 'Replay selected' }).click();
   const dialog = page.getByRole('dialog', { name: 'Replay dead letters' });
-  await expect(dialog).toContainText('2 selected dead letters');
+  // Opening the dialog freezes the set: the count shown is the count replayed.
+  await expect(dialog.getByTestId('replay-frozen-count')).toHaveText('2 dead letters frozen');
   await dialog.getByRole('button', { name: 'Start replay' }).click();
   await expect(dialog.getByText(/Replay job #\d+ created/)).toBeVisible();
   const jobId = Number((await dialog.getByText(/Replay job #\d+/).textContent())!.match(/#(\d+)/)![1]);
@@ -291,11 +292,13 @@ test('dead letters: filter by fingerprint, replay the selection, purge the rest 
   await expect(apply).toHaveCount(1);
   await expect(apply).toContainText(`${appliedVersion}`);
   await page.goto('/audit?action=dlq.');
-  const replayRow = page.getByRole('row').filter({ hasText: 'dlq.replay' }).filter({ hasText: server.adminEmail });
-  // The purge and, since the preview is audited too, the preview that froze its set.
+  // The replay and the purge, each with the audited preview that froze its set.
+  const replayRow = page.getByRole('row').filter({ hasText: /dlq\.replay(?!\.preview)/ }).filter({ hasText: server.adminEmail });
+  const replayPreviewRow = page.getByRole('row').filter({ hasText: 'dlq.replay.preview' }).filter({ hasText: server.adminEmail });
   const purgeRow = page.getByRole('row').filter({ hasText: /dlq\.purge(?!\.preview)/ }).filter({ hasText: server.adminEmail });
   const previewRow = page.getByRole('row').filter({ hasText: 'dlq.purge.preview' }).filter({ hasText: server.adminEmail });
   await expect(replayRow).toHaveCount(1);
+  await expect(replayPreviewRow).toHaveCount(1);
   await expect(previewRow).toHaveCount(1);
   await expect(purgeRow).toHaveCount(1);
   await purgeRow.locator('summary').click();

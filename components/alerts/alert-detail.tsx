@@ -7,17 +7,19 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
-import { errorMessage } from '@/components/trpc/trpc-error';
+import { errorMessage, fieldErrorsOf } from '@/components/trpc/trpc-error';
 import type { AlertDetail } from '@/server/presenters/alerts';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import { Select } from '@/components/ui/input';
+import { Input, Select } from '@/components/ui/input';
+import { Field } from '@/components/ui/field';
 import { Callout } from '@/components/ui/callout';
 import { Timestamp } from '@/components/ui/timestamp';
 import { ThresholdChart, type ChartRow, type SeriesDef } from '@/components/charts/threshold-chart';
-import { formatValue, seriesColor, type ValueKind } from '@/components/charts/chart-format';
+import { formatDuration, formatValue, seriesColor, type ValueKind } from '@/components/charts/chart-format';
 import { SeverityBadge, StatusPill } from './alert-badges';
-import { keysViewHref } from '@/server/core/key-views';
+import { alertsHref } from './alert-search-params';
+import { addOverrideHref, keysViewHref } from '@/server/core/key-views';
 
 const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   depth: 'count',
@@ -78,17 +80,30 @@ function evidenceSeries(a: AlertDetail): { rows: ChartRow[]; series: SeriesDef[]
 function Actions({ a, onDone }: { a: AlertDetail; onDone: () => Promise<void> }) {
   const trpc = useTRPC();
   const [silenceMs, setSilenceMs] = useState(SILENCE_CHOICES[0]!.ms);
-  const opts = { onSuccess: onDone };
+  const [comment, setComment] = useState('');
+  const opts = {
+    onSuccess: async () => {
+      setComment('');
+      await onDone();
+    },
+  };
   const ack = useMutation(trpc.alerts.acknowledge.mutationOptions(opts));
   const silence = useMutation(trpc.alerts.silence.mutationOptions(opts));
+  const unsilence = useMutation(trpc.alerts.unsilence.mutationOptions(opts));
   const resolve = useMutation(trpc.alerts.resolve.mutationOptions(opts));
-  const pending = ack.isPending || silence.isPending || resolve.isPending;
-  const error = ack.error ?? silence.error ?? resolve.error;
+  const pending = ack.isPending || silence.isPending || unsilence.isPending || resolve.isPending;
+  const error = ack.error ?? silence.error ?? unsilence.error ?? resolve.error;
+  const fe = fieldErrorsOf(error);
+  const note = comment.trim() === '' ? {} : { comment: comment.trim() };
+  const silenced = a.silencedUntil !== null && a.silencedUntil.getTime() > Date.now();
   return (
-    <div className="flex flex-col gap-2">
+    <div className="flex w-full flex-col gap-2 sm:w-auto sm:max-w-md">
+      <Field label="Comment (optional, kept in the history)" error={fe.comment}>
+        <Input value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder="e.g. rolling back 1.4; vendor outage" className="h-7 text-[12px]" />
+      </Field>
       <div className="flex flex-wrap items-center gap-2">
         {a.status === 'firing' && (
-          <Button variant="primary" size="sm" disabled={pending} onClick={() => ack.mutate({ id: a.id })}>
+          <Button variant="primary" size="sm" disabled={pending} onClick={() => ack.mutate({ id: a.id, ...note })}>
             {ack.isPending ? 'Acknowledging…' : 'Acknowledge'}
           </Button>
         )}
@@ -100,18 +115,57 @@ function Actions({ a, onDone }: { a: AlertDetail; onDone: () => Promise<void> })
               </option>
             ))}
           </Select>
-          <Button size="sm" disabled={pending} onClick={() => silence.mutate({ id: a.id, durationMs: silenceMs })}>
-            {silence.isPending ? 'Silencing…' : 'Silence'}
+          <Button size="sm" disabled={pending} onClick={() => silence.mutate({ id: a.id, durationMs: silenceMs, ...note })}>
+            {silence.isPending ? 'Silencing…' : silenced ? 'Extend silence' : 'Silence'}
           </Button>
         </span>
+        {silenced && (
+          <Button size="sm" disabled={pending} onClick={() => unsilence.mutate({ id: a.id })}>
+            {unsilence.isPending ? 'Un-silencing…' : 'Un-silence'}
+          </Button>
+        )}
         {a.status !== 'resolved' && (
           <Button variant="danger" size="sm" disabled={pending} onClick={() => resolve.mutate({ id: a.id })}>
             {resolve.isPending ? 'Resolving…' : 'Resolve'}
           </Button>
         )}
       </div>
-      {error && <Callout tone="danger">{errorMessage(error)}</Callout>}
+      {error && !fe.comment && <Callout tone="danger">{errorMessage(error)}</Callout>}
     </div>
+  );
+}
+
+/** "after 4 m" on each event: the episode's clock from firing. */
+function eventTiming(e: AlertDetail['events'][number]): string | null {
+  const d = e.detail !== null && typeof e.detail === 'object' ? (e.detail as Record<string, unknown>) : {};
+  const parts: string[] = [];
+  if (e.type !== 'fired' && e.sinceFiredMs >= 0) parts.push(`${formatDuration(e.sinceFiredMs)} after firing`);
+  if (e.type === 'silenced' && typeof d.durationMs === 'number') parts.push(`for ${formatDuration(d.durationMs)}`);
+  if (e.type === 'unsilenced' && typeof d.remainingMs === 'number') parts.push(`${formatDuration(d.remainingMs)} before the silence would have ended`);
+  return parts.length ? parts.join(', ') : null;
+}
+
+/** The other alerts of this incident (the task's alerts whose span overlaps this one). */
+function Incident({ a }: { a: AlertDetail }) {
+  if (a.related.length === 0) return null;
+  return (
+    <section aria-labelledby="alert-incident" className="rounded-md border border-border p-2">
+      <h3 id="alert-incident" className="mb-1 text-[12px] font-semibold">
+        One incident: {a.related.length + 1} alerts on <span className="font-mono">{a.task}</span>{' '}
+        <span className="font-normal text-subtle">(their firing overlaps this one)</span>
+      </h3>
+      <ul className="flex flex-col gap-1" data-testid="alert-incident">
+        {a.related.map((r) => (
+          <li key={r.id} className="flex flex-wrap items-center gap-2 text-[12px]">
+            <SeverityBadge severity={r.severity} />
+            <Link className="min-w-0 truncate text-accent hover:underline" href={alertsHref({ status: 'all', task: r.task, alert: r.id })} scroll={false}>
+              {r.summary}
+            </Link>
+            <StatusPill status={r.status} />
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -135,7 +189,11 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
           <div className="flex items-center gap-2">
             <SeverityBadge severity={a.severity} />
             <StatusPill status={a.status} />
-            {silenced && <Badge>Silenced until <Timestamp date={a.silencedUntil} /></Badge>}
+            {silenced && (
+              <Badge>
+                Silenced until{' '}<Timestamp date={a.silencedUntil} />
+              </Badge>
+            )}
           </div>
           <h2 className="mt-1.5 text-[15px] font-semibold">{a.summary}</h2>
         </div>
@@ -162,12 +220,19 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
         <Fact label="Fired">
           <Timestamp date={a.firedAt} />
         </Fact>
+        <Fact label={a.status === 'resolved' ? 'Lasted' : 'Open for'}>
+          <span className="font-mono" data-testid="alert-duration">
+            {formatDuration(a.durationMs)}
+          </span>
+        </Fact>
         <Fact label="Acknowledged">{a.acknowledgedBy ? `${a.acknowledgedBy}` : '—'}</Fact>
         <Fact label="Resolved">{a.resolvedAt ? (a.resolvedBy ? `by ${a.resolvedBy}` : 'automatically') : '—'}</Fact>
         <Fact label="Key">
           <span className="font-mono text-[12px]">{a.key}</span>
         </Fact>
       </dl>
+
+      <Incident a={a} />
 
       {evidence && a.chart && (
         <ThresholdChart
@@ -197,7 +262,10 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
       {a.topKeys.length > 0 && (
         <section aria-labelledby="alert-top-keys">
           <h3 id="alert-top-keys" className="mb-1 text-[12px] font-semibold">
-            Top group keys now <span className="font-normal text-subtle">(queued + running)</span>
+            {a.topKeysAt === 'now' ? 'Top group keys now' : 'Top group keys during the episode'}{' '}
+            <span className="font-normal text-subtle">
+              (queued + running{a.topKeysAt === 'episode' && a.episodeAlertId !== null ? `, as stored by alert #${a.episodeAlertId} while it fired` : ''})
+            </span>
           </h3>
           <ul className="flex flex-col gap-1" data-testid="alert-top-keys">
             {a.topKeys.map((k) => (
@@ -210,6 +278,14 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
                 </span>
                 <span className="font-mono text-muted tabular-nums">
                   {formatValue(k.share, 'percent')} · {k.queued} queued · {k.inFlight} running
+                  {a.taskExists && (
+                    <>
+                      {' · '}
+                      <Link className="font-sans text-accent hover:underline" href={addOverrideHref(a.task, k.group, k.key)} title={`Add an override for ${k.group}=${k.key} in the task editor`}>
+                        override
+                      </Link>
+                    </>
+                  )}
                 </span>
               </li>
             ))}
@@ -242,13 +318,19 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
         <ol className="flex flex-col gap-1 border-l border-border pl-3" data-testid="alert-history">
           {a.events.map((e) => (
             <li key={e.id} className="text-[12px]">
-              <Timestamp date={e.at} /> <strong className="capitalize">{e.type}</strong>
+              <Timestamp date={e.at} /> <strong className="capitalize">{e.type === 'unsilenced' ? 'Un-silenced' : e.type}</strong>
               <span className="text-muted">
                 {' '}
                 by {e.actor}
-                {e.value !== null && e.type !== 'silenced' && <> at {formatValue(e.value, kind)}</>}
+                {e.value !== null && e.type !== 'silenced' && e.type !== 'unsilenced' && <> at {formatValue(e.value, kind)}</>}
                 {e.silenced && e.type !== 'silenced' && ' (silenced: not notified)'}
               </span>
+              {eventTiming(e) && <span className="text-subtle"> · {eventTiming(e)}</span>}
+              {e.comment && (
+                <q className="mt-0.5 block border-l-2 border-border pl-2 text-fg italic" data-testid="alert-event-comment">
+                  {e.comment}
+                </q>
+              )}
             </li>
           ))}
         </ol>

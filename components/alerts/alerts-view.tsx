@@ -17,6 +17,7 @@ import { formatValue } from '@/components/charts/chart-format';
 import { alertListQueryInput, alertParams, alertsHref, type AlertListStatus, type AlertParams } from './alert-search-params';
 import { AlertDetailPanel } from './alert-detail';
 import { SeverityBadge, StatusPill } from './alert-badges';
+import type { AlertListItem } from '@/server/presenters/alerts';
 
 const STATUS_TABS: { value: AlertListStatus; label: string }[] = [
   { value: 'open', label: 'Open' },
@@ -65,6 +66,42 @@ function Filters({ p }: { p: AlertParams }) {
   );
 }
 
+/** The page's alerts grouped by incident, each group where its newest alert falls in the list. */
+function incidents(items: AlertListItem[]): AlertListItem[][] {
+  const groups = new Map<number, AlertListItem[]>();
+  for (const a of items) groups.set(a.incidentId, [...(groups.get(a.incidentId) ?? []), a]);
+  return [...groups.values()];
+}
+
+const VALUE_KIND = (rule: AlertListItem['rule']) =>
+  rule === 'hotKey' || rule === 'retryRate' || rule === 'dlqRate' ? 'percent' : rule === 'p99LatencyMs' ? 'ms' : rule === 'depth' ? 'count' : 'ratio';
+
+function AlertRow({ a, p, selected }: { a: AlertListItem; p: AlertParams; selected: number | undefined }) {
+  return (
+    <Link
+      href={alertsHref({ ...p, alert: a.id })}
+      scroll={false}
+      aria-current={a.id === selected ? 'true' : undefined}
+      data-testid={`alert-row-${a.id}`}
+      className={cx('flex flex-col gap-1 px-3 py-2.5 hover:bg-surface-2/60', a.id === selected && 'bg-accent-soft/60')}
+    >
+      <span className="flex items-center gap-2">
+        <SeverityBadge severity={a.severity} />
+        <span className="min-w-0 flex-1 truncate text-[13px] font-medium">{a.summary}</span>
+        <StatusPill status={a.status} />
+      </span>
+      <span className="flex flex-wrap items-center gap-x-3 text-[11px] text-subtle">
+        <Timestamp date={a.firedAt} />
+        <span>
+          value <span className="font-mono text-muted">{formatValue(a.value, VALUE_KIND(a.rule))}</span>
+        </span>
+        {a.acknowledgedBy && <span>ack by {a.acknowledgedBy}</span>}
+        {a.silencedUntil && a.silencedUntil.getTime() > Date.now() && <span>silenced</span>}
+      </span>
+    </Link>
+  );
+}
+
 export function AlertsView({ canAct }: { canAct: boolean }) {
   const sp = useSearchParams();
   const p = alertParams((k) => sp.get(k));
@@ -90,31 +127,26 @@ export function AlertsView({ canAct }: { canAct: boolean }) {
         {!list.data && !list.error && <div className="m-3 h-40 animate-pulse rounded bg-surface-2" aria-label="Loading alerts" />}
         {items.length > 0 && (
           <ul className="divide-y divide-border" data-testid="alert-list">
-            {items.map((a) => (
-              <li key={a.id}>
-                <Link
-                  href={alertsHref({ ...p, alert: a.id })}
-                  scroll={false}
-                  aria-current={a.id === selected ? 'true' : undefined}
-                  data-testid={`alert-row-${a.id}`}
-                  className={cx('flex flex-col gap-1 px-3 py-2.5 hover:bg-surface-2/60', a.id === selected && 'bg-accent-soft/60')}
-                >
-                  <span className="flex items-center gap-2">
-                    <SeverityBadge severity={a.severity} />
-                    <span className="min-w-0 flex-1 truncate text-[13px] font-medium">{a.summary}</span>
-                    <StatusPill status={a.status} />
-                  </span>
-                  <span className="flex items-center gap-3 text-[11px] text-subtle">
-                    <Timestamp date={a.firedAt} />
-                    <span>
-                      value <span className="font-mono text-muted">{formatValue(a.value, a.rule === 'hotKey' || a.rule === 'retryRate' || a.rule === 'dlqRate' ? 'percent' : a.rule === 'p99LatencyMs' ? 'ms' : a.rule === 'depth' ? 'count' : 'ratio')}</span>
-                    </span>
-                    {a.acknowledgedBy && <span>ack by {a.acknowledgedBy}</span>}
-                    {a.silencedUntil && a.silencedUntil.getTime() > Date.now() && <span>silenced</span>}
-                  </span>
-                </Link>
-              </li>
-            ))}
+            {incidents(items).map((g) =>
+              g.length === 1 ? (
+                <li key={g[0]!.id}>
+                  <AlertRow a={g[0]!} p={p} selected={selected} />
+                </li>
+              ) : (
+                <li key={`incident-${g[0]!.incidentId}`} data-testid={`alert-incident-${g[0]!.incidentId}`}>
+                  <p className="flex items-center gap-2 bg-surface-2/60 px-3 pt-2 pb-1 text-[11px] font-semibold tracking-wide text-muted uppercase">
+                    Incident · <span className="font-mono normal-case">{g[0]!.task}</span> · {g.length} alerts
+                  </p>
+                  <ul className="divide-y divide-border border-l-2 border-l-border-strong">
+                    {g.map((a) => (
+                      <li key={a.id}>
+                        <AlertRow a={a} p={p} selected={selected} />
+                      </li>
+                    ))}
+                  </ul>
+                </li>
+              ),
+            )}
           </ul>
         )}
         {list.data?.nextCursor && (

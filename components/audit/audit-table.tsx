@@ -1,4 +1,5 @@
 // Audit entries as a dense table; each row's changes expand in place (<details>, no JS).
+import Link from 'next/link';
 import type { AuditEntryView } from '@/server/presenters/audit';
 import { Badge, type Tone } from '@/components/ui/badge';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -22,6 +23,12 @@ function summary(e: AuditEntryView): string {
     .map((l) => `${l.path || 'value'}: ${JSON.stringify(l.before ?? null)} → ${JSON.stringify(l.after ?? null)}`)
     .join(', ');
   return c.length > 2 ? `${first}, +${c.length - 2} more` : first;
+}
+
+/** The config version an entry made (config.apply, or a task's pause / resume / revert), for a link. */
+function versionOf(e: AuditEntryView): number | null {
+  const v = e.target.type === 'config' ? Number(e.target.id) : (e.meta as { version?: unknown } | null)?.version;
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
 }
 
 export function AuditTable({ entries, compact = false }: { entries: AuditEntryView[]; compact?: boolean }) {
@@ -54,10 +61,15 @@ export function AuditTable({ entries, compact = false }: { entries: AuditEntryVi
             <Td className="align-top font-mono text-[12px]">{e.action}</Td>
             <Td className="align-top">
               <span className="text-muted">{e.target.type}</span>
-              {e.target.id && (
+              {e.target.id && e.target.type !== 'config' && (
                 <span className="ml-1 font-mono text-[12px] whitespace-nowrap" title={e.target.id}>
                   {e.target.id.length > 13 ? `${e.target.id.slice(0, 8)}…` : e.target.id}
                 </span>
+              )}
+              {versionOf(e) !== null && (
+                <Link className="ml-1 font-mono text-[12px] whitespace-nowrap text-accent hover:underline" href={`/config/history?before=${versionOf(e)! + 1}`} title="The config version it made">
+                  v{versionOf(e)}
+                </Link>
               )}
             </Td>
             <Td className="align-top">

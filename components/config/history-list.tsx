@@ -2,7 +2,9 @@
 // Config history: versions newest first, each with author, message, time and the diff to
 // the version before it. Operators roll back to any older version: the diff of what the
 // rollback changes (against the latest) is shown first, and applying creates a new
-// version — history is never rewritten.
+// version — history is never rewritten. On a task's history the rollback is a per-task
+// revert: only that task's definition comes back from the older version, other tasks'
+// later edits stay (server/services/task-config.ts rollbackEdit).
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
@@ -52,7 +54,13 @@ export function HistoryList({ task, before, canEdit }: { task?: string; before?:
       {done && (
         <div className="p-3 pb-0">
           <Callout tone="success">
-            Rolled back: version {done.version} has the config of version {done.to}.{' '}
+            {task ? (
+              <>
+                Reverted: version {done.version} has {task} as it was in version {done.to}; other tasks are unchanged.{' '}
+              </>
+            ) : (
+              <>Rolled back: version {done.version} has the config of version {done.to}. </>
+            )}
             <Link href="/coordinators" className="font-medium underline">
               Watch the rollout
             </Link>
@@ -85,20 +93,24 @@ export function HistoryList({ task, before, canEdit }: { task?: string; before?:
                     onClick={() => {
                       setDone(null);
                       apply.reset();
-                      preview.mutate({ to: v.version, basedOn: data.latest! });
+                      preview.mutate({ to: v.version, basedOn: data.latest!, ...(task ? { task } : {}) });
                     }}
                   >
-                    Roll back to v{v.version}…
+                    {task ? `Revert ${task} to v${v.version}…` : `Roll back to v${v.version}…`}
                   </Button>
                 )}
               </div>
               {rollback?.to === v.version ? (
                 <ApplyReview
-                  title={`Roll back to version ${v.version}: what changes against the current version`}
+                  title={
+                    task
+                      ? `Revert ${task} to its definition in version ${v.version} (other tasks unchanged): what changes against the current version`
+                      : `Roll back to version ${v.version}: what changes against the current version`
+                  }
                   basedOn={rollback.basedOn}
                   changes={rollback.changes}
-                  defaultMessage={`Roll back to version ${v.version}`}
-                  applyLabel={`Roll back (new version ${(rollback.basedOn ?? 0) + 1})`}
+                  defaultMessage={task ? `Revert ${task} to version ${v.version}` : `Roll back to version ${v.version}`}
+                  applyLabel={`${task ? 'Revert' : 'Roll back'} (new version ${(rollback.basedOn ?? 0) + 1})`}
                   pending={apply.isPending}
                   error={
                     apply.error
@@ -106,7 +118,7 @@ export function HistoryList({ task, before, canEdit }: { task?: string; before?:
                       : undefined
                   }
                   onCancel={() => setRollback(null)}
-                  onApply={(message) => apply.mutate({ to: v.version, basedOn: rollback.basedOn ?? v.version, message })}
+                  onApply={(message) => apply.mutate({ to: v.version, basedOn: rollback.basedOn ?? v.version, message, ...(task ? { task } : {}) })}
                 />
               ) : (
                 <ConfigDiffView changes={v.changes} compact collapseWholeTasks />

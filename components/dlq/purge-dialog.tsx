@@ -9,6 +9,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
 import { buttonClass } from '@/components/ui/button';
 import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
+import { frozenDeadLetterProps } from './frozen-dead-letters';
 import { describeScope, type UiScope } from './dlq-scope';
 
 export function PurgeDialog({
@@ -30,6 +31,7 @@ export function PurgeDialog({
 
   return (
     <FrozenSetDialog
+      {...frozenDeadLetterProps}
       title="Purge dead letters"
       onClose={onClose}
       dismissLabel="Cancel"
@@ -51,10 +53,7 @@ export function PurgeDialog({
         </>
       )}
       nothing="Nothing matches any more: there is nothing to purge."
-      noun={['dead letter', 'dead letters']}
       countTestId="purge-frozen-count"
-      span={(p) => ({ what: 'dead', from: p.oldestDeadAt, to: p.newestDeadAt })}
-      breakdown={(p) => p.byTask.map((t) => ({ key: t.task, label: <span className="font-mono">{t.task}</span>, count: t.count }))}
       extra={(p) => (
         <p>
           <a className={buttonClass('secondary', 'sm')} href={`/api/dlq/purge-previews/${p.id}/export`} download>

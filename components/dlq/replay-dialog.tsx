@@ -1,17 +1,18 @@
 'use client';
-// Replay dialog: options (reset attempts, rate), then one request with a request id made
-// when the dialog opened — a double click, or a retry after a network error, returns the
-// same job instead of a second one. The job then runs in the background; its progress
-// shows in the replay jobs panel.
-import { useMemo, useState } from 'react';
+// Replay dialog, frozen like the purge (components/ui/frozen-set-dialog.tsx): opening it
+// freezes the dead letters not yet replayed and shows their count; "Start replay" makes a
+// job of exactly those, so dead letters that arrive in between are not swept in. The
+// options (reset attempts, rate) sit beside the count; a request id made when the dialog
+// opened turns a double click, or a retry after a network error, into the same job.
+import { useCallback, useMemo, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
-import { errorMessage, fieldErrorsOf } from '@/components/trpc/trpc-error';
-import { Button } from '@/components/ui/button';
+import { fieldErrorsOf } from '@/components/trpc/trpc-error';
 import { Input } from '@/components/ui/input';
 import { Field } from '@/components/ui/field';
-import { Callout } from '@/components/ui/callout';
-import { Modal } from './modal';
+import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
+import { replayRateProblem } from '@/server/core/replay-rate';
+import { frozenDeadLetterProps } from './frozen-dead-letters';
 import { describeScope, type UiScope } from './dlq-scope';
 
 export function ReplayDialog({
@@ -32,69 +33,78 @@ export function ReplayDialog({
   const requestId = useMemo(() => crypto.randomUUID(), []);
   const [resetAttempts, setResetAttempts] = useState(true);
   const [rate, setRate] = useState('');
-  const m = useMutation(
-    trpc.dlq.replay.mutationOptions({
+  const preview = useMutation(trpc.dlq.previewReplay.mutationOptions());
+  const replay = useMutation(
+    trpc.dlq.replayPreview.mutationOptions({
       onSuccess: async (r) => {
         await qc.invalidateQueries(trpc.dlq.replayJobs.pathFilter());
         if (r.job) onDone?.(r.job.id);
       },
     }),
   );
-  const fe = fieldErrorsOf(m.error);
-  const rateNum = rate.trim() === '' ? null : Number(rate);
-  const submit = () => m.mutate({ scope, resetAttempts, ratePerSecond: rateNum, requestId });
+  const fe = fieldErrorsOf(replay.error);
+  const problem = replayRateProblem(rate);
+  const { mutate: freeze } = preview;
+  const startPreview = useCallback(() => freeze({ scope }), [freeze, scope]);
 
   return (
-    <Modal open title="Replay dead letters" onClose={onClose}>
-      {m.data ? (
+    <FrozenSetDialog
+      {...frozenDeadLetterProps}
+      title="Replay dead letters"
+      onClose={onClose}
+      dismissLabel="Cancel"
+      intro={
         <>
-          <Callout tone="success">
-            Replay job <strong>#{m.data.job?.id}</strong> {m.data.existing ? 'was already created for this request' : 'created'}: {m.data.total.toLocaleString('en-US')} dead
-            letter{m.data.total === 1 ? '' : 's'}
-            {m.data.alreadyReplayed > 0 && <> ({m.data.alreadyReplayed.toLocaleString('en-US')} already replayed, left out)</>}. It runs in the
-            background; follow it in <em>Replay jobs</em>.
-          </Callout>
-          <div className="flex justify-end">
-            <Button variant="primary" onClick={onClose}>
-              Close
-            </Button>
-          </div>
+          Replay <strong>{describeScope(scope, count, countCapped)}</strong>: freezing the exact set first, so the replay enqueues those dead letters and
+          nothing that arrives later.
         </>
-      ) : (
-        <form
-          className="flex flex-col gap-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit();
-          }}
-        >
-          <p>
-            Enqueue <strong>{describeScope(scope, count, countCapped)}</strong> again, through the task&apos;s routing, backpressure, stream order and group
-            limits. Dead letters already replayed are left out.
+      }
+      previewLabel="Freeze the set"
+      preview={preview}
+      startPreview={startPreview}
+      autoPreview
+      typedConfirmation={false}
+      apply={replay}
+      confirm={(previewId) => replay.mutate({ previewId, resetAttempts, ratePerSecond: rate.trim() === '' ? null : Number(rate), requestId })}
+      done={(r) => (
+        <>
+          Replay job <strong>#{r.job?.id}</strong> {r.existing ? 'was already created for this request' : 'created'}: {r.total.toLocaleString('en-US')} dead
+          letter{r.total === 1 ? '' : 's'}
+          {r.alreadyReplayed > 0 && <> ({r.alreadyReplayed.toLocaleString('en-US')} replayed by someone else since the preview, left out)</>}. It runs in the
+          background; follow it in <em>Replay jobs</em>.
+        </>
+      )}
+      nothing="Every matching dead letter was already replayed: there is nothing to replay."
+      countTestId="replay-frozen-count"
+      extra={() => (
+        <div className="flex flex-col gap-3">
+          <p className="text-[12px] text-muted">
+            Enqueued again through the task&apos;s routing, backpressure, stream order and group limits. Dead letters already replayed are not in the set.
           </p>
           <label className="flex items-start gap-2">
             <input type="checkbox" className="mt-0.5" checked={resetAttempts} onChange={(e) => setResetAttempts(e.target.checked)} />
             <span>
               <span className="font-medium">Reset attempts</span>
-              <span className="block text-[12px] text-muted">
-                On: each replay gets the task&apos;s full retry budget. Off: only what is left of it (at least one attempt).
-              </span>
+              <span className="block text-[12px] text-muted">On: each replay gets the task&apos;s full retry budget. Off: only what is left of it (at least one attempt).</span>
             </span>
           </label>
-          <Field label="Rate (executions per second)" hint="Empty = as fast as enqueue goes." error={fe.ratePerSecond}>
-            <Input type="number" min="0.1" step="any" inputMode="decimal" placeholder="unlimited" value={rate} onChange={(e) => setRate(e.target.value)} className="w-48" />
+          <Field label="Rate (executions per second)" hint="Empty = as fast as enqueue goes." error={problem ?? fe.ratePerSecond}>
+            <Input
+              type="number"
+              min="0.1"
+              step="any"
+              inputMode="decimal"
+              placeholder="unlimited"
+              value={rate}
+              onChange={(e) => setRate(e.target.value)}
+              className="w-48"
+              aria-invalid={problem !== null}
+            />
           </Field>
-          {m.error && !fe.ratePerSecond && <Callout tone="danger">{errorMessage(m.error)}</Callout>}
-          <div className="flex justify-end gap-2">
-            <Button variant="ghost" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" variant="primary" disabled={m.isPending || (rateNum !== null && !(rateNum > 0))}>
-              {m.isPending ? 'Starting…' : 'Start replay'}
-            </Button>
-          </div>
-        </form>
+        </div>
       )}
-    </Modal>
+      blockedReason={problem && `Start is disabled: the rate ${problem}.`}
+      verb={['Start replay of', 'Starting…']}
+    />
   );
 }

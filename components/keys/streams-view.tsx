@@ -1,5 +1,6 @@
 'use client';
-// The Streams view of a task: blocked streams, oldest head first — the head's execution
+// The Streams view of a task: blocked streams, longest blocked first (blocked for = the
+// wait of the oldest execution held behind the head) — the head's execution
 // (linking to its detail), what it is doing (running, waiting for its retry, due), its
 // age and attempt, the next retry, and how much waits behind it. Wide screens get a
 // table, phones a list of cards.
@@ -114,10 +115,14 @@ export function StreamsView({ task, after }: { task: string; after: number | nul
       {v.rows.length === 0 ? (
         <EmptyState title={after ? 'No more blocked streams' : 'No stream is blocked'}>
           A stream runs one execution at a time, in order; it shows here while executions wait behind its head.
-          {v.nextCursor && ' More streams follow beyond the heads read for this page.'}
+          {v.truncated && ` Only the ${v.scanned.toLocaleString('en-US')} oldest streams were read.`}
         </EmptyState>
       ) : (
         <>
+          <p className="px-3 py-2 text-[12px] text-muted">
+            Blocked for: how long the oldest execution behind the head has waited.
+            {v.truncated && ` Ranked among the ${v.scanned.toLocaleString('en-US')} oldest streams; newer streams were not read.`}
+          </p>
           <div className="hidden md:block">
             <Table data-testid="streams-table">
               <thead>

@@ -28,7 +28,10 @@ import { TaskLoadStrip } from './task-load-strip';
 import { prefillOverride } from './override-prefill';
 import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
 
-const isConflict = (e: unknown) => e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === 'CONFLICT';
+// A concurrent edit: CONFLICT without field errors. A CONFLICT that names a field (a new
+// task whose name is taken) is shown at the field, not as the concurrent-edit banner.
+const isConflict = (e: unknown) =>
+  e instanceof TRPCClientError && (e.data as { code?: string } | undefined)?.code === 'CONFLICT' && Object.keys(fieldErrorsOf(e)).length === 0;
 const sameInput = (a: TaskForm, b: TaskForm) => JSON.stringify(formToInput(a)) === JSON.stringify(formToInput(b));
 
 export function EditTask({ name, canEdit, overrideParam = null }: { name: string; canEdit: boolean; overrideParam?: string | null }) {

@@ -63,10 +63,10 @@ describe('validateForm', () => {
   const base = formFromDefinition(stored);
   it.each<{ name: string; fn: (f: TaskForm) => void; expected: Record<string, string> }>([
     { name: 'valid', fn: () => {}, expected: {} },
-    { name: 'an empty number field', fn: (f) => (f.concurrency = NaN), expected: { concurrency: 'enter a number' } },
+    { name: 'an empty number field', fn: (f) => (f.concurrency = NaN), expected: { concurrency: 'must be a number' } },
     { name: 'limit 0', fn: (f) => (f.groups[0]!.limit = 0), expected: { 'groups.0.limit': 'must be at least 1' } },
     { name: 'thresholds warning ≥ critical', fn: (f) => (f.thresholds.dlqRate = { warning: 0.5, critical: 0.1 }), expected: { 'thresholds.dlqRate.warning': 'warning must be below critical' } },
-    { name: 'alert delay typed as text', fn: (f) => (f.alertAfterMs = '15s'), expected: { 'thresholds.alertAfterMs': 'enter a number' } },
+    { name: 'alert delay typed as text', fn: (f) => (f.alertAfterMs = '15s'), expected: { 'thresholds.alertAfterMs': 'must be a number' } },
     { name: 'alert delay below 0', fn: (f) => (f.alertAfterMs = '-5'), expected: { 'thresholds.alertAfterMs': 'must be at least 0' } },
     { name: 'alert delay cleared (blank): the default', fn: (f) => (f.alertAfterMs = '  '), expected: {} },
     { name: 'malformed key path', fn: (f) => (f.streamKeyPath = 'a..b'), expected: { 'stream.keyPath': 'must be a dot path such as "tenant" or "customer.id"' } },
@@ -76,6 +76,18 @@ describe('validateForm', () => {
       fn: (f) => f.groups.push({ ...structuredClone(f.groups[0]!), uid: 'dup', overrides: [] }),
       expected: { 'groups.1.name': 'group "tenant" is declared twice' },
     },
+    {
+      // The schema's cross-field check would wait for every field to parse; the form flags it as typed.
+      name: 'group declared twice while another field is invalid',
+      fn: (f) => {
+        f.concurrency = NaN;
+        f.groups.push({ ...structuredClone(f.groups[0]!), uid: 'dup2', name: ' tenant ', overrides: [] });
+      },
+      expected: { concurrency: 'must be a number', 'groups.1.name': 'group "tenant" is declared twice' },
+    },
+    { name: 'retry rate above 100%', fn: (f) => (f.thresholds.retryRate = { warning: 0.5, critical: 1.5 }), expected: { 'thresholds.retryRate.critical': 'must be at most 100%' } },
+    { name: 'DLQ rate below 0', fn: (f) => (f.thresholds.dlqRate = { warning: -0.1, critical: 0.5 }), expected: { 'thresholds.dlqRate.warning': 'must be at least 0' } },
+    { name: 'depth is not a rate: no 100% bound', fn: (f) => (f.thresholds.depth = { warning: 50, critical: 5000 }), expected: {} },
   ])('$name', ({ fn, expected }) => {
     expect(validateForm(edit(base, fn))).toEqual(expected);
   });
@@ -90,8 +102,8 @@ describe('validateForm', () => {
     const [acme, globex] = f.groups[0]!.overrides;
     expect(validateForm(f)).toEqual({
       [`groups.0.overrides.#${acme!.uid}.limit`]: 'must be at least 1',
-      [`groups.0.overrides.#${globex!.uid}.key`]: 'enter the key this limit is for',
-      'groups.0.overrides.#o-dup.key': '"acme" has an override already',
+      [`groups.0.overrides.#${globex!.uid}.key`]: 'must not be empty (the key this limit is for)',
+      'groups.0.overrides.#o-dup.key': 'must be unique: "acme" has an override already',
     });
   });
 

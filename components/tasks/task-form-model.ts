@@ -2,8 +2,11 @@
 // (overrides become rows with stable ids so a key can be renamed in place; optional
 // strings and the optional alert hold become ''), and form → the schema's input (the
 // reverse). Validation is the
-// shared zod schema (server/core/task-definition.ts), run on every change, plus the two
-// checks a record cannot express: an override key given twice, and an empty key.
+// shared zod schema (server/core/task-definition.ts), run on every change, plus the
+// checks that must show as the operator types even while another field is invalid (the
+// schema's cross-field checks only run once every field parses): an override key given
+// twice, an empty key, a group name given twice. Messages follow the schema's style: a
+// lowercase phrase read after the field's label, saying what the value must be.
 import {
   groupSchema,
   taskDefinitionSchema,
@@ -112,7 +115,7 @@ export type ErrorMap = Record<string, string>;
 
 /** A number input left empty or unparsable holds NaN; say so plainly. */
 function readable(message: string): string {
-  return /received NaN/.test(message) ? 'enter a number' : message;
+  return /received NaN/.test(message) ? 'must be a number' : message;
 }
 
 /**
@@ -125,14 +128,21 @@ export function validateForm(f: TaskForm): ErrorMap {
   const add = (e: FieldError) => {
     out[e.path] ??= readable(e.message);
   };
+  // Group names as typed: the schema's "declared twice" runs only once every field parses.
+  const names = new Set<string>();
+  f.groups.forEach((g, gi) => {
+    const name = g.name.trim();
+    if (name !== '' && names.has(name)) add({ path: `groups.${gi}.name`, message: `group "${name}" is declared twice` });
+    names.add(name);
+  });
   // Overrides row by row (the schema sees a record, where a duplicate key hides a row).
   f.groups.forEach((g, gi) => {
     const seen = new Set<string>();
     for (const o of g.overrides) {
       const at = `groups.${gi}.overrides.#${o.uid}`;
-      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'enter the key this limit is for' });
-      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'at most 200 characters' });
-      else if (seen.has(o.key)) add({ path: `${at}.key`, message: `"${o.key}" has an override already` });
+      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this limit is for)' });
+      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
+      else if (seen.has(o.key)) add({ path: `${at}.key`, message: `must be unique: "${o.key}" has an override already` });
       seen.add(o.key);
       const limit = groupSchema.shape.limit.safeParse(o.limit);
       if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });

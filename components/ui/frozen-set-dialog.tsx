@@ -6,8 +6,10 @@
 //   2. Type the confirmation phrase ("purge 120", "cancel 120") — only the frozen set is
 //      acted on; what arrives after the preview is kept.
 // The caller owns the two mutations (which procedure, what input) and the words; this
-// component owns the steps, the typed confirmation and the layout.
-import { useState, type ReactNode } from 'react';
+// component owns the steps, the typed confirmation and the layout. The replay uses it
+// without the typed phrase (nothing is destroyed) and freezes as the dialog opens, so the
+// count it shows is the count the job replays.
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { errorMessage, fieldErrorsOf } from '@/components/trpc/trpc-error';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/input';
@@ -51,6 +53,9 @@ export function FrozenSetDialog<P extends FrozenSetPreview, R>({
   breakdown,
   extra,
   verb,
+  typedConfirmation = true,
+  autoPreview = false,
+  blockedReason = null,
 }: {
   title: string;
   onClose: () => void;
@@ -77,10 +82,24 @@ export function FrozenSetDialog<P extends FrozenSetPreview, R>({
   extra?: (p: P) => ReactNode;
   /** the action's button: ['Purge', 'Purging…'] */
   verb: [string, string];
+  /** false: no phrase to type, the button is not a danger button (replay) */
+  typedConfirmation?: boolean;
+  /** freeze as soon as the dialog opens (step 1 has nothing to choose) */
+  autoPreview?: boolean;
+  /** why the action cannot start yet (a bad option in `extra`); shown beside the disabled button */
+  blockedReason?: string | null;
 }) {
   const [typed, setTyped] = useState('');
   const p = preview.data;
   const fe = fieldErrorsOf(apply.error);
+  const started = useRef(false);
+  useEffect(() => {
+    if (autoPreview && !started.current) {
+      started.current = true;
+      startPreview();
+    }
+  }, [autoPreview, startPreview]);
+  const ready = !typedConfirmation || confirmationMatches(typed, p?.total ?? 0, p?.confirmation);
 
   return (
     <Modal open title={title} onClose={onClose}>
@@ -135,15 +154,22 @@ export function FrozenSetDialog<P extends FrozenSetPreview, R>({
             </ul>
           </div>
           {extra?.(p)}
-          <Field label={`Type “${p.confirmation}” to confirm`} error={fe.confirm}>
-            <Input autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} placeholder={p.confirmation} />
-          </Field>
+          {typedConfirmation && (
+            <Field label={`Type “${p.confirmation}” to confirm`} error={fe.confirm}>
+              <Input autoComplete="off" spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} placeholder={p.confirmation} />
+            </Field>
+          )}
           {apply.error && !fe.confirm ? <Callout tone="danger">{errorMessage(apply.error)}</Callout> : null}
-          <div className="flex justify-end gap-2">
+          <div className="flex flex-wrap items-center justify-end gap-2">
+            {blockedReason && (
+              <span className="text-[12px] text-danger" data-testid="frozen-set-blocked">
+                {blockedReason}
+              </span>
+            )}
             <Button variant="ghost" onClick={onClose}>
               {dismissLabel}
             </Button>
-            <Button type="submit" variant="danger" disabled={apply.isPending || !confirmationMatches(typed, p.total, p.confirmation)}>
+            <Button type="submit" variant={typedConfirmation ? 'danger' : 'primary'} disabled={apply.isPending || !ready || blockedReason !== null}>
               {apply.isPending ? verb[1] : `${verb[0]} ${p.total.toLocaleString('en-US')}`}
             </Button>
           </div>

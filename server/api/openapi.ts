@@ -370,10 +370,25 @@ const deadLetterSchemas = {
       { $ref: '#/components/schemas/ReplayJob' },
       {
         type: 'object',
-        required: ['processed', 'progress'],
+        required: ['processed', 'progress', 'outcomes'],
         properties: {
           processed: { type: 'integer', description: 'replayed + skipped + failed' },
           progress: { type: 'number', minimum: 0, maximum: 1 },
+          outcomes: {
+            type: 'object',
+            description:
+              'What became of the new executions: succeeded, failed again (dead), canceled, still running (queued, blocked, scheduled, spilled or running), or removed by retention (outcome unknown). Counts cover at most the first 10,000 replayed items (`capped`).',
+            required: ['succeeded', 'failedAgain', 'canceled', 'running', 'removed', 'checked', 'capped'],
+            properties: {
+              succeeded: { type: 'integer' },
+              failedAgain: { type: 'integer' },
+              canceled: { type: 'integer' },
+              running: { type: 'integer' },
+              removed: { type: 'integer' },
+              checked: { type: 'integer' },
+              capped: { type: 'boolean' },
+            },
+          },
         },
       },
     ],

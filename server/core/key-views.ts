@@ -61,7 +61,7 @@ export type TaskKeysInput = z.input<typeof taskKeysInput>;
 
 export const taskStreamsInput = z.strictObject({
   task: taskName,
-  /** The head id the previous page ended at. */
+  /** The first-behind execution id the previous page ended at (the streams' rank). */
   after: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   limit: z.number().int().min(1).max(MAX_VIEW_PAGE).default(KEY_PAGE_SIZE),
 });

@@ -21,7 +21,13 @@ export const taskNameSchema = inputText
 
 export const GROUP_NAME_RE = /^[a-z][a-z0-9_-]{0,39}$/;
 
-const limit = z.number().int('must be a whole number').min(1, 'must be at least 1').max(1_000_000);
+// Numbers say what they must be in one style ("must be at least 1", "must be a whole
+// number"), the style of every custom message here, never zod's defaults ("Too small:
+// expected number to be >=1"); the task editor shows them beside the field's label.
+const number = (min: number, max: number) => z.number({ error: 'must be a number' }).min(min, `must be at least ${min}`).max(max, `must be at most ${max}`);
+const whole = (min: number, max: number) => number(min, max).int('must be a whole number');
+
+const limit = whole(1, 1_000_000);
 
 export const groupSchema = z.strictObject({
   name: inputText.regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
@@ -42,38 +48,44 @@ export const routingSchema = z.strictObject({
 });
 
 export const retrySchema = z.strictObject({
-  maxAttempts: z.number().int().min(1).max(100).default(3),
+  maxAttempts: whole(1, 100).default(3),
   backoff: z.enum(['fixed', 'exponential']).default('exponential'),
-  baseDelayMs: z.number().int().min(0).max(86_400_000).default(1000),
-  maxDelayMs: z.number().int().min(0).max(7 * 86_400_000).default(60_000),
+  baseDelayMs: whole(0, 86_400_000).default(1000),
+  maxDelayMs: whole(0, 7 * 86_400_000).default(60_000),
   /** 0 = none, 1 = full jitter; the fraction of the delay that is randomised. */
-  jitter: z.number().min(0).max(1).default(0.2),
+  jitter: number(0, 1).default(0.2),
 });
 
 export const BACKPRESSURE_POLICIES = ['reject', 'throttle', 'shed', 'spill'] as const;
 export const backpressureSchema = z.strictObject({
   /** Queued + scheduled-retry executions per partition before the policy applies. */
-  maxDepth: z.number().int().min(1).max(100_000_000).default(10_000),
+  maxDepth: whole(1, 100_000_000).default(10_000),
   policy: z.enum(BACKPRESSURE_POLICIES).default('reject'),
   /** reject: the Retry-After the caller is told. */
-  retryAfterMs: z.number().int().min(1).max(3_600_000).default(1000),
+  retryAfterMs: whole(1, 3_600_000).default(1000),
   /** throttle: delay per execution beyond maxDepth, capped by throttleMaxDelayMs. */
-  throttleDelayMs: z.number().int().min(0).max(60_000).default(100),
-  throttleMaxDelayMs: z.number().int().min(0).max(600_000).default(5000),
+  throttleDelayMs: whole(0, 60_000).default(100),
+  throttleMaxDelayMs: whole(0, 600_000).default(5000),
   /** shed: percentage of over-limit executions dropped (counted, reported). */
-  shedPercent: z.number().min(0).max(100).default(50),
+  shedPercent: number(0, 100).default(50),
 });
 
 export const dlqSchema = z.strictObject({
-  maxDepth: z.number().int().min(1).max(100_000_000).default(100_000),
-  retentionDays: z.number().int().min(1).max(3650).default(14),
+  maxDepth: whole(1, 100_000_000).default(100_000),
+  retentionDays: whole(1, 3650).default(14),
 });
 
-const thresholdPair = (warning: number, critical: number) =>
-  z
-    .strictObject({ warning: z.number().min(0), critical: z.number().min(0) })
+/** A warning/critical pair; `max` bounds rates (fractions: 1 = 100%). */
+const thresholdPair = (warning: number, critical: number, max?: { value: number; message: string }) => {
+  const line = max
+    ? z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(max.value, max.message)
+    : z.number({ error: 'must be a number' }).min(0, 'must be at least 0');
+  return z
+    .strictObject({ warning: line, critical: line })
     .default({ warning, critical })
     .refine((t) => t.warning < t.critical, { message: 'warning must be below critical', path: ['warning'] });
+};
+const RATE_MAX = { value: 1, message: 'must be at most 100%' };
 
 /** The longest a task may ask a condition to hold before its alert fires. */
 export const MAX_ALERT_AFTER_MS = 3_600_000;
@@ -89,8 +101,8 @@ export const thresholdsSchema = z
   .strictObject({
     depth: thresholdPair(1000, 5000),
     imbalance: thresholdPair(2, 5),
-    retryRate: thresholdPair(0.1, 0.25),
-    dlqRate: thresholdPair(0.01, 0.05),
+    retryRate: thresholdPair(0.1, 0.25, RATE_MAX),
+    dlqRate: thresholdPair(0.01, 0.05, RATE_MAX),
     p99LatencyMs: thresholdPair(5000, 30_000),
     alertAfterMs: z
       .number()
@@ -111,14 +123,14 @@ export const taskDefinitionSchema = z
   .strictObject({
     name: taskNameSchema,
     description: inputText.max(500).optional(),
-    partitions: z.number().int().min(1).max(1024).default(4),
+    partitions: whole(1, 1024).default(4),
     /** Cluster-wide limit on running executions of this task. */
     concurrency: limit.default(10),
     routing: routingSchema.default({ strategy: 'round-robin' }),
     groups: z.array(groupSchema).max(MAX_GROUPS, `at most ${MAX_GROUPS} groups per task`).default([]),
     stream: z.strictObject({ keyPath: keyPathSchema.optional() }).optional(),
     retry: retrySchema.default({ maxAttempts: 3, backoff: 'exponential', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }),
-    timeoutMs: z.number().int().min(1).max(86_400_000).default(30_000),
+    timeoutMs: whole(1, 86_400_000).default(30_000),
     backpressure: backpressureSchema.default({
       maxDepth: 10_000,
       policy: 'reject',

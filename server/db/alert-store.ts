@@ -35,7 +35,7 @@ export interface AlertRow {
   remedy: string | null;
 }
 
-export type AlertEventType = 'fired' | 'escalated' | 'acknowledged' | 'silenced' | 'resolved';
+export type AlertEventType = 'fired' | 'escalated' | 'acknowledged' | 'silenced' | 'unsilenced' | 'resolved';
 
 const ms = (d: Date | null) => (d === null ? undefined : d.getTime());
 

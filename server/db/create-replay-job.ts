@@ -47,15 +47,23 @@ export async function replayJobIdByRequest(db: Db, requestId: string): Promise<n
   return r.rows[0]?.id ?? null;
 }
 
-/** Freezes the set into dlq_replay_items; returns {total, alreadyReplayed, byTask}. */
+/**
+ * Freezes the set into dlq_replay_items; returns {total, alreadyReplayed, byTask}. With a
+ * `previewId` the set is the ids that preview froze (dlq_purge_preview_items, purpose
+ * replay), not the filter run again: what arrived after the preview is not in it.
+ */
 export async function freezeReplaySet(
   db: Db,
   jobId: number,
   scope: ReplayScope,
+  previewId?: string,
 ): Promise<{ total: number; alreadyReplayed: number; byTask: { task: string; count: number }[] }> {
   const params: unknown[] = [jobId];
   let where: string;
-  if (scope.kind === 'filter') {
+  if (previewId !== undefined) {
+    params.push(previewId);
+    where = `d.id IN (SELECT p.dead_letter_id FROM dlq_purge_preview_items p WHERE p.preview_id = $2)`;
+  } else if (scope.kind === 'filter') {
     where = deadLetterWhere(scope.filter, 'd', params).sql;
   } else {
     params.push(scope.ids);

@@ -21,11 +21,24 @@ export interface FrozenPurgeSet {
 
 export type PurgeScope = { kind: 'filter'; filter: DlqFilter } | { kind: 'ids'; ids: number[] };
 
+/**
+ * What the frozen set is for: a purge freezes every match; a replay freezes only the
+ * matches not replayed yet (the job would skip the others), so the count the operator
+ * confirms is the count the job replays.
+ */
+export type FrozenSetPurpose = 'purge' | 'replay';
+
 /** Must run inside a transaction (the preview row and its items commit together). */
-export async function freezePurgeSet(db: Db, actor: Actor, scope: PurgeScope, ttlMinutes: number): Promise<FrozenPurgeSet> {
+export async function freezePurgeSet(
+  db: Db,
+  actor: Actor,
+  scope: PurgeScope,
+  ttlMinutes: number,
+  purpose: FrozenSetPurpose = 'purge',
+): Promise<FrozenPurgeSet> {
   const p = await db.query<{ id: string; expires_at: Date }>(
-    `INSERT INTO dlq_purge_previews (scope, filter, total, created_by_type, created_by_id, created_by_label, expires_at)
-     VALUES ($1, $2, 0, $3, $4, $5, now() + make_interval(mins => $6)) RETURNING id, expires_at`,
+    `INSERT INTO dlq_purge_previews (scope, filter, total, created_by_type, created_by_id, created_by_label, expires_at, purpose)
+     VALUES ($1, $2, 0, $3, $4, $5, now() + make_interval(mins => $6), $7) RETURNING id, expires_at`,
     [
       scope.kind,
       JSON.stringify(scope.kind === 'filter' ? scope.filter : { ids: scope.ids }),
@@ -33,6 +46,7 @@ export async function freezePurgeSet(db: Db, actor: Actor, scope: PurgeScope, tt
       actor.id,
       actor.label,
       ttlMinutes,
+      purpose,
     ],
   );
   const preview = p.rows[0]!;
@@ -44,6 +58,7 @@ export async function freezePurgeSet(db: Db, actor: Actor, scope: PurgeScope, tt
     params.push(scope.ids);
     where = `d.id = ANY ($2::bigint[])`;
   }
+  if (purpose === 'replay') where = `(${where}) AND d.replayed_at IS NULL`;
   const s = await db.query<{ task: string; count: number; oldest: Date; newest: Date }>(
     `WITH ins AS (
        INSERT INTO dlq_purge_preview_items (preview_id, dead_letter_id)

@@ -19,7 +19,7 @@ export interface FrozenSetPreviewRow {
 
 /** Each preview table and the columns of its own (how it was applied, what it is scoped to). */
 const OWN_COLUMNS = {
-  dlq_purge_previews: `scope, purged_at AS "purgedAt", purged_count AS "purgedCount", purged_by_label AS "purgedByLabel"`,
+  dlq_purge_previews: `scope, purpose, purged_at AS "purgedAt", purged_count AS "purgedCount", purged_by_label AS "purgedByLabel"`,
   execution_cancel_previews: `task, applied_at AS "appliedAt", applied_count AS "appliedCount", applied_by_label AS "appliedByLabel"`,
 } as const;
 export type FrozenSetPreviewTable = keyof typeof OWN_COLUMNS;

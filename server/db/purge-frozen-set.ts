@@ -12,6 +12,9 @@ import { deleteExpiredPreviews, readFrozenSetPreview, type FrozenSetPreviewRow }
 
 export interface PurgePreviewRow extends FrozenSetPreviewRow {
   scope: 'ids' | 'filter';
+  /** which action the set may be applied to (a replay preview is applied by a replay job) */
+  purpose: 'purge' | 'replay';
+  /** when it was applied (purged, or made into a replay job) */
   purgedAt: Date | null;
   purgedCount: number | null;
   purgedByLabel: string | null;
@@ -37,11 +40,13 @@ export async function purgeFrozenSet(
     [previewId],
   );
   const deleted = r.rows.reduce((a, x) => a + x.count, 0);
-  await db.query(
-    `UPDATE dlq_purge_previews SET purged_at = now(), purged_count = $2, purged_by_label = $3 WHERE id = $1`,
-    [previewId, deleted, byLabel],
-  );
+  await markPreviewApplied(db, previewId, deleted, byLabel);
   return { deleted, byTask: r.rows };
+}
+
+/** Marks a preview used (purged, or made into a replay job): a second apply sees purged_at. */
+export async function markPreviewApplied(db: Db, previewId: string, count: number, byLabel: string): Promise<void> {
+  await db.query(`UPDATE dlq_purge_previews SET purged_at = now(), purged_count = $2, purged_by_label = $3 WHERE id = $1`, [previewId, count, byLabel]);
 }
 
 /** Drops previews that expired unused (or were used) more than `keepHours` ago; items cascade. */

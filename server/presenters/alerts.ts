@@ -19,6 +19,7 @@ import { readActiveTasks } from '../db/read-active-tasks';
 import { thresholdsOf } from '../core/stored-definition';
 import { addOverrideHref, keysViewHref } from '../core/key-views';
 import { toChartPoint, type ChartPoint } from './task-metrics';
+import { groupIncidents, spansOverlap } from '../core/alert-incidents';
 
 export const alertListInput = z.strictObject({
   /** open = firing + acknowledged. */
@@ -55,6 +56,8 @@ export interface AlertListItem {
   silencedUntil: Date | null;
   silencedBy: string | null;
   remedy: string | null;
+  /** The incident it belongs to (server/core/alert-incidents.ts): its first alert's id. */
+  incidentId: number;
 }
 
 export interface AlertListPage {
@@ -98,7 +101,14 @@ function toItem(a: AlertModel): AlertListItem {
     silencedUntil: a.silencedUntil,
     silencedBy: a.silencedBy,
     remedy: a.remedy,
+    incidentId: Number(a.id),
   };
+}
+
+/** Sets each item's incidentId from the overlap of its task's spans among `items`. */
+function withIncidents<T extends AlertListItem>(items: T[]): T[] {
+  const ids = groupIncidents(items.map((i) => ({ id: i.id, task: i.task, firedAt: i.firedAt.getTime(), resolvedAt: i.resolvedAt?.getTime() ?? null })));
+  return items.map((i) => ({ ...i, incidentId: ids.get(i.id) ?? i.id }));
 }
 
 export async function listAlerts(prisma: PrismaClient, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
@@ -118,7 +128,7 @@ export async function listAlerts(prisma: PrismaClient, input: z.output<typeof al
     prisma.alert.findMany({ where, orderBy: [{ firedAt: 'desc' }, { id: 'desc' }], take: input.limit + 1 }),
     prisma.alert.groupBy({ by: ['status'], where: { status: { in: ['firing', 'acknowledged'] } }, _count: { _all: true } }),
   ]);
-  const items = rows.slice(0, input.limit).map(toItem);
+  const items = withIncidents(rows.slice(0, input.limit).map(toItem));
   return {
     items,
     nextCursor: rows.length > input.limit ? items.at(-1)!.id : null,
@@ -142,6 +152,10 @@ export interface AlertEventView {
   severity: string | null;
   silenced: boolean;
   detail: unknown;
+  /** ms from the alert firing to this event (the episode's clock: time to acknowledge, to resolve) */
+  sinceFiredMs: number;
+  /** the operator's comment on an acknowledge or a silence */
+  comment: string | null;
 }
 
 export interface EvidencePoint {
@@ -161,6 +175,14 @@ export interface Remedy {
   label: string;
 }
 
+export interface TopKey {
+  group: string;
+  key: string;
+  inFlight: number;
+  queued: number;
+  share: number;
+}
+
 export interface AlertDetail extends AlertListItem {
   evidence: Record<string, unknown>;
   events: AlertEventView[];
@@ -172,9 +194,21 @@ export interface AlertDetail extends AlertListItem {
     thresholds: { warning: number; critical: number } | null;
     points: EvidencePoint[];
   } | null;
-  topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
+  topKeys: TopKey[];
+  /**
+   * Where topKeys come from: `now` (the task's live key loads), or `episode` (keys stored in
+   * a hot-key alert's evidence while it fired — this alert's own, or one of its incident's)
+   * once the alert is resolved or the live loads are empty, so the evidence keeps its keys
+   * after the episode; `episodeAlertId` names the alert they were stored on.
+   */
+  topKeysAt: 'now' | 'episode';
+  episodeAlertId: number | null;
   remedies: Remedy[];
   taskExists: boolean;
+  /** How long the episode has lasted (fired → resolved, or → now while open). */
+  durationMs: number;
+  /** The other alerts of the same incident: the task's alerts whose span overlaps this one. */
+  related: AlertListItem[];
 }
 
 const taskHref = (task: string, section?: string) => `/tasks/${encodeURIComponent(task)}${section ? `#${section}` : ''}`;
@@ -276,6 +310,11 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
     };
   }
   const keys = task ? await readGroupKeyLoads(db, [a.task], 10) : [];
+  const live: TopKey[] = keys
+    .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
+    .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 }));
+  const related = await relatedAlerts(prisma, item, now);
+  const stored = live.length === 0 || item.status === 'resolved' ? storedTopKeys([{ ...item, evidence: a.evidence }, ...related.filter((r) => r.rule === 'hotKey')]) : null;
   return {
     ...item,
     evidence: (a.evidence ?? {}) as Record<string, unknown>,
@@ -288,12 +327,60 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
       severity: e.severity,
       silenced: e.silenced,
       detail: e.detail,
+      sinceFiredMs: e.at.getTime() - a.firedAt!.getTime(),
+      comment: commentOf(e.detail),
     })),
     chart,
-    topKeys: keys
-      .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
-      .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 })),
+    topKeys: stored?.keys ?? live,
+    topKeysAt: stored ? 'episode' : 'now',
+    episodeAlertId: stored?.alertId ?? null,
     remedies: remediesFor(item.rule, a.task, a.remedy, a.groupName, a.groupKey),
     taskExists: task !== undefined,
+    durationMs: (a.resolvedAt ?? now).getTime() - a.firedAt.getTime(),
+    related: related.map(({ evidence: _, ...r }) => r),
   };
+}
+
+/** The first of `alerts` whose evidence holds top keys (a hot-key alert stores them as it fires). */
+function storedTopKeys(alerts: { id: number; evidence: unknown }[]): { alertId: number; keys: TopKey[] } | null {
+  for (const x of alerts) {
+    const e = (x.evidence ?? {}) as { group?: unknown; groupLoad?: unknown; topKeys?: unknown };
+    if (typeof e.group !== 'string' || !Array.isArray(e.topKeys) || e.topKeys.length === 0) continue;
+    const load = typeof e.groupLoad === 'number' && e.groupLoad > 0 ? e.groupLoad : null;
+    const keys = (e.topKeys as { key?: unknown; inFlight?: unknown; queued?: unknown }[])
+      .filter((k) => typeof k.key === 'string' && typeof k.inFlight === 'number' && typeof k.queued === 'number')
+      .map((k) => {
+        const n = (k.inFlight as number) + (k.queued as number);
+        return { group: e.group as string, key: k.key as string, inFlight: k.inFlight as number, queued: k.queued as number, share: load ? n / load : 0 };
+      });
+    if (keys.length > 0) return { alertId: x.id, keys };
+  }
+  return null;
+}
+
+function commentOf(detail: unknown): string | null {
+  const c = detail !== null && typeof detail === 'object' ? (detail as { comment?: unknown }).comment : undefined;
+  return typeof c === 'string' && c !== '' ? c : null;
+}
+
+/**
+ * The task's other alerts whose firing span overlaps this one's (alerts_fired_idx reads the
+ * task's alerts fired before this one ended; at most 20, nearest first).
+ */
+async function relatedAlerts(prisma: PrismaClient, a: AlertListItem, now: Date): Promise<(AlertListItem & { evidence: unknown })[]> {
+  const end = a.resolvedAt ?? now;
+  const rows = await prisma.alert.findMany({
+    where: {
+      task: a.task,
+      id: { not: BigInt(a.id) },
+      firedAt: { not: null, lte: end },
+      OR: [{ resolvedAt: null }, { resolvedAt: { gte: a.firedAt } }],
+    },
+    orderBy: [{ firedAt: 'desc' }, { id: 'desc' }],
+    take: 20,
+  });
+  return rows
+    .map((r) => ({ ...toItem(r), evidence: r.evidence as unknown }))
+    .filter((r) => spansOverlap({ firedAt: r.firedAt.getTime(), resolvedAt: r.resolvedAt?.getTime() ?? null }, { firedAt: a.firedAt.getTime(), resolvedAt: end.getTime() }))
+    .map((r) => ({ ...r, incidentId: a.incidentId }));
 }

@@ -17,6 +17,7 @@ import {
   type ReplayRecordRow,
 } from '../db/get-dead-letter';
 import { getReplayJob, listReplayJobs, type ReplayJobRow } from '../db/replay-job-lease';
+import { readReplayedExecutions, readReplayOutcomeCounts, type ReplayedExecutionRow, type ReplayOutcomeCounts } from '../db/read-replay-outcomes';
 import { parseInput } from '../core/validate-input';
 
 export const COUNT_CAP = 10_000;
@@ -97,6 +98,7 @@ export async function deadLetterDetail(db: Db, input: z.input<typeof deadLetterI
   return { ...row, attemptsLog, replays };
 }
 
+export type { ReplayedExecutionRow };
 export type { DeadLetterListRow, FingerprintGroupRow, FingerprintGroups, DlqFilter };
 
 // ---- replay jobs (the progress bars) ----
@@ -113,23 +115,49 @@ export interface ReplayJobView extends ReplayJobRow {
   processed: number;
   /** 0…1 */
   progress: number;
+  /** what became of the new executions (server/db/read-replay-outcomes.ts) */
+  outcomes: Omit<ReplayOutcomeCounts, 'jobId'>;
 }
 
-function jobView(j: ReplayJobRow): ReplayJobView {
-  const processed = j.replayed + j.skipped + j.failed;
-  return { ...j, processed, progress: j.total === 0 ? 1 : Math.min(1, processed / j.total) };
+async function jobViews(db: Db, jobs: ReplayJobRow[]): Promise<ReplayJobView[]> {
+  const outcomes = await readReplayOutcomeCounts(
+    db,
+    jobs.map((j) => j.id),
+  );
+  return jobs.map((j, i) => {
+    const processed = j.replayed + j.skipped + j.failed;
+    const { jobId: _, ...o } = outcomes[i]!;
+    return { ...j, processed, progress: j.total === 0 ? 1 : Math.min(1, processed / j.total), outcomes: o };
+  });
 }
 
 export async function replayJob(db: Db, input: z.input<typeof replayJobIdInput>): Promise<ReplayJobView> {
   const { id } = parseInput(replayJobIdInput, input);
   const j = await getReplayJob(db, id);
   if (!j) throw CoreError.notFound(`replay job ${id}`);
-  return jobView(j);
+  return (await jobViews(db, [j]))[0]!;
 }
 
 export async function recentReplayJobs(db: Db, input: z.input<typeof replayJobListInput>): Promise<ReplayJobView[]> {
   const v = parseInput(replayJobListInput, input);
-  return (await listReplayJobs(db, v.limit, v.beforeId)).map(jobView);
+  return jobViews(db, await listReplayJobs(db, v.limit, v.beforeId));
+}
+
+export const replayExecutionsInput = z.strictObject({
+  jobId: z.number().int().positive('must be a replay job id'),
+  after: z.number().int().min(0, 'is not a valid page cursor').default(0),
+  limit: z.number().int().min(1, 'must be at least 1').max(200, 'must be at most 200').default(50),
+});
+
+/** A page of the job's new executions with their outcome; `next` = the cursor of the next page. */
+export async function replayExecutions(
+  db: Db,
+  input: z.input<typeof replayExecutionsInput>,
+): Promise<{ items: ReplayedExecutionRow[]; next: number | null }> {
+  const v = parseInput(replayExecutionsInput, input);
+  const rows = await readReplayedExecutions(db, v.jobId, v.limit + 1, v.after);
+  const items = rows.slice(0, v.limit);
+  return { items, next: rows.length > v.limit ? items.at(-1)!.deadLetterId : null };
 }
 
 /** Task names for the filter's picker: the configured tasks (task_runtime is small). */

@@ -1,6 +1,7 @@
-// The Streams view of one task: its blocked streams, oldest head first, with the head's
-// execution, age, attempt, status (running, waiting for its retry, due) and how much waits
-// behind it. Bounded reads through the stream indexes (db/read-blocked-streams.ts).
+// The Streams view of one task: its blocked streams, longest blocked first (blocked for =
+// the wait of the oldest execution held behind the head; db/read-blocked-streams.ts
+// defines it), with the head's execution, age, attempt, status (running, waiting for its
+// retry, due) and how much waits behind it. Bounded reads through the stream indexes.
 import type { z } from 'zod';
 import { CoreError } from '../core/errors';
 import { executionHref, streamHeadStatus, taskStreamsInput, type StreamHeadStatus } from '../core/key-views';
@@ -39,6 +40,9 @@ export interface TaskStreamsView {
   rows: StreamRow[];
   /** Heads read for this page. */
   scanned: number;
+  /** More live streams than the heads read: the ranking covers the oldest `scanned` heads. */
+  truncated: boolean;
+  /** The first-behind id the next page starts after. */
   nextCursor: number | null;
   at: Date;
 }
@@ -47,7 +51,7 @@ export async function getTaskStreams(db: Db, raw: z.input<typeof taskStreamsInpu
   const input = taskStreamsInput.parse(raw);
   const rt = (await readActiveTasks(db)).find((t) => t.task === input.task);
   if (!rt) throw CoreError.notFound(`task "${input.task}"`);
-  const page = await readBlockedStreams(db, input.task, { afterId: input.after ?? null, limit: input.limit + 1, scan: STREAM_HEAD_SCAN, countCap: STREAM_BEHIND_CAP });
+  const page = await readBlockedStreams(db, input.task, { afterFirstBehindId: input.after ?? null, limit: input.limit + 1, scan: STREAM_HEAD_SCAN, countCap: STREAM_BEHIND_CAP });
   const more = page.rows.length > input.limit;
   const rows: StreamRow[] = page.rows.slice(0, input.limit).map((r) => {
     const status = streamHeadStatus({ state: r.head_state, attempts: r.attempts, runAt: r.run_at }, now);
@@ -68,7 +72,7 @@ export async function getTaskStreams(db: Db, raw: z.input<typeof taskStreamsInpu
     };
   });
   const last = rows[rows.length - 1];
-  const nextCursor = more && last ? last.headId : page.scannedTo;
+  const nextCursor = more && last ? last.firstBehindId : null;
   const streamKeyPath = (rt.definition as { stream?: { keyPath?: unknown } } | null)?.stream?.keyPath;
-  return { task: input.task, streamKeyPath: typeof streamKeyPath === 'string' ? streamKeyPath : null, rows, scanned: page.scanned, nextCursor, at: now };
+  return { task: input.task, streamKeyPath: typeof streamKeyPath === 'string' ? streamKeyPath : null, rows, scanned: page.scanned, truncated: page.truncated, nextCursor, at: now };
 }

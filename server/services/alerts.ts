@@ -57,12 +57,14 @@ import {
   lockLatestEpisodes,
   rowToState,
   updateAlert,
+  type AlertEventType,
   type AlertRow,
   type NewAlert,
 } from '../db/alert-store';
 import { routingOf, thresholdsOf } from '../core/stored-definition';
 import { enqueueAlertNotification, type AlertNotificationEvent } from './webhooks';
 import { parseInput } from '../core/validate-input';
+import { inputText } from '../core/input-text';
 
 /** One rule's verdict for one subject in this evaluation: the alert it would open, plus the reading. */
 export interface Observation extends NewAlert {
@@ -373,8 +375,15 @@ export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: Al
 }
 
 // ─── Operator actions ─────────────────────────────────────────────────────────────
+// Each runs on the locked row, writes an alert event (the episode's history) and an audit
+// record in one transaction. Acknowledge and silence take an optional comment ("rolling
+// back 1.4", "known: vendor outage"), kept on the event (detail.comment) and in the audit.
 
 export const alertIdInput = z.strictObject({ id: z.number().int('must be an alert id').positive('must be an alert id') });
+
+const comment = inputText.trim().max(500, 'must be at most 500 characters').optional();
+
+export const acknowledgeAlertInput = alertIdInput.extend({ comment });
 
 /** Silence durations offered by the UI; any value within bounds is accepted. */
 export const silenceAlertInput = alertIdInput.extend({
@@ -383,11 +392,15 @@ export const silenceAlertInput = alertIdInput.extend({
     .int('must be a whole number of ms')
     .min(60_000, 'must be at least one minute')
     .max(30 * 86_400_000, 'must be at most 30 days'),
+  comment,
 });
 
 function auditView(r: AlertRow) {
   return { status: r.status, severity: r.severity, acknowledgedBy: r.acknowledged_by, silencedUntil: r.silenced_until, resolvedBy: r.resolved_by };
 }
+
+/** The comment as stored: absent when empty. */
+const withComment = (c: string | undefined) => (c ? { comment: c } : {});
 
 async function withLockedAlert<T>(pool: pg.Pool, id: number, fn: (c: pg.PoolClient, row: AlertRow) => Promise<T>): Promise<T> {
   return withTransaction(pool, async (c) => {
@@ -397,16 +410,47 @@ async function withLockedAlert<T>(pool: pg.Pool, id: number, fn: (c: pg.PoolClie
   });
 }
 
-export async function acknowledgeAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof alertIdInput>, now = new Date()): Promise<AlertRow> {
-  const v = parseInput(alertIdInput, input);
+/**
+ * The record of one operator action on a locked alert: its event in the alert's history
+ * (the value and severity at that moment) and its audit entry, in the caller's transaction.
+ */
+async function recordOperatorAction(
+  c: pg.PoolClient,
+  actor: Actor,
+  row: AlertRow,
+  after: AlertRow,
+  now: Date,
+  a: { type: AlertEventType; action: string; silenced: boolean; detail?: Record<string, unknown>; meta?: Record<string, unknown> },
+): Promise<void> {
+  await insertAlertEvent(c, {
+    alertId: row.id,
+    at: now,
+    type: a.type,
+    actor: actor.label,
+    value: row.last_value,
+    severity: row.severity,
+    silenced: a.silenced,
+    ...(a.detail && Object.keys(a.detail).length > 0 ? { detail: a.detail } : {}),
+  });
+  await recordAudit(c, actor, {
+    action: a.action,
+    targetType: 'alert',
+    targetId: String(row.id),
+    before: auditView(row),
+    after: auditView(after),
+    meta: { summary: alertSummary(row), ...a.meta },
+  });
+}
+
+export async function acknowledgeAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof acknowledgeAlertInput>, now = new Date()): Promise<AlertRow> {
+  const v = parseInput(acknowledgeAlertInput, input);
   return withLockedAlert(pool, v.id, async (c, row) => {
     if (row.status !== 'firing') {
       throw new CoreError('CONFLICT', `Alert ${row.id} is ${row.status}; only a firing alert can be acknowledged.`);
     }
-    const state = acknowledgeAlert(rowToState(row), now.getTime(), actor.label);
-    const after = await updateAlert(c, row.id, state);
-    await insertAlertEvent(c, { alertId: row.id, at: now, type: 'acknowledged', actor: actor.label, value: row.last_value, severity: row.severity, silenced: false });
-    await recordAudit(c, actor, { action: 'alert.acknowledge', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row) } });
+    const after = await updateAlert(c, row.id, acknowledgeAlert(rowToState(row), now.getTime(), actor.label));
+    const note = withComment(v.comment);
+    await recordOperatorAction(c, actor, row, after, now, { type: 'acknowledged', action: 'alert.acknowledge', silenced: false, detail: note, meta: note });
     return after;
   });
 }
@@ -415,19 +459,36 @@ export async function silenceAlertById(pool: pg.Pool, actor: Actor, input: z.inp
   const v = parseInput(silenceAlertInput, input);
   return withLockedAlert(pool, v.id, async (c, row) => {
     const until = now.getTime() + v.durationMs;
-    const state = silenceAlert(rowToState(row), until);
-    const after = await updateAlert(c, row.id, state, { silencedBy: actor.label });
-    await insertAlertEvent(c, {
-      alertId: row.id,
-      at: now,
+    const after = await updateAlert(c, row.id, silenceAlert(rowToState(row), until), { silencedBy: actor.label });
+    const note = withComment(v.comment);
+    await recordOperatorAction(c, actor, row, after, now, {
       type: 'silenced',
-      actor: actor.label,
-      value: row.last_value,
-      severity: row.severity,
+      action: 'alert.silence',
       silenced: true,
-      detail: { until: new Date(until).toISOString(), durationMs: v.durationMs },
+      detail: { until: new Date(until).toISOString(), durationMs: v.durationMs, ...note },
+      meta: { durationMs: v.durationMs, ...note },
     });
-    await recordAudit(c, actor, { action: 'alert.silence', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row), durationMs: v.durationMs } });
+    return after;
+  });
+}
+
+/** Ends a silence early: notifications resume at once (the state machine never stopped). */
+export async function unsilenceAlertById(pool: pg.Pool, actor: Actor, input: z.input<typeof alertIdInput>, now = new Date()): Promise<AlertRow> {
+  const v = parseInput(alertIdInput, input);
+  return withLockedAlert(pool, v.id, async (c, row) => {
+    if (row.silenced_until === null || row.silenced_until.getTime() <= now.getTime()) {
+      throw new CoreError('CONFLICT', `Alert ${row.id} is not silenced.`);
+    }
+    const { silencedUntil: _, ...state } = rowToState(row);
+    const after = await updateAlert(c, row.id, state, { silencedBy: null });
+    const remainingMs = row.silenced_until.getTime() - now.getTime();
+    await recordOperatorAction(c, actor, row, after, now, {
+      type: 'unsilenced',
+      action: 'alert.unsilence',
+      silenced: false,
+      detail: { wasUntil: row.silenced_until.toISOString(), remainingMs },
+      meta: { silencedBy: row.silenced_by, remainingMs },
+    });
     return after;
   });
 }

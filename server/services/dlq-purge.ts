@@ -14,7 +14,7 @@ import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
 import { recordAudit, type Actor } from '../db/audit';
-import { freezePurgeSet, type FrozenPurgeSet } from '../db/freeze-purge-set';
+import { freezePurgeSet, type FrozenPurgeSet, type FrozenSetPurpose } from '../db/freeze-purge-set';
 import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
 import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
 import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
@@ -59,14 +59,28 @@ export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unk
  * set, how many, per task) in the same transaction; `dryRun` reports the same figures and
  * stores nothing, the audit row included.
  */
-export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
+export function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
+  return freezeDeadLetterSet(pool, actor, input, 'purge', opts);
+}
+
+/**
+ * The frozen set of a purge or of a replay (services/dlq-replay.ts previewReplay), audited
+ * as `dlq.<purpose>.preview`. A replay's set holds only dead letters not replayed yet.
+ */
+export async function freezeDeadLetterSet(
+  pool: pg.Pool,
+  actor: Actor,
+  input: DlqScopeInput,
+  purpose: FrozenSetPurpose,
+  opts: { dryRun?: boolean } = {},
+): Promise<PurgePreview> {
   const scope = scopeKind(parseInput(dlqScopeInput, input));
   const frozen = await withTransaction(
     pool,
     async (c) => {
-      const set = await freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES);
+      const set = await freezePurgeSet(c, actor, scope, PREVIEW_TTL_MINUTES, purpose);
       await recordAudit(c, actor, {
-        action: 'dlq.purge.preview',
+        action: `dlq.${purpose}.preview`,
         targetType: 'dead_letters',
         targetId: set.id,
         after: { frozen: set.total },
@@ -82,14 +96,14 @@ export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeI
     },
     { rollback: opts.dryRun === true },
   );
-  return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
+  return { ...frozen, confirmation: purpose === 'purge' ? purgeConfirmationPhrase(frozen.total) : `replay ${frozen.total}` };
 }
 
 export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
   const v = parseInput(purgeInput, input);
   return withTransaction(pool, async (c) => {
     const preview = await getPurgePreview(c, v.previewId, { lock: true });
-    if (!preview) throw CoreError.notFound('purge preview');
+    if (!preview || preview.purpose !== 'purge') throw CoreError.notFound('purge preview');
     if (preview.purgedAt) {
       throw new CoreError('CONFLICT', `This set was already purged by ${preview.purgedByLabel ?? 'someone'} (${preview.purgedCount ?? 0} deleted).`);
     }

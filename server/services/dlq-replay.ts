@@ -1,6 +1,10 @@
 // Replay dead letters as a tracked background job (not an inline loop that holds a lock
 // on the table, as Oban's retry-all did):
-//   createReplayJob  — freezes the set (a selection, or everything matching a filter, minus
+//   previewReplay +
+//   replayPreview    — the console's two steps: freeze the set and show its count, then
+//                      make the job of exactly those ids (like the purge), so the count
+//                      confirmed is the count replayed.
+//   createReplayJob  — one step (REST, CLI): freezes the set (a selection, or everything matching a filter, minus
 //                      what is already replayed) into a job with its options (reset attempts,
 //                      rate), audited with the filter and counts in the same transaction.
 //                      A request id makes the call idempotent (double click, retried POST).
@@ -13,15 +17,18 @@ import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { recordAudit, type Actor } from '../db/audit';
 import { withTransaction } from '../db/pool';
-import { freezeReplaySet, insertReplayJob, replayJobIdByRequest } from '../db/create-replay-job';
+import { freezeReplaySet, insertReplayJob, replayJobIdByRequest, type ReplayScope } from '../db/create-replay-job';
+import { getPurgePreview, markPreviewApplied, type PurgePreviewRow } from '../db/purge-frozen-set';
+import type { DlqFilter } from '../core/dlq-filter';
+import { freezeDeadLetterSet, type PurgePreview } from './dlq-purge';
 import { getReplayJob, setReplayJobState, type ReplayJobRow } from '../db/replay-job-lease';
-import { dlqScopeInput, scopeKind } from './dlq-scope';
+import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
 import { parseInput } from '../core/validate-input';
+import { MAX_RATE_PER_S } from '../core/replay-rate';
 
-export const MAX_RATE_PER_S = 100_000;
+export { MAX_RATE_PER_S };
 
-export const replayInput = z.strictObject({
-  scope: dlqScopeInput,
+const replayOptions = {
   /** true: the replayed execution gets the task's full retry budget; false: only what is left (at least one attempt). */
   resetAttempts: z.boolean().default(true),
   /** Executions per second; null or absent = as fast as enqueue goes. */
@@ -33,8 +40,19 @@ export const replayInput = z.strictObject({
     .optional(),
   /** The client's key for this request (a UUID per dialog opening): repeats return the same job. */
   requestId: inputText.trim().min(8, 'must be at least 8 characters').max(100, 'is too long').optional(),
-});
+};
+
+/** One step: the set is frozen when the job is created (REST, CLI). */
+export const replayInput = z.strictObject({ scope: dlqScopeInput, ...replayOptions });
 export type ReplayInput = z.input<typeof replayInput>;
+
+/**
+ * The console's two steps, like the purge: previewReplay freezes the dead letters not yet
+ * replayed and shows their count; replayPreview makes the job from exactly those ids, so
+ * what arrives between the preview and the click is not replayed.
+ */
+export const replayPreviewInput = z.strictObject({ previewId: z.uuid('must be a preview id'), ...replayOptions });
+export type ReplayPreviewInput = z.input<typeof replayPreviewInput>;
 
 export interface ReplayJobCreated {
   job: ReplayJobRow | null;
@@ -50,13 +68,43 @@ export interface ReplayJobCreated {
 
 export async function createReplayJob(pool: pg.Pool, actor: Actor, input: ReplayInput, opts: { dryRun?: boolean } = {}): Promise<ReplayJobCreated> {
   const v = parseInput(replayInput, input);
-  const scope = scopeKind(v.scope);
+  return insertJob(pool, actor, v, scopeKind(v.scope), null, opts.dryRun === true);
+}
+
+/** Step 1 of the console's replay: freeze the dead letters not yet replayed (audited `dlq.replay.preview`). */
+export function previewReplay(pool: pg.Pool, actor: Actor, input: DlqScopeInput): Promise<PurgePreview> {
+  return freezeDeadLetterSet(pool, actor, input, 'replay');
+}
+
+/** Step 2: a job of exactly the preview's ids; the preview can be used once, before it expires. */
+export async function replayPreview(pool: pg.Pool, actor: Actor, input: ReplayPreviewInput): Promise<ReplayJobCreated> {
+  const v = parseInput(replayPreviewInput, input);
+  return insertJob(pool, actor, v, null, v.previewId, false);
+}
+
+type ReplayOptions = { resetAttempts: boolean; ratePerSecond?: number | null; requestId?: string };
+
+async function insertJob(
+  pool: pg.Pool,
+  actor: Actor,
+  v: ReplayOptions,
+  given: ReplayScope | null,
+  previewId: string | null,
+  dryRun: boolean,
+): Promise<ReplayJobCreated> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    let scope = given;
+    let preview: PurgePreviewRow | null = null;
+    if (previewId !== null) {
+      preview = await getPurgePreview(client, previewId, { lock: true });
+      if (!preview || preview.purpose !== 'replay') throw CoreError.notFound('replay preview');
+      scope = preview.scope === 'ids' ? { kind: 'ids', ids: (preview.filter as { ids: number[] }).ids } : { kind: 'filter', filter: preview.filter as DlqFilter };
+    }
     const jobId = await insertReplayJob(client, {
-      requestId: opts.dryRun ? null : (v.requestId ?? null),
-      scope,
+      requestId: dryRun ? null : (v.requestId ?? null),
+      scope: scope!,
       resetAttempts: v.resetAttempts,
       ratePerS: v.ratePerSecond ?? null,
       actor,
@@ -68,8 +116,10 @@ export async function createReplayJob(pool: pg.Pool, actor: Actor, input: Replay
       if (!job) throw new CoreError('CONFLICT', 'A replay with this request id is being created; try again.');
       return { job, total: job.total, alreadyReplayed: 0, byTask: [], existing: true, dryRun: false };
     }
-    const frozen = await freezeReplaySet(client, jobId, scope);
-    if (opts.dryRun) {
+    if (preview?.purgedAt) throw new CoreError('CONFLICT', `This set was already replayed by ${preview.purgedByLabel ?? 'someone'}; preview the replay again.`);
+    if (preview?.expired) throw new CoreError('PRECONDITION_FAILED', 'This preview has expired; preview the replay again to freeze a fresh set.');
+    const frozen = await freezeReplaySet(client, jobId, scope!, previewId ?? undefined);
+    if (dryRun) {
       await client.query('ROLLBACK');
       return { job: null, ...frozen, existing: false, dryRun: true };
     }
@@ -81,14 +131,16 @@ export async function createReplayJob(pool: pg.Pool, actor: Actor, input: Replay
           : 'Nothing to replay: no dead letters match.',
       );
     }
+    if (preview) await markPreviewApplied(client, preview.id, frozen.total, actor.label);
     await recordAudit(client, actor, {
       action: 'dlq.replay',
       targetType: 'dlq_replay_job',
       targetId: String(jobId),
       after: { total: frozen.total, resetAttempts: v.resetAttempts, ratePerSecond: v.ratePerSecond ?? null },
       meta: {
-        scope: scope.kind,
-        filter: scope.kind === 'filter' ? scope.filter : { ids: scope.ids.length > 100 ? `${scope.ids.length} ids` : scope.ids },
+        scope: scope!.kind,
+        filter: scope!.kind === 'filter' ? scope!.filter : { ids: scope!.ids.length > 100 ? `${scope!.ids.length} ids` : scope!.ids },
+        ...(preview ? { previewId: preview.id, frozen: preview.total } : {}),
         total: frozen.total,
         alreadyReplayed: frozen.alreadyReplayed,
         byTask: frozen.byTask,

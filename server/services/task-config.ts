@@ -53,7 +53,11 @@ export const rollbackInput = z.strictObject({
   to: version,
   basedOn: version,
   message: message.optional(),
+  /** Revert only this task to its definition in `to`; every other task stays as it is now. */
+  task: taskNameSchema.optional(),
 });
+
+export const previewRollbackInput = rollbackInput.omit({ message: true });
 
 export interface ConfigEditPreview {
   basedOn: number | null;
@@ -184,24 +188,61 @@ export async function setTaskPaused(db: pg.Pool, actor: Actor, input: z.output<t
   for (let attempt = 1; ; attempt++) {
     const p = await plan(db, undefined, (c) => withTaskPaused(c, input.task, input.paused));
     try {
-      return await store(db, actor, p, msg);
+      // Its own audit record beside config.apply: the field that changed and the version it made.
+      return await store(db, actor, p, msg, async (c, v) => {
+        await recordAudit(c, actor, {
+          action: input.paused ? 'task.pause' : 'task.resume',
+          targetType: 'task',
+          targetId: input.task,
+          before: { paused: !input.paused },
+          after: { paused: input.paused },
+          meta: { version: v, basedOn: p.basedOn },
+        });
+      });
     } catch (e) {
       if (!(isCoreError(e) && e.code === 'CONFLICT') || attempt >= 3) throw e;
     }
   }
 }
 
-/** What rolling back to `to` would change, against the latest version. */
-export async function previewRollback(db: pg.Pool, input: { to: number; basedOn?: number }): Promise<ConfigEditPreview> {
+/**
+ * The rollback edit: the whole config of `to`, or with `task` only that task's definition
+ * from `to` put into the current config (a per-task revert: other tasks' later edits stay).
+ * A task that did not exist in `to` is not removed by a revert (deleting has its own
+ * checks: idle, or drained); one that existed then and was deleted since comes back.
+ */
+function rollbackEdit(target: SluiceConfig, to: number, task: string | undefined): (c: SluiceConfig) => SluiceConfig {
+  if (task === undefined) return () => target;
+  const then = target.tasks.find((t) => t.name === task);
+  if (!then) {
+    throw new CoreError('PRECONDITION_FAILED', `task "${task}" did not exist in version ${to}; delete it from the task page instead`, {
+      fieldErrors: [{ path: 'task', message: `did not exist in version ${to}` }],
+    });
+  }
+  return (c) => withTask(c, then, c.tasks.some((t) => t.name === task) ? 'update' : 'create');
+}
+
+/** What rolling back to `to` (the whole config, or one task) would change, against the latest version. */
+export async function previewRollback(db: pg.Pool, input: { to: number; basedOn?: number; task?: string }): Promise<ConfigEditPreview> {
   const target = await configAtVersion(db, input.to);
-  const p = await plan(db, input.basedOn, () => target);
+  const p = await plan(db, input.basedOn, rollbackEdit(target, input.to, input.task));
   return { basedOn: p.basedOn, changes: groupChangesByTask(diffConfigs(p.before, p.after)) };
 }
 
-/** A new version equal to an older one; history is never rewritten. */
+/** A new version equal to an older one (or with one task as it was then); history is never rewritten. */
 export async function rollbackConfig(db: pg.Pool, actor: Actor, input: z.output<typeof rollbackInput>): Promise<AppliedEdit> {
   const target = await configAtVersion(db, input.to);
-  const p = await plan(db, input.basedOn, () => target);
-  return store(db, actor, p, input.message || `Roll back to version ${input.to}`);
+  const p = await plan(db, input.basedOn, rollbackEdit(target, input.to, input.task));
+  const msg = input.message || (input.task ? `Revert ${input.task} to version ${input.to}` : `Roll back to version ${input.to}`);
+  if (!input.task) return store(db, actor, p, msg);
+  return store(db, actor, p, msg, async (c, v) => {
+    await recordAudit(c, actor, {
+      action: 'task.revert',
+      targetType: 'task',
+      targetId: input.task!,
+      before: { version: p.basedOn },
+      after: { version: v, definitionFrom: input.to },
+      meta: { version: v, revertedTo: input.to, changes: diffConfigs(p.before, p.after) },
+    });
+  });
 }
-

@@ -113,5 +113,22 @@ describe('dlq router', () => {
       }),
       { numRuns: 40 },
     );
+    // The console's frozen replay: its preview, its confirmation and the job's executions.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          anyInput,
+          fc.record({ scope: fc.oneof(fc.record({ ids: fc.array(num, { maxLength: 5 }) }), fc.record({ filter })) }),
+          fc.record({ previewId: fc.oneof(fc.uuid(), fc.string()), ratePerSecond: fc.oneof(num, fc.constant(null)), resetAttempts: fc.anything(), requestId: fc.string() }, { requiredKeys: ['previewId'] }),
+          fc.record({ jobId: num, after: num, limit: num }, { requiredKeys: ['jobId'] }),
+        ),
+        async (input) => {
+          await check(op.dlq.previewReplay(input as never));
+          await check(op.dlq.replayPreview(input as never));
+          await check(op.dlq.replayExecutions(input as never));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -181,7 +181,7 @@ describe('keys view', () => {
 });
 
 describe('streams view', () => {
-  it('lists blocked streams oldest head first with a retrying head’s attempt and next retry', async () => {
+  it('lists blocked streams with a retrying head’s attempt and next retry', async () => {
     await applyTasks(db.pool, [{ name: 'st', partitions: 1, concurrency: 10, stream: { keyPath: 's' } }]);
     const me = await fakeCoordinator(db.pool, ['st']);
     await enqueue(db.pool, 'st', [
@@ -211,10 +211,10 @@ describe('streams view', () => {
     const enq = await db.pool.query<{ id: number; enqueued_at: Date }>(`SELECT id, enqueued_at FROM executions WHERE id = $1`, [a.id]);
     expect(ra!.headAgeMs).toBe(now.getTime() - enq.rows[0]!.enqueued_at.getTime());
 
-    // Pages: one stream per page, the cursor is the head's id.
+    // Pages: one stream per page, the cursor is the first-behind id (the rank).
     const p1 = await callerAs(db.pool, viewer).taskLoad.streams({ task: 'st', limit: 1 });
     expect(p1.rows.map((r) => r.stream)).toEqual(['a']);
-    expect(p1.nextCursor).toBe(a.id);
+    expect(p1.nextCursor).toBe(ra!.firstBehindId);
     const p2 = await callerAs(db.pool, viewer).taskLoad.streams({ task: 'st', limit: 1, after: p1.nextCursor! });
     expect(p2.rows.map((r) => r.stream)).toEqual(['c']);
     expect(p2.nextCursor).toBeNull();
@@ -225,6 +225,33 @@ describe('streams view', () => {
     await finishExecutions(db.pool, 'st', [{ id: c.id, leaseToken: c.leaseToken, outcome: 'succeeded' }]);
     const after = await getTaskStreams(db.pool, { task: 'st' });
     expect(after.rows.map((r) => r.stream)).toEqual(['a']);
+  });
+
+  it('sorts by how long the stream has been blocked (the oldest wait behind its head), not by the head’s age', async () => {
+    await applyTasks(db.pool, [{ name: 'sb', partitions: 1, concurrency: 10, stream: { keyPath: 's' } }]);
+    const me = await fakeCoordinator(db.pool, ['sb']);
+    // Heads of x (older head) and y (newer head), both running.
+    await enqueue(db.pool, 'sb', [{ payload: { s: 'x', n: 1 } }, { payload: { s: 'y', n: 1 } }]);
+    const heads = await claimExecutions(db.pool, me, 'sb', 10, 60_000);
+    expect(heads).toHaveLength(2);
+    // y gets work behind its head first; x only later, so y has been blocked longer although x's head is older.
+    await enqueue(db.pool, 'sb', [{ payload: { s: 'y', n: 2 } }]);
+    await db.pool.query(`UPDATE executions SET enqueued_at = enqueued_at - interval '10 minutes' WHERE task = 'sb' AND stream_key = 'y' AND state = 'blocked'`);
+    await enqueue(db.pool, 'sb', [{ payload: { s: 'x', n: 2 } }, { payload: { s: 'x', n: 3 } }]);
+    const now = new Date();
+    const v = await getTaskStreams(db.pool, { task: 'sb' }, now);
+    expect(v.rows.map((r) => r.stream)).toEqual(['y', 'x']);
+    const [ry, rx] = v.rows;
+    expect(rx!.headAgeMs).toBeGreaterThanOrEqual(ry!.headAgeMs); // x's head is the older one
+    expect(ry!.blockedForMs).toBeGreaterThan(rx!.blockedForMs);
+    expect(ry!.blockedForMs).toBeGreaterThanOrEqual(10 * 60_000);
+    expect(v.truncated).toBe(false);
+    // Pages follow the same rank.
+    const p1 = await getTaskStreams(db.pool, { task: 'sb', limit: 1 }, now);
+    expect(p1.rows.map((r) => r.stream)).toEqual(['y']);
+    const p2 = await getTaskStreams(db.pool, { task: 'sb', limit: 1, after: p1.nextCursor! }, now);
+    expect(p2.rows.map((r) => r.stream)).toEqual(['x']);
+    expect(p2.nextCursor).toBeNull();
   });
 
   it('can read the heads in id order from the stream head index', async () => {

@@ -1,8 +1,16 @@
-// Alerts: viewers list and inspect; operators acknowledge, silence and resolve (the
+// Alerts: viewers list and inspect; operators acknowledge, silence, un-silence and resolve (the
 // services audit each action in its transaction).
 import { z } from 'zod';
 import { alertDetailInput, alertListInput, getAlert, listAlerts } from '../../../presenters/alerts';
-import { acknowledgeAlertById, alertIdInput, resolveAlertById, silenceAlertById, silenceAlertInput } from '../../../services/alerts';
+import {
+  acknowledgeAlertById,
+  acknowledgeAlertInput,
+  alertIdInput,
+  resolveAlertById,
+  silenceAlertById,
+  silenceAlertInput,
+  unsilenceAlertById,
+} from '../../../services/alerts';
 import type { AlertRow } from '../../../db/alert-store';
 import { userActor } from '../../../services/auth';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
@@ -22,13 +30,17 @@ export const alertsRouter = router({
   get: viewerProcedure.input(alertDetailInput).query(({ ctx, input }) => getAlert(ctx.prisma, ctx.db, input)),
 
   acknowledge: operatorProcedure
-    .input(alertIdInput)
+    .input(acknowledgeAlertInput)
     .output(actionOutput)
     .mutation(async ({ ctx, input }) => view(await acknowledgeAlertById(ctx.db, userActor(ctx.user), input))),
   silence: operatorProcedure
     .input(silenceAlertInput)
     .output(actionOutput)
     .mutation(async ({ ctx, input }) => view(await silenceAlertById(ctx.db, userActor(ctx.user), input))),
+  unsilence: operatorProcedure
+    .input(alertIdInput)
+    .output(actionOutput)
+    .mutation(async ({ ctx, input }) => view(await unsilenceAlertById(ctx.db, userActor(ctx.user), input))),
   resolve: operatorProcedure
     .input(alertIdInput)
     .output(actionOutput)

@@ -3,7 +3,7 @@
 // (app/api/config/export) because it answers with a file, not JSON.
 import { z } from 'zod';
 import { taskChangeGroupSchema } from '../../../core/config-change-view';
-import { previewRollback, rollbackConfig, rollbackInput } from '../../../services/task-config';
+import { previewRollback, previewRollbackInput, rollbackConfig, rollbackInput } from '../../../services/task-config';
 import { userActor } from '../../../services/auth';
 import { exportConfigYaml, getConfigVersionView, historyInput, listConfigHistory } from '../../../presenters/config-history';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
@@ -23,7 +23,7 @@ export const configRouter = router({
     .query(({ ctx, input }) => exportConfigYaml(ctx.db, input.version)),
 
   previewRollback: operatorProcedure
-    .input(z.strictObject({ to: version, basedOn: version }))
+    .input(previewRollbackInput)
     .output(previewOutput)
     .mutation(({ ctx, input }) => previewRollback(ctx.db, input)),
 

@@ -14,8 +14,10 @@ import {
   replayJob,
   replayJobIdInput,
   replayJobListInput,
+  replayExecutions,
+  replayExecutionsInput,
 } from '../../../presenters/dead-letters';
-import { controlReplayInput, controlReplayJob, createReplayJob, replayInput } from '../../../services/dlq-replay';
+import { controlReplayInput, controlReplayJob, createReplayJob, previewReplay, replayInput, replayPreview, replayPreviewInput } from '../../../services/dlq-replay';
 import { previewPurge, purgeDeadLetters, purgeInput, purgePreviewStatus } from '../../../services/dlq-purge';
 import { dlqScopeInput } from '../../../services/dlq-scope';
 import { userActor } from '../../../services/auth';
@@ -29,11 +31,16 @@ export const dlqRouter = router({
   tasks: viewerProcedure.query(({ ctx }) => deadLetterTaskNames(ctx.db)),
 
   replayJobs: viewerProcedure.input(replayJobListInput).query(({ ctx, input }) => recentReplayJobs(ctx.db, input)),
+  replayExecutions: viewerProcedure.input(replayExecutionsInput).query(({ ctx, input }) => replayExecutions(ctx.db, input)),
   replayJob: viewerProcedure.input(replayJobIdInput).query(({ ctx, input }) => replayJob(ctx.db, input)),
 
   replay: operatorProcedure
     .input(replayInput.extend({ dryRun: z.boolean().default(false) }))
     .mutation(({ ctx, input: { dryRun, ...input } }) => createReplayJob(ctx.db, userActor(ctx.user), input, { dryRun })),
+  previewReplay: operatorProcedure
+    .input(z.strictObject({ scope: dlqScopeInput }))
+    .mutation(({ ctx, input }) => previewReplay(ctx.db, userActor(ctx.user), input.scope)),
+  replayPreview: operatorProcedure.input(replayPreviewInput).mutation(({ ctx, input }) => replayPreview(ctx.db, userActor(ctx.user), input)),
   controlReplay: operatorProcedure.input(controlReplayInput).mutation(({ ctx, input }) => controlReplayJob(ctx.db, userActor(ctx.user), input)),
 
   previewPurge: operatorProcedure

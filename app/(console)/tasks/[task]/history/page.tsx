@@ -27,7 +27,7 @@ export default async function TaskHistoryPage({ params, searchParams }: Props) {
     <HydrateClient>
       <PageHeader
         title={`History of ${task}`}
-        description="Versions that changed this task, with what they changed. Rolling back restores the whole config of that version."
+        description="Versions that changed this task, with what they changed. Reverting restores only this task as it was in that version; other tasks keep their current definitions (roll back the whole config from All versions)."
         actions={
           <>
             <Link href={`/tasks/${encodeURIComponent(task)}`} className={buttonClass('secondary')}>
