@@ -17,6 +17,8 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readPartitionWindowTotals, type WindowTotals } from '../db/read-window-totals';
 import { readPartitionHeadKeys } from '../db/read-partition-head-keys';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
+import { fitRange } from '../core/chart-scale';
+import { readChartMarkers, type ChartMarkerRow } from '../db/read-chart-markers';
 
 export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
 export const taskNameInput = inputText.min(1, 'is required').max(63, 'is too long');
@@ -48,7 +50,10 @@ export interface ChartPoint {
 
 export interface TaskCharts {
   task: string;
+  /** The range drawn: the one asked for, or a smaller one holding all of a young task's data (core/chart-scale fitRange). */
   range: TimeRange;
+  /** The range asked for. */
+  requestedRange: TimeRange;
   resolutionS: RollupResolution;
   from: number;
   to: number;
@@ -59,6 +64,35 @@ export interface TaskCharts {
   points: ChartPoint[];
   /** Buckets with any data; 0 means "no samples in this range" (the empty state). */
   pointsWithData: number;
+  /** Changes to mark on the time axis: config versions, pauses, replays, purges. */
+  markers: TaskChartMarker[];
+}
+
+export interface TaskChartMarker {
+  t: number;
+  kind: ChartMarkerRow['kind'];
+  label: string;
+  by: string;
+  href: string;
+}
+
+/** A marker row → what the chart draws and where its tooltip links. */
+export function toTaskChartMarker(task: string, m: ChartMarkerRow): TaskChartMarker {
+  const t = m.at.getTime();
+  const by = m.actor;
+  switch (m.kind) {
+    case 'config':
+    case 'pause':
+    case 'resume': {
+      const v = Number(m.ref);
+      const what = m.kind === 'config' ? `changed ${task}` : m.kind === 'pause' ? `paused ${task}` : `resumed ${task}`;
+      return { t, kind: m.kind, by, label: `v${v} · ${m.message || what}`, href: `/config/history?before=${v + 1}` };
+    }
+    case 'replay':
+      return { t, kind: m.kind, by, label: `Replay job ${m.ref}${m.count !== null ? ` · ${m.count} dead letter${m.count === 1 ? '' : 's'} of ${task}` : ''}`, href: `/audit?targetType=dlq_replay_job&targetId=${encodeURIComponent(m.ref)}` };
+    case 'purge':
+      return { t, kind: m.kind, by, label: `Purge${m.count !== null ? ` · ${m.count} dead letter${m.count === 1 ? '' : 's'} of ${task}` : ''}`, href: `/audit?targetType=dead_letters&targetId=${encodeURIComponent(m.ref)}` };
+  }
 }
 
 export interface DepthSeries {
@@ -150,8 +184,31 @@ export function readChartRows(db: Db, task: string, range: TimeRange, now: Date)
   return readTaskSeries(db, task, w.resolutionS, new Date(w.axis[0]!), now);
 }
 
+export interface FittedRows {
+  range: TimeRange;
+  requestedRange: TimeRange;
+  rows: SeriesBucketRow[];
+  markers: ChartMarkerRow[];
+}
+
+/**
+ * The rows of the range asked for, or — when the task's data is younger than half of it —
+ * of the smallest range that holds it (a second, finer read; only while a task is young).
+ */
+export async function readFittedChartRows(db: Db, task: string, requested: TimeRange, now: Date): Promise<FittedRows> {
+  const [rows, markers] = await Promise.all([
+    readChartRows(db, task, requested, now),
+    readChartMarkers(db, task, new Date(now.getTime() - TIME_RANGE_MS[requested]), now),
+  ]);
+  const first = rows[0]?.bucket.getTime();
+  const range = fitRange(requested, first === undefined ? null : now.getTime() - first);
+  if (range === requested) return { range, requestedRange: requested, rows, markers };
+  return { range, requestedRange: requested, rows: await readChartRows(db, task, range, now), markers };
+}
+
 /** Chart points over the window's axis from the series rows (missing buckets stay gaps). */
-export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date, rows: SeriesBucketRow[]): TaskCharts {
+export function buildTaskCharts(task: ActiveTaskRow, fitted: FittedRows, now: Date): TaskCharts {
+  const { range, requestedRange, rows, markers } = fitted;
   const { resolutionS, axis } = chartWindow(range, now);
   const byBucket = new Map(rows.map((r) => [r.bucket.getTime(), r]));
   const reduced = reduceDepthSeries(
@@ -161,6 +218,7 @@ export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date
   return {
     task: task.task,
     range,
+    requestedRange,
     resolutionS,
     from: axis[0]!,
     to: now.getTime(),
@@ -169,12 +227,13 @@ export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date
     depthSeries: reduced.series,
     points: reduced.points,
     pointsWithData: rows.length,
+    markers: markers.map((m) => toTaskChartMarker(task.task, m)),
   };
 }
 
 export async function getTaskCharts(db: Db, input: z.output<typeof taskChartsInput>, now = new Date()): Promise<TaskCharts> {
-  const [task, rows] = await Promise.all([findTask(db, input.task), readChartRows(db, input.task, input.range, now)]);
-  return buildTaskCharts(task, input.range, now, rows);
+  const [task, fitted] = await Promise.all([findTask(db, input.task), readFittedChartRows(db, input.task, input.range, now)]);
+  return buildTaskCharts(task, fitted, now);
 }
 
 // ─── Partition drill-down ──────────────────────────────────────────────────────────
