@@ -93,7 +93,7 @@ function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: num
   const { viewBox, kind, value, text } = props;
   if (!viewBox || viewBox.x === undefined || viewBox.y === undefined || viewBox.width === undefined) return null;
   return (
-    <g data-testid={`threshold-${kind}`} data-value={value}>
+    <g data-testid={`threshold-${kind}`} data-value={value} data-placement="line">
       <text
         x={viewBox.x + viewBox.width - 4}
         y={viewBox.y - 4}
@@ -353,15 +353,11 @@ export function ThresholdChart(p: ThresholdChartProps) {
           {y.offScale.length > 0 && thresholds && (
             <div className="pointer-events-none absolute top-0 right-3 flex gap-2 text-[10px] font-semibold" data-testid="threshold-offscale">
               {y.offScale.map(({ name: k }) => (
-                <span
-                  key={k}
-                  data-testid={`threshold-${k}`}
-                  data-value={thresholds[k]}
-                  data-placement="edge"
-                  title={`The ${k} line (${formatValue(thresholds[k], kind)}) is above this scale`}
-                  className={k === 'critical' ? 'text-danger' : 'text-warning'}
-                >
-                  ↑ {k} {formatValue(thresholds[k], kind)}
+                <span key={k} className={k === 'critical' ? 'text-danger' : 'text-warning'} title={`The ${k} line (${formatValue(thresholds[k], kind)}) is above this scale`}>
+                  <span aria-hidden="true">↑ </span>
+                  <span data-testid={`threshold-${k}`} data-value={thresholds[k]} data-placement="edge">
+                    {k} {formatValue(thresholds[k], kind)}
+                  </span>
                 </span>
               ))}
             </div>
