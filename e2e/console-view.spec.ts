@@ -37,7 +37,8 @@ async function youngTask(name: string, depth = 8): Promise<void> {
     times,
     values: (p, t) => ({ depth: depth + p + Math.round(2 * Math.sin(t / 20_000)), arrivals: 5, processed: 5, inFlight: 1 }),
   });
-  await rollupMetrics(e2eDb(), new Date(now));
+  // Back-filled samples: a rebuild rolls all of them (a normal tick only revisits the last few seconds).
+  await rollupMetrics(e2eDb(), new Date(now), { rebuild: true });
 }
 
 async function signIn(page: Page) {
@@ -63,7 +64,9 @@ test('charts of a 2-minute-old task draw across the plot, scaled to the data, in
     `SELECT min(bucket) AS first, count(*)::int AS n FROM metric_rollup_series WHERE task = $1 AND resolution_s = 10`,
     [task],
   );
+  // Two minutes of 10 s buckets, no older.
   expect(Date.now() - rolled.rows[0]!.first.getTime()).toBeLessThan(3 * 60_000);
+  expect(rolled.rows[0]!.n).toBeGreaterThanOrEqual(12);
   await signIn(page);
   await page.setViewportSize({ width: 1440, height: 900 });
   for (const range of ['1h', '7d'] as const) {
@@ -86,7 +89,7 @@ test('charts of a 2-minute-old task draw across the plot, scaled to the data, in
   await expect(depth.getByTestId('threshold-critical')).toHaveAttribute('data-placement', 'edge');
   await expect(depth.getByTestId('threshold-critical')).toHaveText('critical 6,000');
   // 1-2-5 ticks only.
-  const ticks = (await depth.locator('.recharts-yAxis .recharts-cartesian-axis-tick-value').allTextContents()).map((t) => Number(t.replace(/,/g, '')));
+  const ticks = (await depth.locator('[class*="recharts-yAxis"] .recharts-cartesian-axis-tick-value').allTextContents()).map((t) => Number(t.replace(/,/g, '')));
   expect(ticks.length).toBeGreaterThanOrEqual(3);
   const step = ticks[1]! - ticks[0]!;
   expect([1, 2, 5], `ticks ${ticks.join(", ")}`).toContain(step / 10 ** Math.floor(Math.log10(step)));
@@ -116,8 +119,10 @@ test('a config change shows as a marker on the charts, linking to its version', 
   const marker = depth.locator('[data-testid="chart-marker"][data-kind="pause"]');
   await expect(marker).toHaveCount(1);
   expect(Number(await marker.getAttribute('data-t'))).toBe(v.rows[0]!.created_at.getTime());
-  // On every chart of the task.
-  await expect(page.locator('[data-testid="chart-marker"][data-kind="pause"]')).toHaveCount(6);
+  // On every chart of the task that has data (this task reports no latency: p99 is empty).
+  const ready = await page.locator('[data-testid^="chart-"][data-state="ready"]').count();
+  expect(ready).toBeGreaterThanOrEqual(5);
+  await expect(page.locator('[data-testid="chart-marker"][data-kind="pause"]')).toHaveCount(ready);
   await marker.hover();
   const tip = page.getByTestId('chart-marker-tooltip');
   await expect(tip).toContainText(`v${v.rows[0]!.version} · Pause ${task}`);

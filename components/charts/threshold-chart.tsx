@@ -108,11 +108,12 @@ function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: num
   );
 }
 
-function MarkerFlag(props: { viewBox?: { x?: number; y?: number }; marker: ChartMarker; onHover: (m: ChartMarker | null, x: number) => void }) {
+/** A marker's flag, at the foot of its line (the top edge is where off-scale thresholds are named). */
+function MarkerFlag(props: { viewBox?: { x?: number; y?: number; height?: number }; marker: ChartMarker; onHover: (m: ChartMarker | null, x: number) => void }) {
   const { viewBox, marker, onHover } = props;
   if (!viewBox || viewBox.x === undefined || viewBox.y === undefined) return null;
   const x = viewBox.x;
-  const y = viewBox.y;
+  const y = viewBox.y + (viewBox.height ?? 0) + 1;
   return (
     <g
       data-testid="chart-marker"
@@ -259,7 +260,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
           )}
         </div>
       </figcaption>
-      <div className="relative px-1 pb-1" style={{ height }}>
+      <div className="relative px-1 pb-1" style={{ height }} onMouseLeave={() => setHovered(null)}>
         {p.loading ? (
           <div className="m-2 h-[calc(100%-1rem)] animate-pulse rounded bg-surface-2" aria-label="Loading chart" />
         ) : !hasData ? (
@@ -273,7 +274,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
           </div>
         ) : (
           <>
-          <LineChart responsive data={drawn} margin={{ top: 16, right: 10, bottom: 0, left: 0 }} style={{ width: '100%', height: '100%' }} onMouseLeave={() => setHovered(null)}>
+          <LineChart responsive data={drawn} margin={{ top: 16, right: 10, bottom: 0, left: 0 }} style={{ width: '100%', height: '100%' }}>
             <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
             <XAxis
               dataKey="t"
@@ -364,10 +365,9 @@ export function ThresholdChart(p: ThresholdChartProps) {
           )}
           {hovered && (
             <div
-              className="absolute top-5 z-10 w-56 rounded-md border border-border bg-surface px-2.5 py-2 text-[12px] shadow-lg"
+              className="absolute bottom-10 z-10 w-56 rounded-md border border-border bg-surface px-2.5 py-2 text-[12px] shadow-lg"
               style={{ left: `min(max(0px, ${hovered.x - 112}px), calc(100% - 14rem))` }}
               data-testid="chart-marker-tooltip"
-              onMouseLeave={() => setHovered(null)}
             >
               <div className="mb-0.5 flex items-center justify-between gap-2 text-[11px] text-muted">
                 <span className="font-semibold" style={{ color: MARKER_COLOR[hovered.marker.kind] }}>

@@ -200,10 +200,16 @@ export async function readFittedChartRows(db: Db, task: string, requested: TimeR
     readChartRows(db, task, requested, now),
     readChartMarkers(db, task, new Date(now.getTime() - TIME_RANGE_MS[requested]), now),
   ]);
-  const first = rows[0]?.bucket.getTime();
-  const range = fitRange(requested, first === undefined ? null : now.getTime() - first);
-  if (range === requested) return { range, requestedRange: requested, rows, markers };
-  return { range, requestedRange: requested, rows: await readChartRows(db, task, range, now), markers };
+  // A coarse first bucket overstates the data's age (a 2-minute-old task's 1 h bucket
+  // starts up to an hour ago), so fit again on the finer rows until the range holds.
+  let fitted = { range: requested, rows };
+  for (let i = 0; i < 3; i++) {
+    const first = fitted.rows[0]?.bucket.getTime();
+    const range = fitRange(fitted.range, first === undefined ? null : now.getTime() - first);
+    if (range === fitted.range) break;
+    fitted = { range, rows: await readChartRows(db, task, range, now) };
+  }
+  return { range: fitted.range, requestedRange: requested, rows: fitted.rows, markers };
 }
 
 /** Chart points over the window's axis from the series rows (missing buckets stay gaps). */
