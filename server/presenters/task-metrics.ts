@@ -10,7 +10,7 @@ import { thresholdsOf } from '../core/stored-definition';
 import type { TaskThresholds } from '../core/thresholds';
 import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
 import { drainForecastMs, imbalanceRatio, perSecond, rate } from '../core/metrics';
-import { bucketAxis, resolutionForRange, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
+import { bucketAxis, resolutionForRange, ROLLUP_RESOLUTIONS_S, ROLLUP_RETENTION_MS, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
 import { readTaskSeries, type SeriesBucketRow } from '../db/read-task-series';
 import { readActiveTasks, type ActiveTaskRow } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
@@ -19,6 +19,7 @@ import { readPartitionHeadKeys } from '../db/read-partition-head-keys';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { fitRange } from '../core/chart-scale';
 import { readChartMarkers, type ChartMarkerRow } from '../db/read-chart-markers';
+import { readFirstRollupBucket } from '../db/read-first-rollup-bucket';
 
 export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
 export const taskNameInput = inputText.min(1, 'is required').max(63, 'is too long');
@@ -196,16 +197,23 @@ export interface FittedRows {
  * of the smallest range that holds it (a second, finer read; only while a task is young).
  */
 export async function readFittedChartRows(db: Db, task: string, requested: TimeRange, now: Date): Promise<FittedRows> {
-  const [rows, markers] = await Promise.all([
-    readChartRows(db, task, requested, now),
+  // The finest roll-up dates the data to 10 s: when the task's first 10 s bucket lies
+  // inside that resolution's retention, the data is that young and the range is fitted
+  // before any rows are read (one read, as for an established task).
+  const finest = ROLLUP_RESOLUTIONS_S[0];
+  const kept = now.getTime() - ROLLUP_RETENTION_MS[finest];
+  const [first, markers] = await Promise.all([
+    readFirstRollupBucket(db, task, finest, new Date(kept)),
     readChartMarkers(db, task, new Date(now.getTime() - TIME_RANGE_MS[requested]), now),
   ]);
-  // A coarse first bucket overstates the data's age (a 2-minute-old task's 1 h bucket
-  // starts up to an hour ago), so fit again on the finer rows until the range holds.
-  let fitted = { range: requested, rows };
-  for (let i = 0; i < 3; i++) {
-    const first = fitted.rows[0]?.bucket.getTime();
-    const range = fitRange(fitted.range, first === undefined ? null : now.getTime() - first);
+  const young = first !== null && first.getTime() > kept + 60_000;
+  let fitted = { range: young ? fitRange(requested, now.getTime() - first.getTime()) : requested, rows: [] as SeriesBucketRow[] };
+  fitted.rows = await readChartRows(db, task, fitted.range, now);
+  // Older than the finest retention: the range's own rows decide; a coarse first bucket
+  // overstates the data's age, so fit again on the finer rows until the range holds.
+  for (let i = 0; !young && i < 3; i++) {
+    const start = fitted.rows[0]?.bucket.getTime();
+    const range = fitRange(fitted.range, start === undefined ? null : now.getTime() - start);
     if (range === fitted.range) break;
     fitted = { range, rows: await readChartRows(db, task, range, now) };
   }
