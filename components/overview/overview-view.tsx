@@ -159,10 +159,8 @@ export function OverviewView() {
   });
   const go = (p: Partial<OverviewParams>) => router.replace(overviewHref({ ...params, ...p }), { scroll: false });
   const data = q.data;
-  const now = useNow(params.live ? 1_000 : null);
   // Disconnected: the last refresh failed, or (live) no fresh data for STALE_AFTER_MS.
-  const ageMs = data ? now - q.dataUpdatedAt : 0;
-  const stale = Boolean(data) && (q.isError || (params.live && ageMs > STALE_AFTER_MS));
+  const stale = useStale(q.dataUpdatedAt, q.isError, params.live) && Boolean(data);
 
   // The task whose charts are shown stays put: the default (worst) task is written into
   // the URL once, so a re-sort of the cards never switches the charts to another task.
@@ -179,7 +177,7 @@ export function OverviewView() {
       {stale && data && (
         <div role="status" data-testid="overview-stale">
           <Callout tone="warning">
-            <strong>Disconnected — data is stale.</strong> Showing what was read at {formatUtc(new Date(q.dataUpdatedAt)).slice(11)} UTC ({formatDuration(ageMs)} ago)
+            <strong>Disconnected — data is stale.</strong> Showing what was read at {formatUtc(new Date(q.dataUpdatedAt)).slice(11)} UTC (<Age since={q.dataUpdatedAt} /> ago)
             {q.error ? `; the last refresh failed: ${q.error.message}` : ''}. {params.live ? 'Retrying every 10 s.' : ''}
           </Callout>
         </div>
@@ -238,16 +236,30 @@ export function OverviewView() {
   );
 }
 
-/** Date.now(), re-read every `everyMs` (null: once). */
-function useNow(everyMs: number | null): number {
+/**
+ * True when the last fetch failed, or (live) when no fresh data came for STALE_AFTER_MS.
+ * A timer set for that moment, not a clock: the page re-renders when the answer changes,
+ * not every second.
+ */
+function useStale(dataUpdatedAt: number, isError: boolean, live: boolean): boolean {
+  const [late, setLate] = useState(false);
+  useEffect(() => {
+    setLate(false);
+    if (!live || !dataUpdatedAt) return;
+    const id = setTimeout(() => setLate(true), Math.max(0, dataUpdatedAt + STALE_AFTER_MS - Date.now()));
+    return () => clearTimeout(id);
+  }, [dataUpdatedAt, live]);
+  return isError || late;
+}
+
+/** How long ago `since` was, ticking each second (only while shown). */
+function Age({ since }: { since: number }) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    setNow(Date.now());
-    if (everyMs === null) return;
-    const id = setInterval(() => setNow(Date.now()), everyMs);
+    const id = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(id);
-  }, [everyMs]);
-  return now;
+  }, []);
+  return <>{formatDuration(Math.max(0, now - since))}</>;
 }
 
 /**
