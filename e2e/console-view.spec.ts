@@ -132,27 +132,37 @@ test('a config change shows as a marker on the charts, linking to its version', 
 
 test('the chosen task stays chosen while the cards re-sort; a failing refresh shows stale, then recovers', async ({ page }) => {
   const suffix = randomBytes(3).toString('hex');
-  const [calm, jumper] = [`calm-${suffix}`, `jumper-${suffix}`];
+  const [calm, jumper, third] = [`calm-${suffix}`, `jumper-${suffix}`, `third-${suffix}`];
   await youngTask(calm, 3);
   await youngTask(jumper, 2);
-  await setPartitionDepths(e2eDb(), jumper, [0, 0]);
+  await youngTask(third, 2);
   await signIn(page);
   await page.setViewportSize({ width: 1440, height: 900 });
-  // No task in the address: the one shown is pinned into it, so a re-sort cannot switch it.
-  await page.goto('/');
-  await expect(page).toHaveURL(/[?&]task=/);
-  await page.getByTestId(`task-card-${calm}`).click();
-  await expect(page).toHaveURL(new RegExp(`task=${calm}`));
-  await expect(page.getByTestId('task-charts')).toHaveAttribute('data-task', calm);
   const order = () => page.locator('[data-testid^="task-card-"][data-status]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice('task-card-'.length)));
+  const charts = page.getByTestId('task-charts');
+  // No task in the address: the one first shown stays shown when the jumper goes critical
+  // (live counters) and its card moves up on the next refresh.
+  await page.goto('/');
+  await expect(charts).toHaveAttribute('data-task', /.+/);
+  const shown = (await charts.getAttribute('data-task'))!;
+  expect(shown).not.toBe(jumper);
   const before = await order();
-  // The jumper goes critical (live counters); the next refresh moves its card up.
   await setPartitionDepths(e2eDb(), jumper, [7000, 0]);
   await page.mouse.move(0, 0); // the pointer is off the cards: the order may change
   await expect(page.getByTestId(`task-card-${jumper}`)).toHaveAttribute('data-status', 'critical', { timeout: 25_000 });
   const after = await order();
   expect(after.indexOf(jumper)).toBeLessThan(before.indexOf(jumper));
-  await expect(page.getByTestId('task-charts')).toHaveAttribute('data-task', calm);
+  await expect(charts).toHaveAttribute('data-task', shown);
+
+  // A task picked by its card stays picked when the cards re-sort again (a third goes critical).
+  await page.getByTestId(`task-card-${calm}`).click();
+  await expect(page).toHaveURL(new RegExp(`task=${calm}`));
+  await expect(charts).toHaveAttribute('data-task', calm);
+  await page.mouse.move(0, 0);
+  await setPartitionDepths(e2eDb(), third, [7000, 0]);
+  await expect(page.getByTestId(`task-card-${third}`)).toHaveAttribute('data-status', 'critical', { timeout: 25_000 });
+  expect((await order()).indexOf(third)).toBeLessThan(after.indexOf(third));
+  await expect(charts).toHaveAttribute('data-task', calm);
   await expect(page.getByTestId(`task-card-${calm}`)).toHaveAttribute('aria-current', 'true');
   await expect(page).toHaveURL(new RegExp(`task=${calm}`));
 

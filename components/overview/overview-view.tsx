@@ -150,8 +150,13 @@ export function OverviewView() {
   const router = useRouter();
   const params = overviewParams((k) => sp.get(k));
   const trpc = useTRPC();
+  // The task whose charts are shown stays put: with none in the address, the first one
+  // shown (the worst then) is pinned for this view, so a re-sort of the cards never
+  // switches the charts to another task. (Pinned in state, not written into the address:
+  // a replace racing the operator's first click would undo the click.)
+  const [pinned, setPinned] = useState<string | null>(null);
   const q = useQuery({
-    ...trpc.metrics.overview.queryOptions(overviewQueryInput(params)),
+    ...trpc.metrics.overview.queryOptions(overviewQueryInput({ ...params, task: params.task ?? pinned ?? undefined })),
     refetchInterval: params.live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
     staleTime: 5_000,
@@ -162,12 +167,10 @@ export function OverviewView() {
   // Disconnected: the last refresh failed, or (live) no fresh data for STALE_AFTER_MS.
   const stale = useStale(q.dataUpdatedAt, q.isError, params.live) && Boolean(data);
 
-  // The task whose charts are shown stays put: the default (worst) task is written into
-  // the URL once, so a re-sort of the cards never switches the charts to another task.
   const selectedTask = data?.selectedTask ?? null;
   useEffect(() => {
-    if (!params.task && selectedTask) router.replace(overviewHref({ ...params, task: selectedTask }), { scroll: false });
-  }, [params, selectedTask, router]);
+    if (!params.task && !pinned && selectedTask) setPinned(selectedTask);
+  }, [params.task, pinned, selectedTask]);
 
   const cards = useHeldOrder(data?.cards ?? []);
 
