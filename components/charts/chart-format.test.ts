@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { formatDuration, formatTick, formatTooltipTime, formatValue, timeTicks } from './chart-format';
+import { formatAxisValue, formatDuration, formatTick, formatTooltipTime, formatValue, timeTicks } from './chart-format';
 
 describe('formatValue', () => {
   it.each([
@@ -50,4 +50,22 @@ describe('time axis', () => {
     const week = timeTicks(from, from + 7 * 86_400_000);
     expect(week.every((x) => x % 86_400_000 === 0)).toBe(true);
   });
+});
+
+describe('formatAxisValue', () => {
+  const nb = (s: string) => s.replace(/ /g, '\u00a0');
+  it.each([
+    [0.05, 'percent', 0.05, '5%'],
+    [0.025, 'percent', 0.005, '2.5%'],
+    [0.3, 'percent', 0.1, '30%'],
+    [1.5, 'ratio', 0.5, '1.5×'],
+    [4, 'ratio', 1, '4×'],
+    [1500, 'count', 500, '1,500'],
+    [20_000, 'count', 10_000, '20K'],
+    [0.2, 'rate', 0.1, '0.2/s'],
+    [0, 'ms', 30_000, '0'],
+    [90_000, 'ms', 30_000, nb('1 m 30 s')],
+    [1_500, 'ms', 500, nb('1.5 s')],
+  ] as const)('%s as %s (step %s) → %s', (v, kind, step, want) => expect(formatAxisValue(v, kind, step)).toBe(want));
+  it('never breaks a duration across lines', () => expect(formatAxisValue(150_000, 'ms', 30_000)).not.toContain(' '));
 });

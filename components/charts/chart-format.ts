@@ -25,6 +25,34 @@ export function formatValue(v: number | null | undefined, kind: ValueKind): stri
   }
 }
 
+/**
+ * A y-axis tick at a scale step (core/chart-scale yScale): as many decimals as the step
+ * needs and no more (5%, 2.5%, 0.5×), durations in clock units, and no breaking spaces —
+ * an SVG tick wraps at a space, and "2 m" over "30 s" read as two ticks.
+ */
+export function formatAxisValue(v: number, kind: ValueKind, step: number): string {
+  const decimals = (x: number) => Math.min(6, Math.max(0, -Math.floor(Math.log10(x) + 1e-9)));
+  let out: string;
+  switch (kind) {
+    case 'percent':
+      out = `${(v * 100).toFixed(step > 0 ? decimals(step * 100) : 0)}%`;
+      break;
+    case 'ratio':
+      out = `${v.toFixed(step > 0 ? decimals(step) : 0)}×`;
+      break;
+    case 'count':
+      out = Math.abs(v) >= 10_000 ? compact.format(v) : plain.format(v);
+      break;
+    case 'rate':
+      out = `${Math.abs(v) >= 10_000 ? compact.format(v) : v.toFixed(step > 0 ? decimals(step) : 0)}/s`;
+      break;
+    case 'ms':
+      out = v === 0 ? '0' : formatDuration(v);
+      break;
+  }
+  return out.replace(/ /g, '\u00a0');
+}
+
 /** 850 ms, 1.5 s, 2 m 5 s, 3 h 20 m, 2 d 4 h. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '—';

@@ -3,10 +3,12 @@
 // lines (labelled, with data-testid/data-value so tests can read what was drawn), faint
 // bands above them, breach points coloured, a tooltip listing every series at that
 // bucket, a legend, and honest loading / empty states. Gaps in the data stay gaps.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
+import Link from 'next/link';
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { cx } from '@/components/ui/class-names';
-import { formatTick, formatTooltipTime, formatValue, timeTicks, type ValueKind } from './chart-format';
+import { firstDataAt, fitTimeDomain, peakOf, yScale, type YThreshold } from '@/server/core/chart-scale';
+import { formatAxisValue, formatTick, formatTooltipTime, formatValue, timeTicks, type ValueKind } from './chart-format';
 
 export interface SeriesDef {
   key: string;
@@ -23,6 +25,28 @@ export interface Thresholds {
   warning: number;
   critical: number;
 }
+
+/** A change drawn on the time axis: a config version applied, a pause, a replay, a purge. */
+export interface ChartMarker {
+  /** ms epoch. */
+  t: number;
+  kind: 'config' | 'pause' | 'resume' | 'replay' | 'purge';
+  /** One line, e.g. "v12 · lower tenant limit". */
+  label: string;
+  /** Who did it. */
+  by?: string;
+  href: string;
+}
+
+const MARKER_COLOR: Record<ChartMarker['kind'], string> = {
+  config: 'var(--accent)',
+  pause: 'var(--warning)',
+  resume: 'var(--success)',
+  replay: 'var(--success)',
+  purge: 'var(--danger)',
+};
+const MARKER_GLYPH: Record<ChartMarker['kind'], string> = { config: 'V', pause: 'P', resume: 'R', replay: '↻', purge: '✕' };
+const MARKER_NAME: Record<ChartMarker['kind'], string> = { config: 'Config applied', pause: 'Paused', resume: 'Resumed', replay: 'Replay', purge: 'Purge' };
 
 export interface ThresholdChartProps {
   /** Used for data-testid="chart-<id>". */
@@ -41,6 +65,13 @@ export interface ThresholdChartProps {
   /** Shown under the chart instead of per-series entries (e.g. "64 partitions"). */
   legendNote?: string;
   emptyText?: string;
+  /** Changes to mark on the time axis (optional). */
+  markers?: ChartMarker[];
+  /**
+   * Start the x-axis where this chart's data starts (default). Off when a grid of charts
+   * shares one fitted axis (TaskChartsGrid) so they line up.
+   */
+  fitX?: boolean;
 }
 
 type Status = 'ok' | 'warning' | 'critical' | 'unknown';
@@ -62,7 +93,7 @@ function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: num
   const { viewBox, kind, value, text } = props;
   if (!viewBox || viewBox.x === undefined || viewBox.y === undefined || viewBox.width === undefined) return null;
   return (
-    <g data-testid={`threshold-${kind}`} data-value={value}>
+    <g data-testid={`threshold-${kind}`} data-value={value} data-placement="line">
       <text
         x={viewBox.x + viewBox.width - 4}
         y={viewBox.y - 4}
@@ -72,6 +103,29 @@ function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: num
         fill={kind === 'critical' ? 'var(--danger)' : 'var(--warning)'}
       >
         {text}
+      </text>
+    </g>
+  );
+}
+
+/** A marker's flag, at the foot of its line (the top edge is where off-scale thresholds are named). */
+function MarkerFlag(props: { viewBox?: { x?: number; y?: number; height?: number }; marker: ChartMarker; onHover: (m: ChartMarker | null, x: number) => void }) {
+  const { viewBox, marker, onHover } = props;
+  if (!viewBox || viewBox.x === undefined || viewBox.y === undefined) return null;
+  const x = viewBox.x;
+  const y = viewBox.y + (viewBox.height ?? 0) + 1;
+  return (
+    <g
+      data-testid="chart-marker"
+      data-kind={marker.kind}
+      data-t={marker.t}
+      style={{ cursor: 'pointer' }}
+      onMouseEnter={() => onHover(marker, x)}
+      onClick={() => onHover(marker, x)}
+    >
+      <rect x={x - 6} y={y - 13} width={12} height={12} rx={2} fill={MARKER_COLOR[marker.kind]} />
+      <text x={x} y={y - 4} textAnchor="middle" fontSize={8} fontWeight={700} fill="var(--surface)">
+        {MARKER_GLYPH[marker.kind]}
       </text>
     </g>
   );
@@ -133,11 +187,30 @@ function ChartTooltip({ active, payload, label, kind, thresholds, resolutionS }:
 }
 
 export function ThresholdChart(p: ThresholdChartProps) {
-  const { rows, series, kind, thresholds, from, to, resolutionS, height = 190 } = p;
+  const { rows, series, kind, thresholds, to, resolutionS, height = 190 } = p;
+  const markers = p.markers ?? [];
+  const [hovered, setHovered] = useState<{ marker: ChartMarker; x: number } | null>(null);
   const hasData = useMemo(() => rows.some((r) => series.some((s) => r[s.key] !== null && r[s.key] !== undefined)), [rows, series]);
   const current = latest(rows, series);
   const status = statusOf(current, thresholds);
+  // The x-axis starts where the data does (a young task fills the width); the y-axis fits
+  // the data, with 1-2-5 ticks, and thresholds far above it named at the top edge.
+  const keys = useMemo(() => series.map((s) => s.key), [series]);
+  const fitX = p.fitX ?? true;
+  const x = useMemo(
+    () => (fitX ? fitTimeDomain(p.from, to, firstDataAt(rows, keys), resolutionS * 1000) : { from: p.from, to, fitted: false }),
+    [fitX, p.from, to, rows, keys, resolutionS],
+  );
+  const from = x.from;
+  // Buckets before the fitted start are empty; left in, they would stretch the axis back.
+  const drawn = useMemo(() => rows.filter((r) => r.t >= x.from), [rows, x]);
   const ticks = useMemo(() => timeTicks(from, to), [from, to]);
+  const y = useMemo(() => {
+    const th: YThreshold[] = thresholds ? [{ name: 'warning', value: thresholds.warning }, { name: 'critical', value: thresholds.critical }] : [];
+    return yScale(peakOf(rows, keys), kind, th);
+  }, [rows, keys, kind, thresholds]);
+  const axisWidth = useMemo(() => Math.max(30, 8 + 6 * Math.max(...y.ticks.map((v) => formatAxisValue(v, kind, y.step).length))), [y, kind]);
+  const visibleMarkers = markers.filter((m) => m.t >= from && m.t <= to);
   const breachDot = (color: string) =>
     function Dot(props: { cx?: number; cy?: number; value?: number | null; index?: number }) {
       const v = props.value;
@@ -164,6 +237,10 @@ export function ThresholdChart(p: ThresholdChartProps) {
       data-testid={`chart-${p.id}`}
       data-state={p.loading ? 'loading' : hasData ? 'ready' : 'empty'}
       data-points={rows.length}
+      data-x-from={from}
+      data-x-to={to}
+      data-x-fitted={x.fitted ? 'true' : 'false'}
+      data-y-max={y.domain[1]}
       aria-label={p.title}
     >
       <figcaption className="flex items-start justify-between gap-3 px-3 pt-2.5">
@@ -183,7 +260,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
           )}
         </div>
       </figcaption>
-      <div className="relative px-1 pb-1" style={{ height }}>
+      <div className="relative px-1 pb-1" style={{ height }} onMouseLeave={() => setHovered(null)}>
         {p.loading ? (
           <div className="m-2 h-[calc(100%-1rem)] animate-pulse rounded bg-surface-2" aria-label="Loading chart" />
         ) : !hasData ? (
@@ -196,7 +273,8 @@ export function ThresholdChart(p: ThresholdChartProps) {
             )}
           </div>
         ) : (
-          <LineChart responsive data={rows} margin={{ top: 14, right: 10, bottom: 0, left: 0 }} style={{ width: '100%', height: '100%' }}>
+          <>
+          <LineChart responsive data={drawn} margin={{ top: 16, right: 10, bottom: 0, left: 0 }} style={{ width: '100%', height: '100%' }}>
             <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
             <XAxis
               dataKey="t"
@@ -211,32 +289,46 @@ export function ThresholdChart(p: ThresholdChartProps) {
               minTickGap={24}
             />
             <YAxis
-              width={54}
-              tickFormatter={(v: number) => formatValue(v, kind)}
+              width={axisWidth}
+              tickFormatter={(v: number) => formatAxisValue(v, kind, y.step)}
               tick={{ fontSize: 10, fill: 'var(--subtle)' }}
               tickLine={false}
               axisLine={false}
-              allowDecimals={kind !== 'count'}
-              domain={[0, 'auto']}
+              domain={y.domain}
+              ticks={y.ticks}
+              interval={0}
             />
             {thresholds && (
               <>
-                <ReferenceArea y1={thresholds.warning} y2={thresholds.critical} fill="var(--warning)" fillOpacity={0.05} ifOverflow="hidden" />
-                <ReferenceArea y1={thresholds.critical} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />
-                {(['warning', 'critical'] as const).map((k) => (
+                {thresholds.warning < y.domain[1] && (
+                  <ReferenceArea y1={thresholds.warning} y2={Math.min(thresholds.critical, y.domain[1])} fill="var(--warning)" fillOpacity={0.05} ifOverflow="hidden" />
+                )}
+                {thresholds.critical < y.domain[1] && <ReferenceArea y1={thresholds.critical} y2={y.domain[1]} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />}
+                {y.shown.map(({ name: k }) => (
                   <ReferenceLine
                     key={k}
                     y={thresholds[k]}
                     stroke={k === 'critical' ? 'var(--danger)' : 'var(--warning)'}
                     strokeDasharray="5 4"
                     strokeWidth={1.25}
-                    ifOverflow="extendDomain"
+                    ifOverflow="hidden"
                     className={`threshold-${k}`}
                     label={<ThresholdLabel kind={k} value={thresholds[k]} text={`${k} ${formatValue(thresholds[k], kind)}`} />}
                   />
                 ))}
               </>
             )}
+            {visibleMarkers.map((m, i) => (
+              <ReferenceLine
+                key={`m${i}`}
+                x={m.t}
+                stroke={MARKER_COLOR[m.kind]}
+                strokeOpacity={0.7}
+                strokeDasharray="2 3"
+                ifOverflow="discard"
+                label={<MarkerFlag marker={m} onHover={(mk, px) => setHovered(mk ? { marker: mk, x: px } : null)} />}
+              />
+            ))}
             <Tooltip
               content={<ChartTooltip kind={kind} thresholds={thresholds} resolutionS={resolutionS} />}
               cursor={{ stroke: 'var(--border-strong)', strokeWidth: 1 }}
@@ -259,6 +351,40 @@ export function ThresholdChart(p: ThresholdChartProps) {
               />
             ))}
           </LineChart>
+          {y.offScale.length > 0 && thresholds && (
+            <div className="pointer-events-none absolute top-0 right-3 flex gap-2 text-[10px] font-semibold" data-testid="threshold-offscale">
+              {y.offScale.map(({ name: k }) => (
+                <span key={k} className={k === 'critical' ? 'text-danger' : 'text-warning'} title={`The ${k} line (${formatValue(thresholds[k], kind)}) is above this scale`}>
+                  <span aria-hidden="true">↑ </span>
+                  <span data-testid={`threshold-${k}`} data-value={thresholds[k]} data-placement="edge">
+                    {k} {formatValue(thresholds[k], kind)}
+                  </span>
+                </span>
+              ))}
+            </div>
+          )}
+          {hovered && (
+            <div
+              className="absolute bottom-10 z-10 w-56 rounded-md border border-border bg-surface px-2.5 py-2 text-[12px] shadow-lg"
+              style={{ left: `min(max(0px, ${hovered.x - 112}px), calc(100% - 14rem))` }}
+              data-testid="chart-marker-tooltip"
+            >
+              <div className="mb-0.5 flex items-center justify-between gap-2 text-[11px] text-muted">
+                <span className="font-semibold" style={{ color: MARKER_COLOR[hovered.marker.kind] }}>
+                  {MARKER_NAME[hovered.marker.kind]}
+                </span>
+                <span className="font-mono">{formatTooltipTime(hovered.marker.t, 1).replace(/ · .*$/, '')}</span>
+              </div>
+              <div className="truncate text-fg" title={hovered.marker.label}>
+                {hovered.marker.label}
+              </div>
+              {hovered.marker.by && <div className="truncate text-[11px] text-subtle">by {hovered.marker.by}</div>}
+              <Link href={hovered.marker.href} className="mt-1 inline-block text-[12px] text-accent hover:underline" data-testid="chart-marker-link">
+                Open →
+              </Link>
+            </div>
+          )}
+          </>
         )}
       </div>
       {!p.loading && hasData && (

@@ -1,6 +1,6 @@
-// The executions list. Key columns first (id, state, task), the id column stays put while
-// the rest scrolls sideways on a narrow screen; group keys link to the same list filtered
-// by that key. Rendered on the server: plain links, no client code.
+// The executions list. Key columns first (id, state, task); group keys link to the same
+// list filtered by that key. On a phone (below md) each row is a card instead, so nothing
+// scrolls sideways. Rendered on the server: plain links, no client code.
 import Link from 'next/link';
 import type { ExecutionListRow } from '@/server/presenters/execution';
 import type { ExecutionFilter, ExecutionOrder } from '@/server/core/execution-filter';
@@ -18,6 +18,24 @@ function Note({ r }: { r: ExecutionListRow }) {
   return null;
 }
 
+/** A row's group keys and stream key, each linking to the list filtered by it. */
+function KeyLinks({ r, filter, order }: { r: ExecutionListRow; filter: ExecutionFilter; order: ExecutionOrder }) {
+  return (
+    <>
+      {Object.entries(r.groups).map(([g, k]) => (
+        <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="break-all text-muted hover:text-fg hover:underline">
+          {g}={k}
+        </Link>
+      ))}
+      {r.streamKey && (
+        <Link href={executionsHref({ ...filter, stream: r.streamKey }, { order })} className="break-all text-muted hover:text-fg hover:underline">
+          stream {r.streamKey}
+        </Link>
+      )}
+    </>
+  );
+}
+
 export function ExecutionTable({ items, filter, order }: { items: ExecutionListRow[]; filter: ExecutionFilter; order: ExecutionOrder }) {
   // Filtered by a task, every row has it: the column would only push the keys off a phone's screen.
   const showTask = filter.task === undefined;
@@ -29,6 +47,42 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
     );
   }
   return (
+    <>
+    <ul className="divide-y divide-border md:hidden" aria-label="Executions" data-testid="execution-cards">
+      {items.map((r) => (
+        <li key={r.id} className="flex flex-col gap-1 px-3 py-2.5 text-[12px]" data-testid={`execution-card-${r.id}`}>
+          <div className="flex items-center justify-between gap-2">
+            <Link href={`/executions/${r.id}`} className="font-mono text-[13px] text-accent hover:underline">
+              #{r.id}
+            </Link>
+            <ExecutionStateBadge state={r.state} />
+          </div>
+          <div className="flex flex-wrap items-center gap-x-2 font-mono text-muted">
+            {showTask && (
+              <Link href={executionsHref({ ...filter, task: r.task }, { order })} className="text-fg hover:underline">
+                {r.task}
+              </Link>
+            )}
+            <span className="text-subtle">p{r.partition}</span>
+            <span className="text-subtle">· {r.attempts} {r.attempts === 1 ? 'try' : 'tries'}</span>
+            <KeyLinks r={r} filter={filter} order={order} />
+          </div>
+          <div className="text-muted">
+            <Timestamp date={r.enqueuedAt} />
+            {r.finishedAt && (
+              <>
+                {' → '}
+                <Timestamp date={r.finishedAt} />
+              </>
+            )}
+          </div>
+          <div className="min-w-0 truncate">
+            <Note r={r} />
+          </div>
+        </li>
+      ))}
+    </ul>
+    <div className="hidden md:block">
     <Table aria-label="Executions">
       <thead>
         <tr>
@@ -64,16 +118,7 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
             )}
             <Td className="font-mono text-[12px]">
               <span className="flex max-w-72 flex-wrap gap-x-2 gap-y-0.5">
-                {Object.entries(r.groups).map(([g, k]) => (
-                  <Link key={g} href={executionsHref({ ...filter, group: `${g}=${k}` }, { order })} className="break-all text-muted hover:text-fg hover:underline">
-                    {g}={k}
-                  </Link>
-                ))}
-                {r.streamKey && (
-                  <Link href={executionsHref({ ...filter, stream: r.streamKey }, { order })} className="break-all text-muted hover:text-fg hover:underline">
-                    stream {r.streamKey}
-                  </Link>
-                )}
+                <KeyLinks r={r} filter={filter} order={order} />
                 {Object.keys(r.groups).length === 0 && !r.streamKey && <span className="text-subtle">—</span>}
               </span>
             </Td>
@@ -97,5 +142,7 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
         ))}
       </tbody>
     </Table>
+    </div>
+    </>
   );
 }

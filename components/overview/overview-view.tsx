@@ -5,6 +5,7 @@
 import Link from 'next/link';
 import { executionsHref } from '@/components/executions/execution-search-params';
 import { useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
 import type { Overview, TaskCard } from '@/server/presenters/overview';
@@ -14,11 +15,14 @@ import { Callout } from '@/components/ui/callout';
 import { Command, EmptyState } from '@/components/ui/empty-state';
 import { cx } from '@/components/ui/class-names';
 import { formatDuration, formatValue, type ValueKind } from '@/components/charts/chart-format';
+import { formatUtc } from '@/components/ui/timestamp';
 import { LiveToggle, RangePicker } from './range-picker';
 import { TaskChartsGrid } from './task-charts';
 import { overviewHref, overviewParams, overviewQueryInput, type OverviewParams } from './overview-search-params';
 
 export const REFRESH_MS = 10_000;
+/** Live data older than this (two missed refreshes and a half) is called stale. */
+export const STALE_AFTER_MS = 25_000;
 
 const STATUS_TONE: Record<ThresholdStatus, Tone> = { ok: 'success', warning: 'warning', critical: 'danger', unknown: 'neutral' };
 const STATUS_LABEL: Record<ThresholdStatus, string> = { ok: 'Healthy', warning: 'Warning', critical: 'Critical', unknown: 'No data' };
@@ -77,8 +81,11 @@ function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
   );
 }
 
+const SEVERITY_RANK: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
+
 function TaskCardView({ card, selected, href }: { card: TaskCard; selected: boolean; href: string }) {
-  const breaches = card.health.breaches;
+  // Critical breaches first, like the alerts.
+  const breaches = [...card.health.breaches].sort((a, b) => SEVERITY_RANK[card.health.metrics[a].status] - SEVERITY_RANK[card.health.metrics[b].status]);
   const alerts = card.openAlerts.critical + card.openAlerts.warning;
   return (
     <li>
@@ -99,7 +106,9 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
           <span className="truncate font-mono text-[13px] font-semibold">{card.task}</span>
           <span className="flex items-center gap-1">
             {card.paused && <Badge>Paused</Badge>}
-            <StatusBadge status={card.worst} />
+            <span title={card.worstFrom === 'alerts' ? 'From firing alerts; the metrics are within thresholds now' : undefined} data-testid="task-card-status">
+              <StatusBadge status={card.worst} />
+            </span>
           </span>
         </div>
         <dl className="grid grid-cols-3 gap-2 text-[11px]">
@@ -120,7 +129,11 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
           </div>
         </dl>
         <div className="mt-auto flex min-h-5 flex-wrap items-center gap-1 text-[11px]">
-          {breaches.length === 0 && <span className="text-subtle">{card.worst === 'unknown' ? 'No samples yet' : 'All metrics within thresholds'}</span>}
+          {breaches.length === 0 && (
+            <span className="text-subtle">
+              {card.worst === 'unknown' ? 'No samples yet' : card.worstFrom === 'alerts' ? 'Metrics back within thresholds' : 'All metrics within thresholds'}
+            </span>
+          )}
           {breaches.map((m) => (
             <Badge key={m} tone={card.health.metrics[m].status === 'critical' ? 'danger' : 'warning'}>
               {METRIC_LABEL[m]} {formatValue(card.health.metrics[m].value, METRIC_KIND[m])}
@@ -138,18 +151,41 @@ export function OverviewView() {
   const router = useRouter();
   const params = overviewParams((k) => sp.get(k));
   const trpc = useTRPC();
+  // The task whose charts are shown stays put: with none in the address, the first one
+  // shown (the worst then) is pinned for this view, so a re-sort of the cards never
+  // switches the charts to another task. (Pinned in state, not written into the address:
+  // a replace racing the operator's first click would undo the click.)
+  const [pinned, setPinned] = useState<string | null>(null);
   const q = useQuery({
-    ...trpc.metrics.overview.queryOptions(overviewQueryInput(params)),
+    ...trpc.metrics.overview.queryOptions(overviewQueryInput({ ...params, task: params.task ?? pinned ?? undefined })),
     refetchInterval: params.live ? REFRESH_MS : false,
     placeholderData: keepPreviousData,
     staleTime: 5_000,
+    retry: 1,
   });
   const go = (p: Partial<OverviewParams>) => router.replace(overviewHref({ ...params, ...p }), { scroll: false });
   const data = q.data;
+  // Disconnected: the last refresh failed, or (live) no fresh data for STALE_AFTER_MS.
+  const stale = useStale(q.dataUpdatedAt, q.isError, params.live) && Boolean(data);
+
+  const selectedTask = data?.selectedTask ?? null;
+  useEffect(() => {
+    if (!params.task && !pinned && selectedTask) setPinned(selectedTask);
+  }, [params.task, pinned, selectedTask]);
+
+  const cards = useHeldOrder(data?.cards ?? []);
 
   return (
     <div className="flex flex-col gap-4">
-      {q.error && <Callout tone="danger">Could not load the overview: {q.error.message}</Callout>}
+      {q.error && !data && <Callout tone="danger">Could not load the overview: {q.error.message}</Callout>}
+      {stale && data && (
+        <div role="status" data-testid="overview-stale">
+          <Callout tone="warning">
+            <strong>Disconnected — data is stale.</strong> Showing what was read at {formatUtc(new Date(q.dataUpdatedAt)).slice(11)} UTC (<Age since={q.dataUpdatedAt} /> ago)
+            {q.error ? `; the last refresh failed: ${q.error.message}` : ''}. {params.live ? 'Retrying every 10 s.' : ''}
+          </Callout>
+        </div>
+      )}
       {data && <FleetStrip fleet={data.fleet} />}
       {data && data.cards.length === 0 && (
         <section className="rounded-lg border border-border bg-surface">
@@ -163,8 +199,8 @@ export function OverviewView() {
           <h2 id="overview-tasks" className="mb-2 text-[13px] font-semibold">
             Tasks <span className="font-normal text-subtle">— worst first; pick one to chart it</span>
           </h2>
-          <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-4" data-testid="task-cards">
-            {data.cards.map((c) => (
+          <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-4" data-testid="task-cards" {...cards.holdProps}>
+            {cards.list.map((c) => (
               <TaskCardView key={c.task} card={c} selected={c.task === data.selectedTask} href={overviewHref({ ...params, task: c.task })} />
             ))}
           </ul>
@@ -193,7 +229,7 @@ export function OverviewView() {
               </Link>
             </h2>
             <div className="flex items-center gap-2">
-              <LiveToggle live={params.live} fetching={q.isFetching} onChange={(live) => go({ live })} />
+              <LiveToggle live={params.live} fetching={q.isFetching} stale={stale} onChange={(live) => go({ live })} />
               <RangePicker value={params.range} onChange={(range) => go({ range })} />
             </div>
           </div>
@@ -202,4 +238,60 @@ export function OverviewView() {
       )}
     </div>
   );
+}
+
+/**
+ * True when the last fetch failed, or (live) when no fresh data came for STALE_AFTER_MS.
+ * A timer set for that moment, not a clock: the page re-renders when the answer changes,
+ * not every second.
+ */
+function useStale(dataUpdatedAt: number, isError: boolean, live: boolean): boolean {
+  const [late, setLate] = useState(false);
+  useEffect(() => {
+    setLate(false);
+    if (!live || !dataUpdatedAt) return;
+    const id = setTimeout(() => setLate(true), Math.max(0, dataUpdatedAt + STALE_AFTER_MS - Date.now()));
+    return () => clearTimeout(id);
+  }, [dataUpdatedAt, live]);
+  return isError || late;
+}
+
+/** How long ago `since` was, ticking each second (only while shown). */
+function Age({ since }: { since: number }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(id);
+  }, []);
+  return <>{formatDuration(Math.max(0, now - since))}</>;
+}
+
+/**
+ * The cards in the server's order (worst first), except while the pointer or focus is in
+ * the list: then the order on screen holds (new cards go last), so a card does not move
+ * under the cursor between a refresh and the click.
+ */
+function useHeldOrder(cards: TaskCard[]): { list: TaskCard[]; holdProps: Record<string, unknown> } {
+  const [holding, setHolding] = useState(false);
+  const shown = useRef<string[]>([]);
+  let list = cards;
+  if (holding && shown.current.length) {
+    const rank = new Map(shown.current.map((t, i) => [t, i]));
+    list = [...cards].sort((a, b) => (rank.get(a.task) ?? Infinity) - (rank.get(b.task) ?? Infinity));
+  }
+  useEffect(() => {
+    shown.current = list.map((c) => c.task);
+  });
+  return {
+    list,
+    holdProps: {
+      'data-held': holding ? 'true' : 'false',
+      onPointerEnter: () => setHolding(true),
+      onPointerLeave: () => setHolding(false),
+      onFocus: () => setHolding(true),
+      onBlur: (e: React.FocusEvent<HTMLElement>) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setHolding(false);
+      },
+    },
+  };
 }

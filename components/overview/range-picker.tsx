@@ -29,17 +29,22 @@ export function RangePicker({ value, onChange }: { value: TimeRange; onChange: (
   );
 }
 
-export function LiveToggle({ live, fetching, onChange }: { live: boolean; fetching: boolean; onChange: (live: boolean) => void }) {
+export function LiveToggle({ live, fetching, stale = false, onChange }: { live: boolean; fetching: boolean; stale?: boolean; onChange: (live: boolean) => void }) {
   return (
     <button
       type="button"
       aria-pressed={live}
       onClick={() => onChange(!live)}
-      title={live ? 'Refreshing every 10 s — click to pause' : 'Paused — click to refresh live'}
-      className="inline-flex h-7 items-center gap-1.5 rounded-md border border-border-strong bg-surface px-2.5 text-[12px] font-medium text-muted hover:text-fg"
+      data-testid="live-toggle"
+      data-state={stale ? 'stale' : live ? 'live' : 'paused'}
+      title={stale ? 'Live refresh is failing — the data shown is stale' : live ? 'Refreshing every 10 s — click to pause' : 'Paused — click to refresh live'}
+      className={cx(
+        'inline-flex h-7 items-center gap-1.5 rounded-md border bg-surface px-2.5 text-[12px] font-medium hover:text-fg',
+        stale ? 'border-warning text-warning' : 'border-border-strong text-muted',
+      )}
     >
-      <span className={cx('inline-block h-2 w-2 rounded-full', live ? 'bg-success' : 'bg-subtle', live && fetching && 'animate-pulse')} />
-      {live ? 'Live' : 'Paused'}
+      <span className={cx('inline-block h-2 w-2 rounded-full', stale ? 'bg-warning' : live ? 'bg-success' : 'bg-subtle', live && fetching && 'animate-pulse')} />
+      {stale ? 'Stale' : live ? 'Live' : 'Paused'}
     </button>
   );
 }

@@ -8,8 +8,8 @@ import { NavIcon } from './nav-icon';
 export function SideNav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="overflow-x-auto px-2 py-1.5 md:flex-1 md:py-3">
-      <ul className="flex flex-row gap-0.5 md:flex-col">
+    <nav aria-label="Main" className="px-2 py-1.5 md:flex-1 md:py-3">
+      <ul className="flex flex-col gap-0.5">
         {NAV_ITEMS.map((item) => {
           const active = isActive(pathname, item.href);
           return (

@@ -182,7 +182,7 @@ function TaskEditor({
           {definition?.description && <p className="mt-0.5 text-[13px] text-muted">{definition.description}</p>}
         </div>
         {mode === 'update' && definition && (
-          <div className="flex items-center gap-2">
+          <div className="flex flex-wrap items-center gap-2">
             <Link href={`/tasks/${encodeURIComponent(definition.name)}/metrics`} className={buttonClass('secondary', 'sm')}>
               Metrics
             </Link>
@@ -305,7 +305,7 @@ function TaskEditor({
       )}
 
       {canEdit && !review && (
-        <div className="sticky bottom-0 z-10 -mx-6 flex items-center justify-end gap-3 border-t border-border bg-surface/95 px-6 py-2.5 backdrop-blur">
+        <div className="sticky bottom-0 z-10 -mx-3 flex items-center justify-end gap-3 border-t border-border bg-surface/95 px-3 py-2.5 backdrop-blur md:-mx-6 md:px-6">
           <span className="mr-auto text-[12px] text-muted" aria-live="polite">
             {showAll && errorCount > 0
               ? `${errorCount} field${errorCount === 1 ? '' : 's'} to fix before review`

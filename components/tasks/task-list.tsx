@@ -71,13 +71,10 @@ export function TaskList({ canEdit }: { canEdit: boolean }) {
                 <Th>Status</Th>
                 <Th className="text-right">Running</Th>
                 <Th className="text-right">Queued</Th>
-                <Th className="text-right">Spilled</Th>
                 <Th>Groups</Th>
                 <Th className="text-right">Partitions</Th>
                 <Th>Routing</Th>
-                <Th>Stream</Th>
                 <Th>Backpressure</Th>
-                <Th className="text-right whitespace-nowrap">Timeout · tries</Th>
                 {canEdit && <Th className="text-right">Actions</Th>}
               </tr>
             </thead>
@@ -88,15 +85,17 @@ export function TaskList({ canEdit }: { canEdit: boolean }) {
                     <Link href={`/tasks/${encodeURIComponent(t.name)}`} className="font-mono font-medium text-accent hover:underline">
                       {t.name}
                     </Link>
-                    {t.description && <div className="max-w-64 truncate text-[12px] text-muted">{t.description}</div>}
+                    {t.description && <div className="max-w-56 truncate text-[12px] text-muted" title={t.description}>{t.description}</div>}
                   </Td>
                   <Td>{t.paused ? <Badge tone="warning">paused</Badge> : <Badge tone="success">running</Badge>}</Td>
                   <Td className="text-right font-mono tabular-nums">
                     {n(t.load.inFlight)}
                     <span className="text-subtle"> / {n(t.concurrency)}</span>
                   </Td>
-                  <Td className="text-right font-mono tabular-nums">{n(t.load.depth)}</Td>
-                  <Td className={cx('text-right font-mono tabular-nums', t.load.spilled > 0 && 'text-warning')}>{n(t.load.spilled)}</Td>
+                  <Td className="text-right font-mono tabular-nums">
+                    {n(t.load.depth)}
+                    {t.load.spilled > 0 && <div className="text-[11px] whitespace-nowrap text-warning">{n(t.load.spilled)} spilled</div>}
+                  </Td>
                   <Td className="text-[12px]">
                     {t.groups.length === 0 ? (
                       <span className="text-subtle">—</span>
@@ -125,13 +124,17 @@ export function TaskList({ canEdit }: { canEdit: boolean }) {
                   <Td className="text-[12px] whitespace-nowrap">
                     {t.routing.strategy}
                     {t.routing.keyPath && <span className="font-mono text-muted"> ({t.routing.keyPath})</span>}
+                    {t.streamKeyPath && (
+                      <div className="text-muted">
+                        stream <span className="font-mono">{t.streamKeyPath}</span>
+                      </div>
+                    )}
                   </Td>
-                  <Td className="font-mono text-[12px]">{t.streamKeyPath ?? <span className="text-subtle">—</span>}</Td>
                   <Td className="text-[12px] whitespace-nowrap">
                     {t.backpressure.policy} <span className="text-muted">@ {n(t.backpressure.maxDepth)}</span>
-                  </Td>
-                  <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
-                    {n(t.timeoutMs)} ms · {t.maxAttempts}
+                    <div className="font-mono text-muted tabular-nums" title="timeout · max attempts">
+                      {n(t.timeoutMs)} ms · {t.maxAttempts} tries
+                    </div>
                   </Td>
                   {canEdit && (
                     <Td className="text-right">

@@ -13,7 +13,7 @@ import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
 import { readReplicaLag, type ReplicaLag } from '../db/read-replica-lag';
-import { buildTaskCharts, OWNER_STALE_MS, readChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
+import { buildTaskCharts, OWNER_STALE_MS, readFittedChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.strictObject({
   range: timeRangeSchema.default('1h'),
@@ -24,7 +24,14 @@ export type OverviewInput = z.input<typeof overviewInput>;
 
 export interface TaskCard {
   task: string;
+  /**
+   * The card's status: the worse of its metrics against thresholds now and its firing
+   * alerts, so a card never reads "Healthy" beside "2 alerts" (an alert outlives the
+   * breach until it resolves, or fires only after alertAfterMs).
+   */
   worst: ThresholdStatus;
+  /** What the worst status comes from: the metrics now, firing alerts, or both. */
+  worstFrom: 'metrics' | 'alerts' | 'both' | null;
   health: TaskHealth;
   partitions: number;
   depth: number;
@@ -70,7 +77,7 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
     readOpenAlertCounts(db),
     readTaskWindowTotals(readDb, new Date(now.getTime() - RECENT_WINDOW_MS)),
     readPartitionLive(readDb, null),
-    input.task ? readChartRows(readDb, input.task, input.range, now) : null,
+    input.task ? readFittedChartRows(readDb, input.task, input.range, now) : null,
     readDb === db ? null : readReplicaLag(db, readDb),
   ]);
   const depthsByTask = new Map<string, number[]>();
@@ -93,9 +100,15 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
     });
     const counts = alertCounts.filter((a) => a.task === t.task);
     const sum = (f: (a: (typeof counts)[number]) => boolean) => counts.filter(f).reduce((n, a) => n + a.n, 0);
+    const firingCritical = sum((a) => a.status === 'firing' && a.severity === 'critical');
+    const firingWarning = sum((a) => a.status === 'firing' && a.severity === 'warning');
+    const fromAlerts: ThresholdStatus | null = firingCritical ? 'critical' : firingWarning ? 'warning' : null;
+    const worst = fromAlerts && STATUS_ORDER[fromAlerts] < STATUS_ORDER[health.worst] ? fromAlerts : health.worst;
+    const metricsBad = health.worst === 'critical' || health.worst === 'warning';
     return {
       task: t.task,
-      worst: health.worst,
+      worst,
+      worstFrom: !metricsBad && !fromAlerts ? null : metricsBad && fromAlerts === worst && health.worst === worst ? 'both' : health.worst === worst && metricsBad ? 'metrics' : 'alerts',
       health,
       partitions: t.partitions,
       depth: depths.reduce((a, b) => a + b, 0),
@@ -104,8 +117,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
       paused: t.paused,
       throughput: w ? perSecond(w.processed + w.dead_lettered, Math.min(Math.max(w.covered_ms, 1000), RECENT_WINDOW_MS)) : null,
       openAlerts: {
-        critical: sum((a) => a.status === 'firing' && a.severity === 'critical'),
-        warning: sum((a) => a.status === 'firing' && a.severity === 'warning'),
+        critical: firingCritical,
+        warning: firingWarning,
         acknowledged: sum((a) => a.status === 'acknowledged'),
       },
     };
@@ -114,8 +127,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
 
   const selected = input.task && tasks.some((t) => t.task === input.task) ? input.task : (cards[0]?.task ?? null);
   const selectedRow = tasks.find((t) => t.task === selected);
-  const rows = selectedRow ? (selected === input.task && chosenRows ? chosenRows : await readChartRows(readDb, selectedRow.task, input.range, now)) : null;
-  const charts = selectedRow && rows ? buildTaskCharts(selectedRow, input.range, now, rows) : null;
+  const rows = selectedRow ? (selected === input.task && chosenRows ? chosenRows : await readFittedChartRows(readDb, selectedRow.task, input.range, now)) : null;
+  const charts = selectedRow && rows ? buildTaskCharts(selectedRow, rows, now) : null;
 
   const tasksByStatus: Record<ThresholdStatus, number> = { ok: 0, warning: 0, critical: 0, unknown: 0 };
   for (const c of cards) tasksByStatus[c.worst]++;
@@ -126,8 +139,9 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
       coordinatorsDraining: fleet.coordinators_draining,
       tasks: tasks.length,
       tasksByStatus,
-      alertsFiring: { critical: fleet.alerts_firing_critical, warning: fleet.alerts_firing_warning },
-      alertsAcknowledged: fleet.alerts_acknowledged,
+      // Summed from the cards (alerts of active tasks), so the header agrees with them.
+      alertsFiring: { critical: cards.reduce((n, c) => n + c.openAlerts.critical, 0), warning: cards.reduce((n, c) => n + c.openAlerts.warning, 0) },
+      alertsAcknowledged: cards.reduce((n, c) => n + c.openAlerts.acknowledged, 0),
       rollupLagMs: fleet.rolled_until ? Math.max(0, fleet.db_now.getTime() - fleet.rolled_until.getTime()) : null,
       replica,
     },

@@ -10,13 +10,16 @@ import { thresholdsOf } from '../core/stored-definition';
 import type { TaskThresholds } from '../core/thresholds';
 import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
 import { drainForecastMs, imbalanceRatio, perSecond, rate } from '../core/metrics';
-import { bucketAxis, resolutionForRange, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
+import { bucketAxis, resolutionForRange, ROLLUP_RESOLUTIONS_S, ROLLUP_RETENTION_MS, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
 import { readTaskSeries, type SeriesBucketRow } from '../db/read-task-series';
 import { readActiveTasks, type ActiveTaskRow } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
 import { readPartitionWindowTotals, type WindowTotals } from '../db/read-window-totals';
 import { readPartitionHeadKeys } from '../db/read-partition-head-keys';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
+import { fitRange } from '../core/chart-scale';
+import { readChartMarkers, type ChartMarkerRow } from '../db/read-chart-markers';
+import { readFirstRollupBucket } from '../db/read-first-rollup-bucket';
 
 export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
 export const taskNameInput = inputText.min(1, 'is required').max(63, 'is too long');
@@ -48,7 +51,10 @@ export interface ChartPoint {
 
 export interface TaskCharts {
   task: string;
+  /** The range drawn: the one asked for, or a smaller one holding all of a young task's data (core/chart-scale fitRange). */
   range: TimeRange;
+  /** The range asked for. */
+  requestedRange: TimeRange;
   resolutionS: RollupResolution;
   from: number;
   to: number;
@@ -59,6 +65,35 @@ export interface TaskCharts {
   points: ChartPoint[];
   /** Buckets with any data; 0 means "no samples in this range" (the empty state). */
   pointsWithData: number;
+  /** Changes to mark on the time axis: config versions, pauses, replays, purges. */
+  markers: TaskChartMarker[];
+}
+
+export interface TaskChartMarker {
+  t: number;
+  kind: ChartMarkerRow['kind'];
+  label: string;
+  by: string;
+  href: string;
+}
+
+/** A marker row → what the chart draws and where its tooltip links. */
+export function toTaskChartMarker(task: string, m: ChartMarkerRow): TaskChartMarker {
+  const t = m.at.getTime();
+  const by = m.actor;
+  switch (m.kind) {
+    case 'config':
+    case 'pause':
+    case 'resume': {
+      const v = Number(m.ref);
+      const what = m.kind === 'config' ? `changed ${task}` : m.kind === 'pause' ? `paused ${task}` : `resumed ${task}`;
+      return { t, kind: m.kind, by, label: `v${v} · ${m.message || what}`, href: `/config/history?before=${v + 1}` };
+    }
+    case 'replay':
+      return { t, kind: m.kind, by, label: `Replay job ${m.ref}${m.count !== null ? ` · ${m.count} dead letter${m.count === 1 ? '' : 's'} of ${task}` : ''}`, href: `/audit?targetType=dlq_replay_job&targetId=${encodeURIComponent(m.ref)}` };
+    case 'purge':
+      return { t, kind: m.kind, by, label: `Purge${m.count !== null ? ` · ${m.count} dead letter${m.count === 1 ? '' : 's'} of ${task}` : ''}`, href: `/audit?targetType=dead_letters&targetId=${encodeURIComponent(m.ref)}` };
+  }
 }
 
 export interface DepthSeries {
@@ -150,8 +185,44 @@ export function readChartRows(db: Db, task: string, range: TimeRange, now: Date)
   return readTaskSeries(db, task, w.resolutionS, new Date(w.axis[0]!), now);
 }
 
+export interface FittedRows {
+  range: TimeRange;
+  requestedRange: TimeRange;
+  rows: SeriesBucketRow[];
+  markers: ChartMarkerRow[];
+}
+
+/**
+ * The rows of the range asked for, or — when the task's data is younger than half of it —
+ * of the smallest range that holds it (a second, finer read; only while a task is young).
+ */
+export async function readFittedChartRows(db: Db, task: string, requested: TimeRange, now: Date): Promise<FittedRows> {
+  // The finest roll-up dates the data to 10 s: when the task's first 10 s bucket lies
+  // inside that resolution's retention, the data is that young and the range is fitted
+  // before any rows are read (one read, as for an established task).
+  const finest = ROLLUP_RESOLUTIONS_S[0];
+  const kept = now.getTime() - ROLLUP_RETENTION_MS[finest];
+  const [first, markers] = await Promise.all([
+    readFirstRollupBucket(db, task, finest, new Date(kept)),
+    readChartMarkers(db, task, new Date(now.getTime() - TIME_RANGE_MS[requested]), now),
+  ]);
+  const young = first !== null && first.getTime() > kept + 60_000;
+  let fitted = { range: young ? fitRange(requested, now.getTime() - first.getTime()) : requested, rows: [] as SeriesBucketRow[] };
+  fitted.rows = await readChartRows(db, task, fitted.range, now);
+  // Older than the finest retention: the range's own rows decide; a coarse first bucket
+  // overstates the data's age, so fit again on the finer rows until the range holds.
+  for (let i = 0; !young && i < 3; i++) {
+    const start = fitted.rows[0]?.bucket.getTime();
+    const range = fitRange(fitted.range, start === undefined ? null : now.getTime() - start);
+    if (range === fitted.range) break;
+    fitted = { range, rows: await readChartRows(db, task, range, now) };
+  }
+  return { range: fitted.range, requestedRange: requested, rows: fitted.rows, markers };
+}
+
 /** Chart points over the window's axis from the series rows (missing buckets stay gaps). */
-export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date, rows: SeriesBucketRow[]): TaskCharts {
+export function buildTaskCharts(task: ActiveTaskRow, fitted: FittedRows, now: Date): TaskCharts {
+  const { range, requestedRange, rows, markers } = fitted;
   const { resolutionS, axis } = chartWindow(range, now);
   const byBucket = new Map(rows.map((r) => [r.bucket.getTime(), r]));
   const reduced = reduceDepthSeries(
@@ -161,6 +232,7 @@ export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date
   return {
     task: task.task,
     range,
+    requestedRange,
     resolutionS,
     from: axis[0]!,
     to: now.getTime(),
@@ -169,12 +241,13 @@ export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date
     depthSeries: reduced.series,
     points: reduced.points,
     pointsWithData: rows.length,
+    markers: markers.map((m) => toTaskChartMarker(task.task, m)),
   };
 }
 
 export async function getTaskCharts(db: Db, input: z.output<typeof taskChartsInput>, now = new Date()): Promise<TaskCharts> {
-  const [task, rows] = await Promise.all([findTask(db, input.task), readChartRows(db, input.task, input.range, now)]);
-  return buildTaskCharts(task, input.range, now, rows);
+  const [task, fitted] = await Promise.all([findTask(db, input.task), readFittedChartRows(db, input.task, input.range, now)]);
+  return buildTaskCharts(task, fitted, now);
 }
 
 // ─── Partition drill-down ──────────────────────────────────────────────────────────

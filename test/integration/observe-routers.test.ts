@@ -45,7 +45,12 @@ describe('metrics router', () => {
     const o = await callerAs(db.pool, viewer).metrics.overview({ range: '1h' });
     expect(o.cards.map((c) => c.task).sort()).toEqual(['alpha', 'beta']);
     expect(o.fleet.alertsFiring.critical + o.fleet.alertsFiring.warning).toBeGreaterThan(0);
-    expect(o.charts?.points.length).toBe(361);
+    // Five minutes of samples: the 1 h range is drawn as 15 m (core/chart-scale fitRange).
+    expect(o.charts).toMatchObject({ range: '15m', requestedRange: '1h' });
+    expect(o.charts?.points.length).toBe(91);
+    // 7 d reads 1 h buckets first, whose start overstates the data's age: fitted again on the finer rows.
+    const week = await callerAs(db.pool, viewer).metrics.overview({ range: '7d', task: 'alpha' });
+    expect(week.charts).toMatchObject({ range: '15m', requestedRange: '7d', resolutionS: 10 });
     const parts = await callerAs(db.pool, viewer).metrics.taskPartitions({ task: 'alpha' });
     expect(parts.partitions[2]!.depth).toBe(3000);
     await expect(callerAs(db.pool, null).metrics.overview({ range: '1h' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
