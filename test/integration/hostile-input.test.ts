@@ -20,7 +20,7 @@ import { createToken } from '../../server/services/tokens';
 import { createWebhook } from '../../server/services/webhooks';
 import { previewPurge } from '../../server/services/dlq-purge';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
-import { isCoreError } from '../../server/core/errors';
+import { isCoreError, issueFieldErrors } from '../../server/core/errors';
 import type { SessionUser } from '../../server/services/sessions';
 
 let db: TestDatabase;
@@ -75,7 +75,7 @@ function fieldErrorsOf(e: unknown): { path: string; message: string }[] {
   const cause = (e as { cause?: unknown }).cause;
   if (isCoreError(cause) || isCoreError(e)) return (isCoreError(cause) ? cause : (e as { fieldErrors?: [] })).fieldErrors ?? [];
   if (cause instanceof ZodError || (cause && Array.isArray((cause as { issues?: unknown }).issues))) {
-    return (cause as ZodError).issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+    return issueFieldErrors((cause as ZodError).issues);
   }
   return [];
 }
