@@ -9,7 +9,6 @@
 // Before purging, the frozen set can be exported as JSON lines (exportFrozenSet).
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
-import type pg from 'pg';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
@@ -48,7 +47,7 @@ export interface PurgeResult {
 }
 
 /** The REST request: the body checked as a whole (unknown fields refused), then previewPurge. */
-export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
+export async function previewPurgeRequest(pool: Db, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
   const v = parseInput(purgePreviewRequestInput, body ?? {});
   const dryRun = v.dryRun === true;
   return { preview: await previewPurge(pool, actor, v.scope, { dryRun }), dryRun };
@@ -59,7 +58,7 @@ export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unk
  * set, how many, per task) in the same transaction; `dryRun` reports the same figures and
  * stores nothing, the audit row included.
  */
-export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
+export async function previewPurge(pool: Db, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
   const scope = scopeKind(parseInput(dlqScopeInput, input));
   const frozen = await withTransaction(
     pool,
@@ -85,7 +84,7 @@ export async function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeI
   return { ...frozen, confirmation: purgeConfirmationPhrase(frozen.total) };
 }
 
-export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
+export async function purgeDeadLetters(pool: Db, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
   const v = parseInput(purgeInput, input);
   return withTransaction(pool, async (c) => {
     const preview = await getPurgePreview(c, v.previewId, { lock: true });

@@ -9,10 +9,9 @@
 // CLI waiting on its own job), through the engine's enqueue.
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
-import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { recordAudit, type Actor } from '../db/audit';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { freezeReplaySet, insertReplayJob, replayJobIdByRequest } from '../db/create-replay-job';
 import { getReplayJob, setReplayJobState, type ReplayJobRow } from '../db/replay-job-lease';
 import { dlqScopeInput, scopeKind } from './dlq-scope';
@@ -48,60 +47,57 @@ export interface ReplayJobCreated {
   dryRun: boolean;
 }
 
-export async function createReplayJob(pool: pg.Pool, actor: Actor, input: ReplayInput, opts: { dryRun?: boolean } = {}): Promise<ReplayJobCreated> {
+export async function createReplayJob(db: Db, actor: Actor, input: ReplayInput, opts: { dryRun?: boolean } = {}): Promise<ReplayJobCreated> {
   const v = parseInput(replayInput, input);
   const scope = scopeKind(v.scope);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const jobId = await insertReplayJob(client, {
-      requestId: opts.dryRun ? null : (v.requestId ?? null),
-      scope,
-      resetAttempts: v.resetAttempts,
-      ratePerS: v.ratePerSecond ?? null,
-      actor,
-    });
-    if (jobId === null) {
-      await client.query('ROLLBACK');
-      const id = await replayJobIdByRequest(pool, v.requestId!);
-      const job = id === null ? null : await getReplayJob(pool, id);
-      if (!job) throw new CoreError('CONFLICT', 'A replay with this request id is being created; try again.');
-      return { job, total: job.total, alreadyReplayed: 0, byTask: [], existing: true, dryRun: false };
-    }
-    const frozen = await freezeReplaySet(client, jobId, scope);
-    if (opts.dryRun) {
-      await client.query('ROLLBACK');
-      return { job: null, ...frozen, existing: false, dryRun: true };
-    }
-    if (frozen.total === 0) {
-      throw new CoreError(
-        'CONFLICT',
-        frozen.alreadyReplayed > 0
-          ? `Nothing to replay: all ${frozen.alreadyReplayed} matching dead letter(s) were already replayed.`
-          : 'Nothing to replay: no dead letters match.',
-      );
-    }
-    await recordAudit(client, actor, {
-      action: 'dlq.replay',
-      targetType: 'dlq_replay_job',
-      targetId: String(jobId),
-      after: { total: frozen.total, resetAttempts: v.resetAttempts, ratePerSecond: v.ratePerSecond ?? null },
-      meta: {
-        scope: scope.kind,
-        filter: scope.kind === 'filter' ? scope.filter : { ids: scope.ids.length > 100 ? `${scope.ids.length} ids` : scope.ids },
-        total: frozen.total,
-        alreadyReplayed: frozen.alreadyReplayed,
-        byTask: frozen.byTask,
-      },
-    });
-    await client.query('COMMIT');
-    return { job: await getReplayJob(pool, jobId), ...frozen, existing: false, dryRun: false };
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
+  const dryRun = opts.dryRun === true;
+  const created = await withTransaction(
+    db,
+    async (client) => {
+      const jobId = await insertReplayJob(client, {
+        requestId: dryRun ? null : (v.requestId ?? null),
+        scope,
+        resetAttempts: v.resetAttempts,
+        ratePerS: v.ratePerSecond ?? null,
+        actor,
+      });
+      // Another request with this id got there first: nothing was written here.
+      if (jobId === null) return null;
+      const frozen = await freezeReplaySet(client, jobId, scope);
+      if (dryRun) return { jobId, frozen };
+      if (frozen.total === 0) {
+        throw new CoreError(
+          'CONFLICT',
+          frozen.alreadyReplayed > 0
+            ? `Nothing to replay: all ${frozen.alreadyReplayed} matching dead letter(s) were already replayed.`
+            : 'Nothing to replay: no dead letters match.',
+        );
+      }
+      await recordAudit(client, actor, {
+        action: 'dlq.replay',
+        targetType: 'dlq_replay_job',
+        targetId: String(jobId),
+        after: { total: frozen.total, resetAttempts: v.resetAttempts, ratePerSecond: v.ratePerSecond ?? null },
+        meta: {
+          scope: scope.kind,
+          filter: scope.kind === 'filter' ? scope.filter : { ids: scope.ids.length > 100 ? `${scope.ids.length} ids` : scope.ids },
+          total: frozen.total,
+          alreadyReplayed: frozen.alreadyReplayed,
+          byTask: frozen.byTask,
+        },
+      });
+      return { jobId, frozen };
+    },
+    { rollback: dryRun },
+  );
+  if (created === null) {
+    const id = await replayJobIdByRequest(db, v.requestId!);
+    const job = id === null ? null : await getReplayJob(db, id);
+    if (!job) throw new CoreError('CONFLICT', 'A replay with this request id is being created; try again.');
+    return { job, total: job.total, alreadyReplayed: 0, byTask: [], existing: true, dryRun: false };
   }
+  if (dryRun) return { job: null, ...created.frozen, existing: false, dryRun: true };
+  return { job: await getReplayJob(db, created.jobId), ...created.frozen, existing: false, dryRun: false };
 }
 
 export const REPLAY_ACTIONS = ['pause', 'resume', 'cancel'] as const;
@@ -116,7 +112,7 @@ const TRANSITIONS: Record<(typeof REPLAY_ACTIONS)[number], { from: ReplayJobRow[
   cancel: { from: ['pending', 'running', 'paused'], to: 'cancelled', finished: true },
 };
 
-export async function controlReplayJob(pool: pg.Pool, actor: Actor, input: z.input<typeof controlReplayInput>): Promise<ReplayJobRow> {
+export async function controlReplayJob(pool: Db, actor: Actor, input: z.input<typeof controlReplayInput>): Promise<ReplayJobRow> {
   const v = parseInput(controlReplayInput, input);
   return withTransaction(pool, async (c) => {
     const job = await getReplayJob(c, v.jobId, { lock: true });

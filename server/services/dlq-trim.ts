@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { dlqSchema } from '../core/task-definition';
 import { recordAudit, SYSTEM_ACTOR } from '../db/audit';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { deleteOldPurgePreviews } from '../db/purge-frozen-set';
 import {
   depthBoundary,
@@ -35,7 +35,7 @@ export interface TrimSummary {
 }
 
 async function trimLoop(
-  pool: pg.Pool,
+  pool: Db,
   task: string,
   kind: TrimEvent['kind'],
   limit: number,
@@ -66,7 +66,7 @@ async function trimLoop(
   }
 }
 
-export async function trimDeadLetters(pool: pg.Pool): Promise<TrimSummary> {
+export async function trimDeadLetters(pool: Db): Promise<TrimSummary> {
   const defaults = dlqSchema.parse({});
   const events: TrimEvent[] = [];
   for (const lim of await dlqLimitsByTask(pool, defaults)) {

@@ -8,7 +8,6 @@
 //             the preview are never touched.
 // A dry run computes the preview inside a transaction that is rolled back.
 import { z } from 'zod';
-import type pg from 'pg';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { confirmationMatches } from '../core/dlq-filter';
@@ -53,7 +52,7 @@ export interface CancelMatchingResult {
 
 /** Freezes the set and returns its count; `dryRun` reports the same figures and stores nothing. */
 export async function previewCancelMatching(
-  pool: pg.Pool,
+  pool: Db,
   actor: Actor,
   filter: ExecutionCancelFilterInput,
   opts: { dryRun?: boolean } = {},
@@ -63,7 +62,7 @@ export async function previewCancelMatching(
   return { ...frozen, confirmation: cancelConfirmationPhrase(frozen.total) };
 }
 
-export async function cancelMatching(pool: pg.Pool, actor: Actor, input: CancelMatchingInput): Promise<CancelMatchingResult> {
+export async function cancelMatching(pool: Db, actor: Actor, input: CancelMatchingInput): Promise<CancelMatchingResult> {
   const v = parseInput(cancelMatchingInput, input);
   return withTransaction(pool, async (c) => {
     const preview = await getCancelPreview(c, v.previewId, { lock: true });
