@@ -8,7 +8,7 @@ import { DEFAULT_MAX_PAYLOAD_BYTES, jsonProblem, textProblem } from '../core/inp
 import type { FieldError, TaskDefinition } from '../core/task-definition';
 import { resolveGroupKeys, resolveRoutingKey, resolveStreamKey } from '../core/key-path';
 import { routeBatch } from '../core/routing';
-import { decideBackpressure } from '../core/backpressure';
+import { planEnqueue, type EnqueueRejection } from '../core/enqueue-plan';
 import {
   addEnqueueCounters,
   addQueuedGroupKeys,
@@ -186,7 +186,7 @@ async function enqueueOnce(
 
   const n = prepared.length;
   const results: (EnqueuedExecution | undefined)[] = new Array(n);
-  const rejected = new Map<number, number>();
+  let rejection: EnqueueRejection | null = null;
   return withClient(db, async (conn) => {
     try {
       return await withTransaction(conn, async (client) => {
@@ -220,66 +220,28 @@ async function enqueueOnce(
           live.map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
         );
 
-        // 3. Partition counters, locked in order; exact depth for the backpressure decision.
+        // 3. Partition counters, locked in order; exact depth for the backpressure decision,
+        //    which is core's (core/enqueue-plan.ts): accept / spill / shed / reject, throttle.
         const locked = await lockPartitions(client, taskName, live.map((i) => partitions[i]!));
         const byPartition = new Map(locked.map((l) => [l.partition, l]));
         const wanted = new Set(live.map((i) => partitions[i]!));
         if (byPartition.size !== wanted.size) throw new PartitionsChanged();
 
-        const fate = new Map<number, 'accept' | 'spill' | 'shed'>();
-        let throttledMs = 0;
-        const perPartition = new Map<number, number[]>();
-        for (const i of live) {
-          const p = partitions[i]!;
-          let list = perPartition.get(p);
-          if (!list) perPartition.set(p, (list = []));
-          list.push(i);
-        }
-        for (const [p, items] of [...perPartition].sort((a, b) => a[0] - b[0])) {
-          const stats = byPartition.get(p)!;
-          const forced = items.filter((i) => forcedSpillStreams.has(prepared[i]!.streamKey ?? '\u0000'));
-          const normal = items.filter((i) => !forcedSpillStreams.has(prepared[i]!.streamKey ?? '\u0000'));
-          forced.forEach((i) => fate.set(i, 'spill'));
-          const d = decideBackpressure({
-            policy: def.backpressure.policy,
-            maxDepth: def.backpressure.maxDepth,
-            depth: Math.max(0, stats.depth),
-            incoming: normal.length,
-            shedPercent: def.backpressure.shedPercent,
-            throttleDelayMs: def.backpressure.throttleDelayMs,
-            throttleMaxDelayMs: def.backpressure.throttleMaxDelayMs,
-            retryAfterMs: def.backpressure.retryAfterMs,
-            spilled: Math.max(0, stats.spilled),
-            rand,
-          });
-          if (d.reject > 0) rejected.set(p, d.reject);
-          throttledMs = Math.max(throttledMs, d.delayMs);
-          normal.forEach((i, k) => {
-            if (k < d.accept) fate.set(i, 'accept');
-            else if (d.shed > 0) fate.set(i, 'shed');
-            else fate.set(i, 'spill');
-          });
-        }
-        if (rejected.size > 0) {
-          const retryAfterMs = def.backpressure.retryAfterMs;
-          const total = [...rejected.values()].reduce((a, b) => a + b, 0);
+        const plan = planEnqueue({
+          backpressure: def.backpressure,
+          executions: live.map((i) => ({ index: i, partition: partitions[i]!, streamKey: prepared[i]!.streamKey })),
+          partitions: byPartition,
+          streamsWithSpilled: forcedSpillStreams,
+          rand,
+        });
+        if (plan.rejection) {
+          rejection = plan.rejection;
           throw CoreError.tooManyRequests(
-            `task "${taskName}" is over its backpressure limit (maxDepth ${def.backpressure.maxDepth} per partition): ${total} of ${n} execution(s) rejected; retry after ${retryAfterMs} ms`,
-            retryAfterMs,
+            `task "${taskName}" is over its backpressure limit (maxDepth ${def.backpressure.maxDepth} per partition): ${rejection.total} of ${n} execution(s) rejected; retry after ${rejection.retryAfterMs} ms`,
+            rejection.retryAfterMs,
           );
         }
-        // Within a stream, once one execution spills every later one spills too.
-        const spilledStreams = new Set<string>();
-        for (const i of live) {
-          const s = prepared[i]!.streamKey;
-          if (s === null) continue;
-          if (fate.get(i) === 'spill') spilledStreams.add(s);
-          else if (fate.get(i) === 'accept' && spilledStreams.has(s)) fate.set(i, 'spill');
-        }
-
-        const accepted = live.filter((i) => fate.get(i) === 'accept');
-        const spilled = live.filter((i) => fate.get(i) === 'spill');
-        const shed = live.filter((i) => fate.get(i) === 'shed');
+        const { accepted, spilled, shed, throttledMs } = plan;
 
         // 4. Group slot rows (+queued), then 5. stream locks, then 6. the inserts.
         await addQueuedGroupKeys(
@@ -343,7 +305,7 @@ async function enqueueOnce(
       // After the rollback, on the same connection (not the pool): under load every pooled
       // client may be held by a producer in this very branch, and borrowing a second one
       // would starve the pool.
-      if (rejected.size > 0) await addRejectedCounters(conn, taskName, rejected).catch(() => {});
+      if (rejection) await addRejectedCounters(conn, taskName, rejection.byPartition).catch(() => {});
       throw e;
     }
   });
