@@ -1,6 +1,8 @@
-// The pg pool for hot-path SQL (claim, complete, enqueue) and the coordinator. The
-// control plane's ordinary reads and writes go through Prisma (server/db/prisma.ts),
-// which wraps this same pool via @prisma/adapter-pg so one process has one pool.
+// The pg pool: every read and write of every table (docs/architecture.md, "Data access"):
+// the hot path (claim, finish, enqueue), the coordinator, and the control plane's services
+// and presenters. withTransaction below is the one transaction helper. The Prisma client
+// (server/db/prisma.ts) wraps this same pool via @prisma/adapter-pg, so one process has
+// one pool; it is left only to the alerts presenter, which moves here next.
 import pg from 'pg';
 
 export type Db = pg.Pool | pg.PoolClient;

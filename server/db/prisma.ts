@@ -1,7 +1,8 @@
-// The Prisma client for the control plane's ordinary reads (presenters). It runs over
-// the same pg pool as the hot-path SQL (getPool), through @prisma/adapter-pg, so one
-// process keeps one pool. Writes that must be audited go through pg transactions
-// (withTransaction + recordAudit) so a change and its audit row share one transaction.
+// The Prisma client, being retired: every table is read and written with pg
+// (server/db/pool.ts; docs/architecture.md, "Data access"), and schema.prisma stays as
+// the schema's description (drift test, generated types). Only the alerts presenter still
+// reads through this client; new code does not. It runs over the same pg pool
+// (getPool), through @prisma/adapter-pg, so one process keeps one pool.
 import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';

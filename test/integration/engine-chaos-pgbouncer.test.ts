@@ -16,6 +16,7 @@ import { MaintenanceRunner } from '../../server/db/maintenance-runner';
 import { controlPlaneServices } from '../../server/control-plane/services';
 import { CONTROL_PLANE_NAMESPACE } from '../../server/control-plane/service';
 import { listAudit, auditListInput } from '../../server/presenters/audit';
+import { alertListInput, listAlerts } from '../../server/presenters/alerts';
 import { listDeadLetterPage } from '../../server/presenters/dead-letters';
 
 const ctx = coordinatorTestContext();
@@ -67,11 +68,12 @@ describe('through PgBouncer (transaction mode)', () => {
       expect(runs.rows.filter((r) => r.last_error !== null)).toEqual([]);
       expect(errors).toEqual([]);
 
+      await ctx.db.pool.query(`INSERT INTO audit_log (actor_type, actor_label, action, target_type) VALUES ('cli', 'bouncer-test', 'test.pgbouncer', 't')`);
+      const page = await listAudit(a, auditListInput.parse({ action: 'test.pgbouncer' }));
+      expect(page.entries.map((e) => e.action)).toEqual(['test.pgbouncer']);
       const prisma = createPrisma(a);
       try {
-        await ctx.db.pool.query(`INSERT INTO audit_log (actor_type, actor_label, action, target_type) VALUES ('cli', 'bouncer-test', 'test.pgbouncer', 't')`);
-        const page = await listAudit(prisma, auditListInput.parse({ action: 'test.pgbouncer' }));
-        expect(page.entries.map((e) => e.action)).toEqual(['test.pgbouncer']);
+        expect(await listAlerts(prisma, alertListInput.parse({ status: 'all' }))).toMatchObject({ counts: { firing: 0, acknowledged: 0 } });
       } finally {
         await prisma.$disconnect();
       }
