@@ -39,7 +39,7 @@ export const HTTP_STATUS: Readonly<Record<CoreErrorCode, number>> = {
 };
 
 /** tRPC code of each CoreError code (the names were chosen to be tRPC's). */
-export const TRPC_CODE: Readonly<Record<CoreErrorCode, TRPC_ERROR_CODE_KEY>> = {
+const TRPC_CODE: Readonly<Record<CoreErrorCode, TRPC_ERROR_CODE_KEY>> = {
   BAD_REQUEST: 'BAD_REQUEST',
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
@@ -51,7 +51,7 @@ export const TRPC_CODE: Readonly<Record<CoreErrorCode, TRPC_ERROR_CODE_KEY>> = {
 };
 
 /** Retry-After in whole seconds (at least 1) for a wait in milliseconds. */
-export function retryAfterSeconds(ms: number): string {
+function retryAfterSeconds(ms: number): string {
   return String(Math.max(1, Math.ceil(ms / 1000)));
 }
 
@@ -68,7 +68,7 @@ export function coreErrorReply(e: CoreError, headers: Record<string, string> = {
   return { status: HTTP_STATUS[e.code], headers: out, body };
 }
 
-export const INTERNAL_ERROR_BODY = { error: 'internal error', code: 'INTERNAL' } as const;
+const INTERNAL_ERROR_BODY = { error: 'internal error', code: 'INTERNAL' } as const;
 
 /** Any thrown value as a REST reply: a CoreError by its code, anything else a logged 500. */
 export function errorReply(e: unknown, where = 'rest'): RestReply {

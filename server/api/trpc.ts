@@ -1,6 +1,7 @@
-// tRPC setup: the context type, the ONE place errors are mapped to the wire, and one
-// procedure builder per role. Roles are ordered viewer < operator < admin; a procedure
-// states the least role it needs by its builder, and no handler checks roles itself.
+// tRPC setup: the context type, the error formatter (codes from server/api/errors.ts, the
+// one CoreError mapping), and one procedure builder per role. Roles are ordered viewer <
+// operator < admin; a procedure states the least role it needs by its builder, and no
+// handler checks roles itself.
 //
 // Errors: services throw CoreError (server/core/errors.ts), which knows nothing of
 // transport. `mapErrors` turns it into a TRPCError by the one mapping in server/api/errors.ts
