@@ -1,10 +1,9 @@
-// The per-request tRPC context: the pg pool (services), the Prisma client (presenters),
-// the signed-in user (from the session cookie), the client's address, and a cookie jar
+// The per-request tRPC context: the pg pool (services and presenters alike; docs/
+// architecture.md, "Data access"), the signed-in user (from the session cookie), the client's address, and a cookie jar
 // the auth router uses to set or clear the session cookie. Built by the HTTP route
 // handler and by server components (read-only cookies); tests build it directly.
 import type pg from 'pg';
 import { getPool } from '../db/pool';
-import { getPrisma, type PrismaClient } from '../db/prisma';
 import { env } from '../env';
 import { resolveSession, SESSION_COOKIE, type SessionUser } from '../services/sessions';
 import { clientAddress } from '../core/client-address';
@@ -21,7 +20,6 @@ export interface CookieJar {
 
 export interface Context {
   db: pg.Pool;
-  prisma: PrismaClient;
   user: SessionUser | null;
   sessionToken: string | null;
   client: { ip: string; userAgent: string | null };
@@ -33,14 +31,12 @@ export async function createContext(opts: {
   headers: Headers;
   cookies: CookieJar;
   db?: pg.Pool;
-  prisma?: PrismaClient;
 }): Promise<Context> {
   const db = opts.db ?? getPool();
   const sessionToken = opts.cookies.get(SESSION_COOKIE) ?? null;
   const user = await resolveSession(db, sessionToken);
   return {
     db,
-    prisma: opts.prisma ?? getPrisma(),
     user,
     sessionToken: user ? sessionToken : null,
     client: { ip: clientAddress(opts.headers, env().SLUICE_TRUSTED_PROXIES), userAgent: opts.headers.get('user-agent') },

@@ -1,8 +1,7 @@
 // The pg pool: every read and write of every table (docs/architecture.md, "Data access"):
 // the hot path (claim, finish, enqueue), the coordinator, and the control plane's services
-// and presenters. withTransaction below is the one transaction helper. The Prisma client
-// (server/db/prisma.ts) wraps this same pool via @prisma/adapter-pg, so one process has
-// one pool; it is left only to the alerts presenter, which moves here next.
+// and presenters. withTransaction below is the one transaction helper. Prisma is not a
+// runtime client: prisma/schema.prisma describes the schema (the drift test) and no more.
 import pg from 'pg';
 
 export type Db = pg.Pool | pg.PoolClient;

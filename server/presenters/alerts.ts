@@ -6,8 +6,6 @@ import { executionFilterToSearchParams } from '../core/execution-filter';
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
-import type { PrismaClient } from '../db/prisma';
-import { Prisma } from '../db/generated/prisma/client';
 import { CoreError } from '../core/errors';
 import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, isThresholdRule, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
 import type { AlertStatus } from '../core/alert-rules';
@@ -63,7 +61,36 @@ export interface AlertListPage {
   counts: { firing: number; acknowledged: number };
 }
 
-type AlertModel = Prisma.AlertGetPayload<object>;
+/** An alerts row as the list and the detail read it (camel-cased columns). */
+interface AlertModel {
+  id: number;
+  key: string;
+  task: string;
+  rule: string;
+  subject: string;
+  partition: number | null;
+  groupName: string | null;
+  groupKey: string | null;
+  severity: string;
+  status: string;
+  firedAt: Date | null;
+  acknowledgedAt: Date | null;
+  acknowledgedBy: string | null;
+  resolvedAt: Date | null;
+  resolvedBy: string | null;
+  silencedUntil: Date | null;
+  silencedBy: string | null;
+  lastValue: number | null;
+  peakValue: number | null;
+  threshold: number | null;
+  evidence: unknown;
+  remedy: string | null;
+}
+
+const ALERT_COLUMNS = `id, key, task, rule, subject, partition, group_name AS "groupName", group_key AS "groupKey",
+  severity, status, fired_at AS "firedAt", acknowledged_at AS "acknowledgedAt", acknowledged_by AS "acknowledgedBy",
+  resolved_at AS "resolvedAt", resolved_by AS "resolvedBy", silenced_until AS "silencedUntil", silenced_by AS "silencedBy",
+  last_value AS "lastValue", peak_value AS "peakValue", threshold, evidence, remedy`;
 
 export function summaryOf(a: { task: string; rule: string; partition: number | null; groupName: string | null; groupKey: string | null }): string {
   const label = ALERT_RULE_LABEL[a.rule as AlertRule] ?? a.rule;
@@ -101,30 +128,38 @@ function toItem(a: AlertModel): AlertListItem {
   };
 }
 
-export async function listAlerts(prisma: PrismaClient, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
-  const where: Prisma.AlertWhereInput = { firedAt: { not: null } };
-  if (input.status === 'open') where.status = { in: ['firing', 'acknowledged'] };
-  else if (input.status !== 'all') where.status = input.status;
-  if (input.task) where.task = input.task;
-  if (input.rule) where.rule = input.rule;
-  if (input.severity) where.severity = input.severity;
+export async function listAlerts(db: Db, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
+  const where = ['fired_at IS NOT NULL'];
+  const params: unknown[] = [];
+  const cond = (sql: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  if (input.status === 'open') where.push(`status IN ('firing', 'acknowledged')`);
+  else if (input.status !== 'all') cond((p) => `status = ${p}`, input.status);
+  if (input.task) cond((p) => `task = ${p}`, input.task);
+  if (input.rule) cond((p) => `rule = ${p}`, input.rule);
+  if (input.severity) cond((p) => `severity = ${p}`, input.severity);
   if (input.cursor !== undefined) {
     // Keyset on (fired_at DESC, id DESC), the order of alerts_fired_idx.
-    const c = await prisma.alert.findUnique({ where: { id: BigInt(input.cursor) }, select: { firedAt: true } });
-    if (!c?.firedAt) throw CoreError.badRequest('the page cursor does not match an alert', [{ path: 'cursor', message: 'is not a valid page cursor' }]);
-    where.OR = [{ firedAt: { lt: c.firedAt } }, { firedAt: c.firedAt, id: { lt: BigInt(input.cursor) } }];
+    const c = await db.query('SELECT 1 FROM alerts WHERE id = $1 AND fired_at IS NOT NULL', [input.cursor]);
+    if (c.rowCount === 0) throw CoreError.badRequest('the page cursor does not match an alert', [{ path: 'cursor', message: 'is not a valid page cursor' }]);
+    cond((p) => `(fired_at, id) < (SELECT fired_at, id FROM alerts WHERE id = ${p})`, input.cursor);
   }
-  const [rows, counts] = await Promise.all([
-    prisma.alert.findMany({ where, orderBy: [{ firedAt: 'desc' }, { id: 'desc' }], take: input.limit + 1 }),
-    prisma.alert.groupBy({ by: ['status'], where: { status: { in: ['firing', 'acknowledged'] } }, _count: { _all: true } }),
+  params.push(input.limit + 1);
+  const [{ rows }, counts] = await Promise.all([
+    db.query<AlertModel>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY fired_at DESC, id DESC LIMIT $${params.length}`, params),
+    db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM alerts WHERE status IN ('firing', 'acknowledged') GROUP BY status`,
+    ),
   ]);
   const items = rows.slice(0, input.limit).map(toItem);
   return {
     items,
     nextCursor: rows.length > input.limit ? items.at(-1)!.id : null,
     counts: {
-      firing: counts.find((c) => c.status === 'firing')?._count._all ?? 0,
-      acknowledged: counts.find((c) => c.status === 'acknowledged')?._count._all ?? 0,
+      firing: counts.rows.find((c) => c.status === 'firing')?.n ?? 0,
+      acknowledged: counts.rows.find((c) => c.status === 'acknowledged')?.n ?? 0,
     },
   };
 }
@@ -238,9 +273,15 @@ const METRIC_OF: Record<AlertRule, NonNullable<AlertDetail['chart']>['metric']> 
   p99LatencyMs: 'p99LatencyMs',
 };
 
-export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typeof alertDetailInput>, now = new Date()): Promise<AlertDetail> {
-  const a = await prisma.alert.findUnique({ where: { id: BigInt(input.id) }, include: { events: { orderBy: { id: 'asc' } } } });
+export async function getAlert(db: Db, input: z.output<typeof alertDetailInput>, now = new Date()): Promise<AlertDetail> {
+  const a = (await db.query<AlertModel>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = $1`, [input.id])).rows[0];
   if (!a || !a.firedAt) throw CoreError.notFound(`Alert ${input.id}`);
+  const events = (
+    await db.query<AlertEventView>(
+      'SELECT id, at, type, actor, value, severity, silenced, detail FROM alert_events WHERE alert_id = $1 ORDER BY id',
+      [input.id],
+    )
+  ).rows;
   const item = toItem(a);
   const task = (await readActiveTasks(db)).find((t) => t.task === a.task);
 
@@ -279,16 +320,7 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
   return {
     ...item,
     evidence: (a.evidence ?? {}) as Record<string, unknown>,
-    events: a.events.map((e) => ({
-      id: Number(e.id),
-      at: e.at,
-      type: e.type,
-      actor: e.actor,
-      value: e.value,
-      severity: e.severity,
-      silenced: e.silenced,
-      detail: e.detail,
-    })),
+    events,
     chart,
     topKeys: keys
       .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
