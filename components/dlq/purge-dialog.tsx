@@ -25,8 +25,8 @@ export function PurgeDialog({
   onDone?: () => void;
 }) {
   const trpc = useTRPC();
-  const preview = useMutation(trpc.dlq.previewPurge.mutationOptions());
-  const purge = useMutation(trpc.dlq.purge.mutationOptions({ onSuccess: () => onDone?.() }));
+  const preview = useMutation(trpc.deadLetters.previewPurge.mutationOptions());
+  const purge = useMutation(trpc.deadLetters.purge.mutationOptions({ onSuccess: () => onDone?.() }));
 
   return (
     <FrozenSetDialog
@@ -57,7 +57,7 @@ export function PurgeDialog({
       breakdown={(p) => p.byTask.map((t) => ({ key: t.task, label: <span className="font-mono">{t.task}</span>, count: t.count }))}
       extra={(p) => (
         <p>
-          <a className={buttonClass('secondary', 'sm')} href={`/api/dlq/purge-previews/${p.id}/export`} download>
+          <a className={buttonClass('secondary', 'sm')} href={`/api/dead-letters/purge-previews/${p.id}/export`} download>
             Export this set (JSON lines)
           </a>
         </p>

@@ -33,9 +33,9 @@ export function ReplayDialog({
   const [resetAttempts, setResetAttempts] = useState(true);
   const [rate, setRate] = useState('');
   const m = useMutation(
-    trpc.dlq.replay.mutationOptions({
+    trpc.deadLetters.replay.mutationOptions({
       onSuccess: async (r) => {
-        await qc.invalidateQueries(trpc.dlq.replayJobs.pathFilter());
+        await qc.invalidateQueries(trpc.deadLetters.replayJobs.pathFilter());
         if (r.job) onDone?.(r.job.id);
       },
     }),

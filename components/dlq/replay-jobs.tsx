@@ -60,7 +60,7 @@ function Progress({ job }: { job: ReplayJobView }) {
 function JobActions({ job }: { job: ReplayJobView }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const m = useMutation(trpc.dlq.controlReplay.mutationOptions({ onSettled: () => qc.invalidateQueries(trpc.dlq.replayJobs.pathFilter()) }));
+  const m = useMutation(trpc.deadLetters.controlReplay.mutationOptions({ onSettled: () => qc.invalidateQueries(trpc.deadLetters.replayJobs.pathFilter()) }));
   const act = (action: 'pause' | 'resume' | 'cancel') => m.mutate({ jobId: job.id, action });
   return (
     <span className="inline-flex items-center gap-1">
@@ -92,7 +92,7 @@ export function ReplayJobs({ canOperate }: { canOperate: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const q = useQuery({
-    ...trpc.dlq.replayJobs.queryOptions({ limit: 5 }),
+    ...trpc.deadLetters.replayJobs.queryOptions({ limit: 5 }),
     refetchInterval: (query) => ((query.state.data ?? []).some(active) ? 1000 : 10_000),
   });
   const jobs = q.data ?? [];

@@ -7,10 +7,10 @@
 // file under app/api/v1 is documented here with those roles, and the other way round.
 import { z } from 'zod';
 import { enqueueRequestSchema } from './rest-enqueue';
-import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
+import { FILTER_KEYS, deadLetterFilterSchema } from '../core/dead-letter-filter';
 import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
-import { controlReplayInput, replayInput } from '../services/dlq-replay';
-import { purgeInput, purgePreviewRequestInput } from '../services/dlq-purge';
+import { controlReplayInput, replayInput } from '../services/dead-letter-replay';
+import { purgeInput, purgePreviewRequestInput } from '../services/dead-letter-purge';
 import { CANCELABLE_STATES } from '../core/execution-cancel-filter';
 import { cancelMatchingInput, cancelPreviewInput } from '../services/execution-cancel-matching';
 import { EXECUTION_FILTER_KEYS, EXECUTION_ORDERS, EXECUTION_SCAN_WINDOW, EXECUTION_STATES, executionFilterSchema } from '../core/execution-filter';
@@ -84,9 +84,9 @@ const FILTER_DESCRIPTIONS: Record<(typeof FILTER_KEYS)[number], string> = {
   status: '`pending`: not replayed yet; `replayed`: replayed; `all` (default).',
 };
 
-/** The dead-letter filter as query parameters: the same fields as the browser's URL (core/dlq-filter.ts). */
+/** The dead-letter filter as query parameters: the same fields as the browser's URL (core/dead-letter-filter.ts). */
 function filterQueryParameters() {
-  return FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: FILTER_DESCRIPTIONS[k], schema: propertyOf(dlqFilterSchema, k) }));
+  return FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: FILTER_DESCRIPTIONS[k], schema: propertyOf(deadLetterFilterSchema, k) }));
 }
 
 const dateTime = { type: 'string', format: 'date-time' } as const;

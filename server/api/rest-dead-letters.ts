@@ -5,9 +5,9 @@
 // to a method and the roles.
 import type { RestContext } from './rest';
 import { JSON_HEADERS, type RestReply } from './errors';
-import { idFromPath } from './dlq-rest-query';
-import { previewPurgeRequest, purgeDeadLetters } from '../services/dlq-purge';
-import { controlReplayJob, createReplayJob } from '../services/dlq-replay';
+import { idFromPath } from './dead-letter-rest-query';
+import { previewPurgeRequest, purgeDeadLetters } from '../services/dead-letter-purge';
+import { controlReplayJob, createReplayJob } from '../services/dead-letter-replay';
 
 const objectBody = (body: unknown): Record<string, unknown> =>
   (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;

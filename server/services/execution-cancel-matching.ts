@@ -1,5 +1,5 @@
 // Cancel everything matching a filter, safely, in two steps (the DLQ purge's shape,
-// services/dlq-purge.ts):
+// services/dead-letter-purge.ts):
 //   preview — freeze the exact ids of one task's executions matching the filter now and
 //             report their count per state; nothing changes;
 //   cancel  — the operator types "cancel <count>"; only the frozen ids are canceled
@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { confirmationMatches } from '../core/dlq-filter';
+import { confirmationMatches } from '../core/dead-letter-filter';
 import { cancelConfirmationPhrase, cancelFilterQueries, executionCancelFilterSchema, type ExecutionCancelFilterInput } from '../core/execution-cancel-filter';
 import { recordAudit, type Actor } from '../db/audit';
 import { freezeCancelSet, type FrozenCancelSet } from '../db/freeze-cancel-set';

@@ -3,7 +3,7 @@
 import { restRoute, TOKEN_ACCESS } from '@/server/api/rest';
 import { jsonReply } from '@/server/api/errors';
 import { listDeadLetterPage } from '@/server/presenters/dead-letters';
-import { listInputFromQuery } from '@/server/api/dlq-rest-query';
+import { listInputFromQuery } from '@/server/api/dead-letter-rest-query';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,7 @@
 import { restRoute, TOKEN_ACCESS } from '@/server/api/rest';
 import { jsonReply } from '@/server/api/errors';
 import { listFingerprintGroups } from '@/server/presenters/dead-letters';
-import { fingerprintInputFromQuery } from '@/server/api/dlq-rest-query';
+import { fingerprintInputFromQuery } from '@/server/api/dead-letter-rest-query';
 
 export const dynamic = 'force-dynamic';
 

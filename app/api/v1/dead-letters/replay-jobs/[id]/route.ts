@@ -2,7 +2,7 @@
 import { restRoute, TOKEN_ACCESS } from '@/server/api/rest';
 import { jsonReply } from '@/server/api/errors';
 import { replayJob } from '@/server/presenters/dead-letters';
-import { idFromPath } from '@/server/api/dlq-rest-query';
+import { idFromPath } from '@/server/api/dead-letter-rest-query';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,7 +1,7 @@
 // GET /api/v1/dead-letters/purge-previews/{id}/export — the frozen set as JSON lines
 // (application/x-ndjson), streamed page by page; download it before purging.
 import { restRoute, TOKEN_ACCESS } from '@/server/api/rest';
-import { frozenSetExportResponse } from '@/server/api/dlq-export-response';
+import { frozenSetExportResponse } from '@/server/api/dead-letter-export-response';
 
 export const dynamic = 'force-dynamic';
 

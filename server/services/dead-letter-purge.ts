@@ -11,12 +11,12 @@ import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
+import { confirmationMatches, purgeConfirmationPhrase } from '../core/dead-letter-filter';
 import { recordAudit, type Actor } from '../db/audit';
 import { freezePurgeSet, type FrozenPurgeSet } from '../db/freeze-purge-set';
 import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
 import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
-import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
+import { deadLetterScopeInput, scopeKind, type DeadLetterScopeInput } from './dead-letter-scope';
 import { parseInput } from '../core/validate-input';
 
 /** How long a preview stays purgeable. */
@@ -29,7 +29,7 @@ export const purgeInput = z.strictObject({
 export type PurgeInput = z.input<typeof purgeInput>;
 
 /** The body of POST /api/v1/dead-letters/purge-previews. */
-export const purgePreviewRequestInput = z.strictObject({ scope: dlqScopeInput, dryRun: z.boolean().optional() });
+export const purgePreviewRequestInput = z.strictObject({ scope: deadLetterScopeInput, dryRun: z.boolean().optional() });
 
 /** A preview named in a path (/purge-previews/{id}); a bad one is reported as the `id` field. */
 const previewIdInput = z.strictObject({ id: z.uuid('must be a preview id') });
@@ -58,8 +58,8 @@ export async function previewPurgeRequest(pool: Db, actor: Actor, body: unknown)
  * set, how many, per task) in the same transaction; `dryRun` reports the same figures and
  * stores nothing, the audit row included.
  */
-export async function previewPurge(pool: Db, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
-  const scope = scopeKind(parseInput(dlqScopeInput, input));
+export async function previewPurge(pool: Db, actor: Actor, input: DeadLetterScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
+  const scope = scopeKind(parseInput(deadLetterScopeInput, input));
   const frozen = await withTransaction(
     pool,
     async (c) => {

@@ -15,13 +15,13 @@ import {
   replayJobIdInput,
   replayJobListInput,
 } from '../../../presenters/dead-letters';
-import { controlReplayInput, controlReplayJob, createReplayJob, replayInput } from '../../../services/dlq-replay';
-import { previewPurge, purgeDeadLetters, purgeInput, purgePreviewStatus } from '../../../services/dlq-purge';
-import { dlqScopeInput } from '../../../services/dlq-scope';
+import { controlReplayInput, controlReplayJob, createReplayJob, replayInput } from '../../../services/dead-letter-replay';
+import { previewPurge, purgeDeadLetters, purgeInput, purgePreviewStatus } from '../../../services/dead-letter-purge';
+import { deadLetterScopeInput } from '../../../services/dead-letter-scope';
 import { userActor } from '../../../services/auth';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
 
-export const dlqRouter = router({
+export const deadLettersRouter = router({
   list: viewerProcedure.input(deadLetterListInput).query(({ ctx, input }) => listDeadLetterPage(ctx.db, input)),
   fingerprints: viewerProcedure.input(fingerprintGroupsInput).query(({ ctx, input }) => listFingerprintGroups(ctx.db, input)),
   get: viewerProcedure.input(deadLetterIdInput).query(({ ctx, input }) => deadLetterDetail(ctx.db, input)),
@@ -36,7 +36,7 @@ export const dlqRouter = router({
   controlReplay: operatorProcedure.input(controlReplayInput).mutation(({ ctx, input }) => controlReplayJob(ctx.db, userActor(ctx.user), input)),
 
   previewPurge: operatorProcedure
-    .input(z.strictObject({ scope: dlqScopeInput }))
+    .input(z.strictObject({ scope: deadLetterScopeInput }))
     .mutation(({ ctx, input }) => previewPurge(ctx.db, userActor(ctx.user), input.scope)),
   purgePreview: operatorProcedure.input(z.strictObject({ id: z.uuid('must be a preview id') })).query(({ ctx, input }) => purgePreviewStatus(ctx.db, input.id)),
   purge: operatorProcedure.input(purgeInput).mutation(({ ctx, input }) => purgeDeadLetters(ctx.db, userActor(ctx.user), input)),

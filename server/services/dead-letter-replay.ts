@@ -5,7 +5,7 @@
 //                      rate), audited with the filter and counts in the same transaction.
 //                      A request id makes the call idempotent (double click, retried POST).
 //   controlReplayJob — pause / resume / cancel, audited.
-// The work itself is done by services/dlq-replay-runner.ts (a control-plane service, or the
+// The work itself is done by services/dead-letter-replay-runner.ts (a control-plane service, or the
 // CLI waiting on its own job), through the engine's enqueue.
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
@@ -14,13 +14,13 @@ import { recordAudit, type Actor } from '../db/audit';
 import { withTransaction, type Db } from '../db/pool';
 import { freezeReplaySet, insertReplayJob, replayJobIdByRequest } from '../db/create-replay-job';
 import { getReplayJob, setReplayJobState, type ReplayJobRow } from '../db/replay-job-lease';
-import { dlqScopeInput, scopeKind } from './dlq-scope';
+import { deadLetterScopeInput, scopeKind } from './dead-letter-scope';
 import { parseInput } from '../core/validate-input';
 
 export const MAX_RATE_PER_S = 100_000;
 
 export const replayInput = z.strictObject({
-  scope: dlqScopeInput,
+  scope: deadLetterScopeInput,
   /** true: the replayed execution gets the task's full retry budget; false: only what is left (at least one attempt). */
   resetAttempts: z.boolean().default(true),
   /** Executions per second; null or absent = as fast as enqueue goes. */
