@@ -4,7 +4,6 @@
 // as `npm start` runs it) on a free port. Returns the
 // teardown that stops the server and drops the database.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestPostgres } from '../test/support/test-postgres';
@@ -12,20 +11,11 @@ import { urlForDatabase } from '../test/support/test-postgres';
 import { createPool } from '../server/db/pool';
 import { ensureFirstAdmin } from '../server/services/users';
 import { publishE2eEnv } from './support/e2e-env';
+import { freePort } from '../test/support/free-port';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { email: 'e2e-admin@sluice.test', password: 'e2e-admin-password-1' };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

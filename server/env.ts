@@ -42,6 +42,13 @@ export const envSchema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
+    /** A streaming replica of DATABASE_URL's database. Set: the console's read-mostly
+     *  pages (Overview cards and charts, executions and dead-letter lists, audit) read from
+     *  it; writes and reads after an action stay on DATABASE_URL. server/db/pool.ts. */
+    DATABASE_REPLICA_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
     PORT: port.default(3000),
     HOST: z.string().default('127.0.0.1'),
     /** Where the embedded Postgres keeps its data and where builds keep their stamp. */

@@ -3,7 +3,8 @@
 import type { ReactNode } from 'react';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { currentUser } from '@/server/api/rsc';
+import { currentUser, replicaConfigured } from '@/server/api/rsc';
+import { ReplicaLagNotice } from '@/components/shell/replica-lag-notice';
 import { AppShell } from '@/components/shell/app-shell';
 import { parseTheme, THEME_COOKIE } from '@/components/shell/theme';
 
@@ -13,6 +14,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
     <AppShell user={user} theme={theme}>
+      {replicaConfigured() && <ReplicaLagNotice />}
       {children}
     </AppShell>
   );

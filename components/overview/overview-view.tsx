@@ -67,10 +67,11 @@ function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
       <Stat label="Critical tasks" value={String(fleet.tasksByStatus.critical)} tone={fleet.tasksByStatus.critical ? 'danger' : undefined} />
       <Stat label="Warning tasks" value={String(fleet.tasksByStatus.warning)} tone={fleet.tasksByStatus.warning ? 'warning' : undefined} />
       <Stat label="Alerts firing" value={String(firing)} tone={fleet.alertsFiring.critical ? 'danger' : firing ? 'warning' : undefined} href="/alerts" />
+      {/* With a read replica, the charts are as old as the roll-up delay plus the replica's lag. */}
       <Stat
-        label="Data delay"
-        value={fleet.rollupLagMs === null ? '—' : formatDuration(fleet.rollupLagMs)}
-        tone={fleet.rollupLagMs !== null && fleet.rollupLagMs > 60_000 ? 'warning' : undefined}
+        label={fleet.replica && fleet.replica.lagMs > (fleet.rollupLagMs ?? 0) ? 'Data delay (replica)' : 'Data delay'}
+        value={fleet.rollupLagMs === null ? '—' : formatDuration(fleet.rollupLagMs + (fleet.replica?.lagMs ?? 0))}
+        tone={fleet.rollupLagMs !== null && fleet.rollupLagMs + (fleet.replica?.lagMs ?? 0) > 60_000 ? 'warning' : undefined}
       />
     </section>
   );

@@ -10,6 +10,7 @@ import { cookies, headers } from 'next/headers';
 import { createTRPCOptionsProxy } from '@trpc/tanstack-react-query';
 import { appRouter, createCaller } from './root';
 import { createContext, type CookieJar } from './context';
+import { replicaUrl } from '../db/pool';
 
 const getContext = cache(async () => {
   const jar = await cookies();
@@ -51,6 +52,11 @@ export const trpc = createTRPCOptionsProxy({ ctx: getContext, router: appRouter,
 /** Calls procedures directly (no cache) — for pages that render data on the server. */
 export async function serverCaller() {
   return createCaller(await getContext());
+}
+
+/** Whether the console reads lists and charts from a replica (DATABASE_REPLICA_URL). */
+export function replicaConfigured(): boolean {
+  return replicaUrl() !== null;
 }
 
 /** The signed-in user for this request, or null. */

@@ -10,8 +10,9 @@
 //   │                         handler's own spans (@opentelemetry/api) are its children
 //   └─ sluice.finish          handler returned → its outcome written (sluice_finish batch)
 //
-// Only built when tracing is on (main.ts holds an AttemptTracer | null): with tracing off
-// the coordinator neither imports @opentelemetry nor reads the traceparent column.
+// Only built when tracing is on (main.ts gives the execution runner an AttemptTracer or
+// null): with tracing off the coordinator neither imports @opentelemetry nor reads the
+// traceparent column.
 import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type pg from 'pg';
 import type { TaskDefinition } from '../core/task-definition';

@@ -21,7 +21,7 @@ export interface ClaimLoopDeps {
   me: string;
   slots: number;
   signal: LocalSignal;
-  tasks: () => TaskDefinition[];
+  tasks: () => readonly TaskDefinition[];
   /** Running here + slots reserved by calls in flight (claims, finish-and-claims). */
   inFlight: () => number;
   /** Reserve (n > 0) or return (n < 0) local slots around one claim call. */

@@ -1,12 +1,14 @@
-// Batches finished executions (succeeded / retry / dead / release) per task and writes
-// each batch with one sluice_finish call (one round trip, one commit). A batch goes
-// out after flushMs or as soon as it reaches maxBatch; a failed write is retried on the
-// next flush (the rows stay running with their lease, so nothing is lost — if the lease
-// runs out first the rescuer takes over and the late write is fenced).
-// With a `refill` hook the batch goes out as sluice_cycle instead (finish-and-claim-executions.ts): the slots it
-// frees are refilled in the same round trip and commit. The hook reserves the local slots
-// the claim may fill before the call (so the claim loop, running concurrently on its own
-// connection, cannot hand them out twice) and receives the claimed rows afterwards.
+// Batches finished executions (succeeded / retry / dead / release / canceled) per task
+// and writes each batch with one sluice_finish call (db/finish-executions.ts: one round
+// trip, one commit). A batch goes out after flushMs, as soon as it reaches maxBatch, or
+// at once when nothing more can join it (nothingMoreComing); a failed write is retried on
+// the next flush (the rows stay running with their lease, so nothing is lost — if the
+// lease runs out first the rescuer takes over and the late write is fenced).
+// With a `refill` hook (refill.ts) the batch goes out as sluice_cycle instead
+// (db/finish-and-claim-executions.ts): the slots it frees are refilled in the same round
+// trip and commit. The hook reserves the local slots the claim may fill before the call
+// (so the claim loop, running concurrently on its own connection, cannot hand them out
+// twice) and receives the claimed rows afterwards.
 import type pg from 'pg';
 import { finishExecutions, type FinishItem, type FinishOutcome } from '../db/finish-executions';
 import type { ClaimedExecution } from '../db/claim-executions';
@@ -27,23 +29,45 @@ export interface Refill {
   done(task: string, reserved: number, rows: ClaimedExecution[]): void;
 }
 
+export interface CompleterOptions {
+  pool: pg.Pool;
+  /** Max time a finished execution waits for its batch. */
+  flushMs: number;
+  /** A batch goes out at once when it reaches this size (default 500). */
+  maxBatch?: number;
+  /** A batch was written: `applied` holds the rows that took effect (absent = fenced). */
+  onFlushed: (b: CompletedBatch) => void;
+  log: (m: string) => void;
+  /** Refill the freed slots in the same call (sluice_cycle); absent = finish only. */
+  refill?: Refill | null;
+  /** True when waiting flushMs cannot batch anything more (e.g. every running handler
+   *  of this member has finished): the batch goes out at once. */
+  nothingMoreComing?: () => boolean;
+}
+
 export class Completer {
   private buffers = new Map<string, FinishItem[]>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private writing = 0;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly flushMs: number,
-    private readonly onFlushed: (b: CompletedBatch) => void,
-    private readonly log: (m: string) => void,
-    private readonly maxBatch = 500,
-    private readonly refill: Refill | null = null,
-    /** True when waiting flushMs cannot batch anything more (e.g. every running handler
-     *  of this member has finished): the batch goes out at once. */
-    private readonly nothingMoreComing: () => boolean = () => false,
-  ) {}
+  private readonly pool: pg.Pool;
+  private readonly flushMs: number;
+  private readonly maxBatch: number;
+  private readonly onFlushed: (b: CompletedBatch) => void;
+  private readonly log: (m: string) => void;
+  private readonly refill: Refill | null;
+  private readonly nothingMoreComing: () => boolean;
+
+  constructor(o: CompleterOptions) {
+    this.pool = o.pool;
+    this.flushMs = o.flushMs;
+    this.maxBatch = o.maxBatch ?? 500;
+    this.onFlushed = o.onFlushed;
+    this.log = o.log;
+    this.refill = o.refill ?? null;
+    this.nothingMoreComing = o.nothingMoreComing ?? (() => false);
+  }
 
   add(task: string, item: FinishItem): void {
     let b = this.buffers.get(task);

@@ -100,3 +100,22 @@ export class CoordinatorMetrics {
     return lines.join('\n') + '\n';
   }
 }
+
+/** The coordinator's series, declared at start so /metrics shows them before the first
+ *  job (counters and histograms at zero; gauges read live). */
+export function declareCoordinatorMetrics(
+  metrics: CoordinatorMetrics,
+  read: { inFlight: () => number; slots: number; appliedVersion: () => number | null; servedTasks: readonly string[]; ownedPartitions: (task: string) => number },
+): void {
+  metrics.declareCounter('sluice_executions_claimed_total', 'Executions claimed by this coordinator');
+  metrics.declareCounter('sluice_executions_finished_total', 'Executions finished by this coordinator, by outcome');
+  metrics.declareCounter('sluice_executions_fenced_total', 'Completions that matched no live lease (fenced)');
+  metrics.declareHistogram('sluice_claim_duration_seconds', 'Round trip of one sluice_claim call');
+  metrics.declareHistogram('sluice_handler_duration_seconds', 'Handler run time');
+  metrics.gauge('sluice_coordinator_in_flight', 'Executions running in this coordinator', () => [{ labels: {}, value: read.inFlight() }]);
+  metrics.gauge('sluice_coordinator_slots', 'Slots of this coordinator', () => [{ labels: {}, value: read.slots }]);
+  metrics.gauge('sluice_config_applied_version', 'Config version this coordinator applied', () => [{ labels: {}, value: read.appliedVersion() ?? 0 }]);
+  metrics.gauge('sluice_owned_partitions', 'Partitions this coordinator owns, per task', () =>
+    read.servedTasks.map((t) => ({ labels: { task: t }, value: read.ownedPartitions(t) })),
+  );
+}

@@ -4,14 +4,9 @@
 // members), so the process must notice and stop the way SIGTERM stops it — stop
 // claiming, let in-flight handlers finish within the grace period, release the rest,
 // mark itself stopped — instead of re-taking partitions or going stale.
-// One PK read per interval; the watcher fires once.
+// One PK read per interval (db/read-drain-request.ts); the watcher fires once.
 import type pg from 'pg';
-
-export async function drainRequested(pool: pg.Pool, id: string): Promise<boolean> {
-  const r = await pool.query<{ draining: boolean }>('SELECT draining FROM coordinators WHERE id = $1', [id]);
-  // A row deleted by stale-member cleanup also means: this member is no longer wanted.
-  return r.rows[0]?.draining ?? true;
-}
+import { drainRequested } from '../db/read-drain-request';
 
 export interface DrainWatch {
   stop(): void;

@@ -10,7 +10,7 @@ export type { PoolClient, Pool } from 'pg';
 // int8 (bigint) columns: counters and ids stay below 2^53 in practice; parse to number.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-const g = globalThis as unknown as { __sluicePool?: pg.Pool };
+const g = globalThis as unknown as { __sluicePool?: pg.Pool; __sluiceReadPool?: pg.Pool };
 
 export function databaseUrl(): string {
   const url = process.env.DATABASE_URL;
@@ -25,8 +25,24 @@ export function getPool(): pg.Pool {
   return g.__sluicePool;
 }
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'sluice' });
+/** DATABASE_REPLICA_URL when set: a streaming replica of DATABASE_URL's database. */
+export function replicaUrl(): string | null {
+  return process.env.DATABASE_REPLICA_URL || null;
+}
+
+/** The pool the console's read-mostly pages (Overview, charts, executions, dead letters,
+ *  audit) read from: a streaming replica when DATABASE_REPLICA_URL is set, else getPool().
+ *  Writes, and reads that must see the caller's own write (details after an action,
+ *  previews, replay progress), stay on getPool(). */
+export function getReadPool(): pg.Pool {
+  const url = replicaUrl();
+  if (!url) return getPool();
+  g.__sluiceReadPool ??= createPool(url, 10, 'sluice-replica-reads');
+  return g.__sluiceReadPool;
+}
+
+export function createPool(connectionString: string, max = 10, applicationName = 'sluice'): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
   // An idle client's error (server restart) must not crash the process.
   pool.on('error', (err) => console.error('[db] idle client error:', err.message));
   // pg-pool listens for errors only while a client is idle; one that is checked out and

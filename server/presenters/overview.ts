@@ -12,6 +12,7 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
+import { readReplicaLag, type ReplicaLag } from '../db/read-replica-lag';
 import { buildTaskCharts, OWNER_STALE_MS, readChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.strictObject({
@@ -46,6 +47,8 @@ export interface Overview {
     alertsAcknowledged: number;
     /** now − the 10 s roll-up cursor; null before the first roll-up. */
     rollupLagMs: number | null;
+    /** The read replica's lag behind the primary (DATABASE_REPLICA_URL); null without one. */
+    replica: ReplicaLag | null;
   };
   cards: TaskCard[];
   selectedTask: string | null;
@@ -55,16 +58,20 @@ export interface Overview {
 
 const STATUS_ORDER: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
 
-export async function getOverview(db: Db, input: z.output<typeof overviewInput>, now = new Date()): Promise<Overview> {
+/** `readDb`: where cards and charts read from — the read replica when one is configured
+ *  (server/db/pool.ts getReadPool). Coordinator liveness and open alerts always come from
+ *  `db`, the primary: on a lagging replica every heartbeat would look stale. */
+export async function getOverview(db: Db, input: z.output<typeof overviewInput>, now = new Date(), readDb: Db = db): Promise<Overview> {
   // One round of parallel reads; the charts of an explicitly chosen task start at once
   // too (only the default "worst task" has to wait for the cards).
-  const [tasks, fleet, alertCounts, totals, live, chosenRows] = await Promise.all([
-    readActiveTasks(db),
+  const [tasks, fleet, alertCounts, totals, live, chosenRows, replica] = await Promise.all([
+    readActiveTasks(readDb),
     readFleetSummary(db, OWNER_STALE_MS),
     readOpenAlertCounts(db),
-    readTaskWindowTotals(db, new Date(now.getTime() - RECENT_WINDOW_MS)),
-    readPartitionLive(db, null),
-    input.task ? readChartRows(db, input.task, input.range, now) : null,
+    readTaskWindowTotals(readDb, new Date(now.getTime() - RECENT_WINDOW_MS)),
+    readPartitionLive(readDb, null),
+    input.task ? readChartRows(readDb, input.task, input.range, now) : null,
+    readDb === db ? null : readReplicaLag(db, readDb),
   ]);
   const depthsByTask = new Map<string, number[]>();
   for (const p of live) {
@@ -107,7 +114,7 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
 
   const selected = input.task && tasks.some((t) => t.task === input.task) ? input.task : (cards[0]?.task ?? null);
   const selectedRow = tasks.find((t) => t.task === selected);
-  const rows = selectedRow ? (selected === input.task && chosenRows ? chosenRows : await readChartRows(db, selectedRow.task, input.range, now)) : null;
+  const rows = selectedRow ? (selected === input.task && chosenRows ? chosenRows : await readChartRows(readDb, selectedRow.task, input.range, now)) : null;
   const charts = selectedRow && rows ? buildTaskCharts(selectedRow, input.range, now, rows) : null;
 
   const tasksByStatus: Record<ThresholdStatus, number> = { ok: 0, warning: 0, critical: 0, unknown: 0 };
@@ -122,6 +129,7 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
       alertsFiring: { critical: fleet.alerts_firing_critical, warning: fleet.alerts_firing_warning },
       alertsAcknowledged: fleet.alerts_acknowledged,
       rollupLagMs: fleet.rolled_until ? Math.max(0, fleet.db_now.getTime() - fleet.rolled_until.getTime()) : null,
+      replica,
     },
     cards,
     selectedTask: selected,

@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync, readFileSync, chmodSync, rmSync, existsSync
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port';
 
 export const PGBOUNCER_BIN = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((p) => existsSync(p)) ?? null;
 
@@ -20,16 +21,6 @@ export interface PgBouncer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startPgBouncer(upstreamUrl: string, o: { poolSize?: number; maxClients?: number } = {}): Promise<PgBouncer> {
   if (!PGBOUNCER_BIN) throw new Error('pgbouncer is not installed (apt-get install -y pgbouncer; .ci/run does it)');

@@ -23,11 +23,13 @@ export class MemoryCookieJar implements CookieJar {
 export function contextFor(
   pool: pg.Pool,
   user: SessionUser | null,
-  opts: { ip?: string; cookies?: MemoryCookieJar; sessionHours?: number } = {},
+  opts: { ip?: string; cookies?: MemoryCookieJar; sessionHours?: number; readPool?: pg.Pool } = {},
 ): Context {
   const cookies = opts.cookies ?? new MemoryCookieJar();
+  const readPool = opts.readPool ?? pool;
   return {
     db: pool,
+    readDb: readPool,
     user,
     sessionToken: cookies.get(SESSION_COOKIE) ?? null,
     client: { ip: opts.ip ?? '127.0.0.1', userAgent: 'vitest' },

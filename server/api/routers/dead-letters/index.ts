@@ -22,8 +22,9 @@ import { userActor } from '../../../services/auth';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
 
 export const deadLettersRouter = router({
-  list: viewerProcedure.input(deadLetterListInput).query(({ ctx, input }) => listDeadLetterPage(ctx.db, input)),
-  fingerprints: viewerProcedure.input(fingerprintGroupsInput).query(({ ctx, input }) => listFingerprintGroups(ctx.db, input)),
+  // Lists from the read replica when there is one; details, previews and jobs from the primary.
+  list: viewerProcedure.input(deadLetterListInput).query(({ ctx, input }) => listDeadLetterPage(ctx.readDb, input)),
+  fingerprints: viewerProcedure.input(fingerprintGroupsInput).query(({ ctx, input }) => listFingerprintGroups(ctx.readDb, input)),
   get: viewerProcedure.input(deadLetterIdInput).query(({ ctx, input }) => deadLetterDetail(ctx.db, input)),
   tasks: viewerProcedure.query(({ ctx }) => deadLetterTaskNames(ctx.db)),
 

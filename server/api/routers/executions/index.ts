@@ -5,6 +5,7 @@ import { executionDetail, executionIdInput, executionListInput, listExecutionPag
 import { router, viewerProcedure } from '../../trpc';
 
 export const executionsRouter = router({
-  list: viewerProcedure.input(executionListInput).query(({ ctx, input }) => listExecutionPage(ctx.db, input)),
+  // The list from the read replica when there is one; the detail (read after an action) from the primary.
+  list: viewerProcedure.input(executionListInput).query(({ ctx, input }) => listExecutionPage(ctx.readDb, input)),
   get: viewerProcedure.input(executionIdInput).query(({ ctx, input }) => executionDetail(ctx.db, input, { includePayload: true })),
 });
