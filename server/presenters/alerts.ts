@@ -62,30 +62,14 @@ export interface AlertListPage {
 }
 
 /** An alerts row as the list and the detail read it (camel-cased columns). */
-interface AlertModel {
-  id: number;
-  key: string;
-  task: string;
+type AlertModel = Omit<AlertListItem, 'rule' | 'ruleLabel' | 'summary' | 'severity' | 'status' | 'value' | 'firedAt'> & {
   rule: string;
-  subject: string;
-  partition: number | null;
-  groupName: string | null;
-  groupKey: string | null;
   severity: string;
   status: string;
   firedAt: Date | null;
-  acknowledgedAt: Date | null;
-  acknowledgedBy: string | null;
-  resolvedAt: Date | null;
-  resolvedBy: string | null;
-  silencedUntil: Date | null;
-  silencedBy: string | null;
   lastValue: number | null;
-  peakValue: number | null;
-  threshold: number | null;
   evidence: unknown;
-  remedy: string | null;
-}
+};
 
 const ALERT_COLUMNS = `id, key, task, rule, subject, partition, group_name AS "groupName", group_key AS "groupKey",
   severity, status, fired_at AS "firedAt", acknowledged_at AS "acknowledgedAt", acknowledged_by AS "acknowledgedBy",
