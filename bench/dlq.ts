@@ -21,8 +21,8 @@ import { applyConfig } from '../server/services/config-versions';
 import { SYSTEM_ACTOR } from '../server/db/audit';
 import { percentile } from '../server/core/metrics';
 import { listDeadLetterPage, listFingerprintGroups, type DeadLetterListInput } from '../server/presenters/dead-letters';
-import { createReplayJob } from '../server/services/dlq-replay';
-import { runReplayJobs } from '../server/services/dlq-replay-runner';
+import { createReplayJob } from '../server/services/dead-letter-replay';
+import { runReplayJobs } from '../server/services/dead-letter-replay-runner';
 import { parseBenchArgs } from './support/bench-args';
 import { shapeTimer } from './support/shape-timer';
 

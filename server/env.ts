@@ -7,7 +7,17 @@
 //   SLUICE_MAINTENANCE_SCALE  coordinator timings (server/core/coordinator-timings.ts;
 //                             a bad value stops the coordinator, naming the variable);
 //   SLUICE_CONTROL_PLANE_SERVICES=0  no background jobs in this server (server/control-plane/start.ts);
-//   NEXT_DIST_DIR             build output folder, for parallel builds (next.config.js).
+//   NEXT_DIST_DIR             build output folder, for parallel builds (next.config.js);
+//   OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,
+//   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL,
+//   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+//   OTEL_TRACES_SAMPLER, OTEL_BSP_*, other OTEL_EXPORTER_OTLP_*
+//                             tracing, the OpenTelemetry names (server/core/tracing-settings.ts,
+//                             docs/tracing.md);
+//   SLUICE_SKIP_PEERS=1       npm install skips the benchmark peers (scripts/install-peers.mjs);
+//   PRISMA_SCHEMA_ENGINE_BINARY  for `prisma generate` (scripts/prisma-generate.mjs).
+// server/env.test.ts checks that every SLUICE_* / OTEL_* / DATABASE_* name the code reads
+// is named in this file.
 import { z } from 'zod';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './core/input-text';
 import { parseAllowList } from './core/webhook-address';

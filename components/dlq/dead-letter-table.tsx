@@ -5,7 +5,7 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { useRouter } from 'next/navigation';
-import type { DlqFilter } from '@/server/core/dlq-filter';
+import type { DeadLetterFilter } from '@/server/core/dead-letter-filter';
 import type { DeadLetterListRow } from '@/server/presenters/dead-letters';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -27,7 +27,7 @@ export function DeadLetterTable({
   canOperate,
 }: {
   items: DeadLetterListRow[];
-  filter: DlqFilter;
+  filter: DeadLetterFilter;
   count: number | null;
   countCapped: boolean;
   canOperate: boolean;

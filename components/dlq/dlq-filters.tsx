@@ -1,13 +1,13 @@
 // The filter bar: a GET form (next/form navigates client-side), so the filter lands in
 // the URL — the page, a shared link, a replay and a purge all read the same filter.
 import Form from 'next/form';
-import type { DlqFilter } from '@/server/core/dlq-filter';
+import type { DeadLetterFilter } from '@/server/core/dead-letter-filter';
 import { Input, Select } from '@/components/ui/input';
 import { FilterActions, Labelled, TaskSelect, rawParam as raw } from '@/components/ui/filter-bar';
 import { utcInputValue, type DlqSearchParams } from './dlq-search-params';
 
-export function DlqFilters({ sp, filter, tasks }: { sp: DlqSearchParams; filter: DlqFilter | null; tasks: string[] }) {
-  const v = (k: keyof DlqFilter) => (filter ? ((filter[k] as string | undefined) ?? '') : raw(sp, k));
+export function DlqFilters({ sp, filter, tasks }: { sp: DlqSearchParams; filter: DeadLetterFilter | null; tasks: string[] }) {
+  const v = (k: keyof DeadLetterFilter) => (filter ? ((filter[k] as string | undefined) ?? '') : raw(sp, k));
   return (
     <Form action="/dead-letters" aria-label="Filter dead letters" className="grid grid-cols-2 gap-3 p-3 md:grid-cols-4 xl:grid-cols-[repeat(8,minmax(0,1fr))_auto]">
       <TaskSelect id="dlq-task" value={v('task')} tasks={tasks} current={filter?.task} />

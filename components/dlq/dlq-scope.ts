@@ -1,7 +1,7 @@
 // What a replay or purge dialog acts on, and how to say it to the operator.
-import type { DlqFilter } from '@/server/core/dlq-filter';
+import type { DeadLetterFilter } from '@/server/core/dead-letter-filter';
 
-export type UiScope = { ids: number[] } | { filter: DlqFilter };
+export type UiScope = { ids: number[] } | { filter: DeadLetterFilter };
 
 export function describeScope(scope: UiScope, count: number | null, countCapped = false): string {
   if ('ids' in scope) return `${scope.ids.length} selected dead letter${scope.ids.length === 1 ? '' : 's'}`;

@@ -1,7 +1,7 @@
 // The Dead letters page keeps its filters in the URL (shareable, back-button friendly):
-// the same fields as the filter schema (server/core/dlq-filter.ts), with times in UTC as
+// the same fields as the filter schema (server/core/dead-letter-filter.ts), with times in UTC as
 // `YYYY-MM-DDTHH:MM` (what a datetime-local input gives) or full ISO.
-import { dlqFilterSchema, FILTER_KEYS, filterToSearchParams, type DlqFilter } from '@/server/core/dlq-filter';
+import { deadLetterFilterSchema, FILTER_KEYS, filterToSearchParams, type DeadLetterFilter } from '@/server/core/dead-letter-filter';
 import { parseUtc } from '@/components/audit/audit-search-params';
 
 export type DlqSearchParams = Record<string, string | string[] | undefined>;
@@ -11,21 +11,21 @@ function one(v: string | string[] | undefined): string | undefined {
   return s === undefined || s.trim() === '' ? undefined : s.trim();
 }
 
-export function filterFromSearchParams(sp: DlqSearchParams): { filter: DlqFilter | null; cursor: string | undefined; problems: string[] } {
+export function filterFromSearchParams(sp: DlqSearchParams): { filter: DeadLetterFilter | null; cursor: string | undefined; problems: string[] } {
   const raw: Record<string, unknown> = {};
   for (const k of FILTER_KEYS) {
     const v = one(sp[k]);
     if (v === undefined) continue;
     raw[k] = k === 'from' || k === 'to' ? parseUtc(v) : v;
   }
-  const r = dlqFilterSchema.safeParse(raw);
+  const r = deadLetterFilterSchema.safeParse(raw);
   const cursor = one(sp.cursor);
   if (!r.success) return { filter: null, cursor, problems: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
   return { filter: r.data, cursor, problems: [] };
 }
 
 /** `/dead-letters?…` for a filter (plus a cursor or overrides); dates as UTC minutes. */
-export function deadLettersHref(filter: Partial<DlqFilter>, extra: Record<string, string | undefined> = {}): string {
+export function deadLettersHref(filter: Partial<DeadLetterFilter>, extra: Record<string, string | undefined> = {}): string {
   const p = filterToSearchParams(filter);
   for (const k of ['from', 'to'] as const) {
     const d = filter[k];

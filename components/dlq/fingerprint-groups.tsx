@@ -1,14 +1,14 @@
 // Dead letters grouped by error fingerprint, under the current filter: count, not yet
 // replayed, first and last seen, tasks, the newest error. A row narrows the list to it.
 import Link from 'next/link';
-import type { DlqFilter } from '@/server/core/dlq-filter';
+import type { DeadLetterFilter } from '@/server/core/dead-letter-filter';
 import type { FingerprintGroups as Groups } from '@/server/presenters/dead-letters';
 import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
 import { deadLettersHref } from './dlq-search-params';
 
-export function FingerprintGroups({ groups, sampledNewest, filter }: { groups: Groups['groups']; sampledNewest: number | null; filter: DlqFilter }) {
+export function FingerprintGroups({ groups, sampledNewest, filter }: { groups: Groups['groups']; sampledNewest: number | null; filter: DeadLetterFilter }) {
   if (groups.length === 0) return null;
   const max = Math.max(...groups.map((g) => g.count));
   return (

@@ -26,8 +26,8 @@ export function PurgeDialog({
   onDone?: () => void;
 }) {
   const trpc = useTRPC();
-  const preview = useMutation(trpc.dlq.previewPurge.mutationOptions());
-  const purge = useMutation(trpc.dlq.purge.mutationOptions({ onSuccess: () => onDone?.() }));
+  const preview = useMutation(trpc.deadLetters.previewPurge.mutationOptions());
+  const purge = useMutation(trpc.deadLetters.purge.mutationOptions({ onSuccess: () => onDone?.() }));
 
   return (
     <FrozenSetDialog
@@ -56,7 +56,7 @@ export function PurgeDialog({
       countTestId="purge-frozen-count"
       extra={(p) => (
         <p>
-          <a className={buttonClass('secondary', 'sm')} href={`/api/dlq/purge-previews/${p.id}/export`} download>
+          <a className={buttonClass('secondary', 'sm')} href={`/api/dead-letters/purge-previews/${p.id}/export`} download>
             Export this set (JSON lines)
           </a>
         </p>

@@ -33,11 +33,11 @@ export function ReplayDialog({
   const requestId = useMemo(() => crypto.randomUUID(), []);
   const [resetAttempts, setResetAttempts] = useState(true);
   const [rate, setRate] = useState('');
-  const preview = useMutation(trpc.dlq.previewReplay.mutationOptions());
+  const preview = useMutation(trpc.deadLetters.previewReplay.mutationOptions());
   const replay = useMutation(
-    trpc.dlq.replayPreview.mutationOptions({
+    trpc.deadLetters.replayPreview.mutationOptions({
       onSuccess: async (r) => {
-        await qc.invalidateQueries(trpc.dlq.replayJobs.pathFilter());
+        await qc.invalidateQueries(trpc.deadLetters.replayJobs.pathFilter());
         if (r.job) onDone?.(r.job.id);
       },
     }),

@@ -93,7 +93,7 @@ function JobExecutions({ job }: { job: ReplayJobView }) {
   const trpc = useTRPC();
   const [after, setAfter] = useState<number[]>([0]);
   const cursor = after.at(-1)!;
-  const q = useQuery({ ...trpc.dlq.replayExecutions.queryOptions({ jobId: job.id, after: cursor, limit: 20 }), refetchInterval: job.outcomes.running > 0 ? 2000 : false });
+  const q = useQuery({ ...trpc.deadLetters.replayExecutions.queryOptions({ jobId: job.id, after: cursor, limit: 20 }), refetchInterval: job.outcomes.running > 0 ? 2000 : false });
   if (q.error) return <p className="text-[12px] text-danger">{errorMessage(q.error)}</p>;
   if (!q.data) return <p className="text-[12px] text-muted">Loading executions…</p>;
   return (
@@ -129,7 +129,7 @@ function JobExecutions({ job }: { job: ReplayJobView }) {
 function JobActions({ job }: { job: ReplayJobView }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const m = useMutation(trpc.dlq.controlReplay.mutationOptions({ onSettled: () => qc.invalidateQueries(trpc.dlq.replayJobs.pathFilter()) }));
+  const m = useMutation(trpc.deadLetters.controlReplay.mutationOptions({ onSettled: () => qc.invalidateQueries(trpc.deadLetters.replayJobs.pathFilter()) }));
   const act = (action: 'pause' | 'resume' | 'cancel') => m.mutate({ jobId: job.id, action });
   return (
     <span className="inline-flex items-center gap-1">
@@ -161,7 +161,7 @@ export function ReplayJobs({ canOperate }: { canOperate: boolean }) {
   const trpc = useTRPC();
   const router = useRouter();
   const q = useQuery({
-    ...trpc.dlq.replayJobs.queryOptions({ limit: 5 }),
+    ...trpc.deadLetters.replayJobs.queryOptions({ limit: 5 }),
     refetchInterval: (query) => ((query.state.data ?? []).some(active) ? 1000 : 10_000),
   });
   const jobs = q.data ?? [];

@@ -17,7 +17,7 @@ import { Field } from '@/components/ui/field';
 import { Callout } from '@/components/ui/callout';
 import { Timestamp } from '@/components/ui/timestamp';
 import { Modal } from '@/components/dlq/modal';
-import { confirmationMatches } from '@/server/core/dlq-filter';
+import { confirmationMatches } from '@/server/core/dead-letter-filter';
 
 /** What every frozen-set preview carries. */
 export interface FrozenSetPreview {

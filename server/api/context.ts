@@ -1,10 +1,9 @@
-// The per-request tRPC context: the pg pool (services), the Prisma client (presenters),
-// the signed-in user (from the session cookie), the client's address, and a cookie jar
+// The per-request tRPC context: the pg pool (services and presenters alike; docs/
+// architecture.md, "Data access"), the signed-in user (from the session cookie), the client's address, and a cookie jar
 // the auth router uses to set or clear the session cookie. Built by the HTTP route
 // handler and by server components (read-only cookies); tests build it directly.
 import type pg from 'pg';
 import { getPool, getReadPool } from '../db/pool';
-import { getPrisma, getReadPrisma, type PrismaClient } from '../db/prisma';
 import { env } from '../env';
 import { resolveSession, SESSION_COOKIE, type SessionUser } from '../services/sessions';
 import { clientAddress } from '../core/client-address';
@@ -21,12 +20,10 @@ export interface CookieJar {
 
 export interface Context {
   db: pg.Pool;
-  prisma: PrismaClient;
   /** Where read-mostly pages read (Overview, charts, executions and dead-letter lists,
    *  audit): the streaming replica of DATABASE_REPLICA_URL, else `db`. Never for a read
    *  that must see this caller's own write. */
   readDb: pg.Pool;
-  readPrisma: PrismaClient;
   user: SessionUser | null;
   sessionToken: string | null;
   client: { ip: string; userAgent: string | null };
@@ -38,9 +35,7 @@ export async function createContext(opts: {
   headers: Headers;
   cookies: CookieJar;
   db?: pg.Pool;
-  prisma?: PrismaClient;
   readDb?: pg.Pool;
-  readPrisma?: PrismaClient;
 }): Promise<Context> {
   const db = opts.db ?? getPool();
   // A caller that passes its own primary (tests) reads from it too unless it passes a replica.
@@ -49,9 +44,7 @@ export async function createContext(opts: {
   const user = await resolveSession(db, sessionToken);
   return {
     db,
-    prisma: opts.prisma ?? getPrisma(),
     readDb,
-    readPrisma: opts.readPrisma ?? (readDb === db ? (opts.prisma ?? getPrisma()) : getReadPrisma()),
     user,
     sessionToken: user ? sessionToken : null,
     client: { ip: clientAddress(opts.headers, env().SLUICE_TRUSTED_PROXIES), userAgent: opts.headers.get('user-agent') },

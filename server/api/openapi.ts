@@ -7,15 +7,16 @@
 // file under app/api/v1 is documented here with those roles, and the other way round.
 import { z } from 'zod';
 import { enqueueRequestSchema } from './rest-enqueue';
-import { FILTER_KEYS, dlqFilterSchema } from '../core/dlq-filter';
+import { FILTER_KEYS, deadLetterFilterSchema } from '../core/dead-letter-filter';
 import { deadLetterIdInput, deadLetterListInput, fingerprintGroupsInput, replayJobIdInput, replayJobListInput } from '../presenters/dead-letters';
-import { controlReplayInput, replayInput } from '../services/dlq-replay';
-import { purgeInput, purgePreviewRequestInput } from '../services/dlq-purge';
+import { controlReplayInput, replayInput } from '../services/dead-letter-replay';
+import { purgeInput, purgePreviewRequestInput } from '../services/dead-letter-purge';
 import { CANCELABLE_STATES } from '../core/execution-cancel-filter';
 import { cancelMatchingInput, cancelPreviewInput } from '../services/execution-cancel-matching';
 import { EXECUTION_FILTER_KEYS, EXECUTION_ORDERS, EXECUTION_SCAN_WINDOW, EXECUTION_STATES, executionFilterSchema } from '../core/execution-filter';
 import { executionListInput } from '../presenters/execution';
-import { TOKEN_ROLES, type TokenRole } from '../core/roles';
+import { TOKEN_ACCESS, type TokenRole } from '../core/roles';
+import { CORE_ERROR_CODES } from '../core/errors';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -42,7 +43,7 @@ const errorBody = {
   required: ['error', 'code'],
   properties: {
     error: { type: 'string', description: 'What went wrong, for a person.' },
-    code: { type: 'string', enum: ['BAD_REQUEST', 'NOT_FOUND', 'CONFLICT', 'FORBIDDEN', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'PRECONDITION_FAILED', 'PAYLOAD_TOO_LARGE'] },
+    code: { type: 'string', enum: [...CORE_ERROR_CODES] },
     fieldErrors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
     retryAfterMs: { type: 'integer', description: 'With 429: how long to wait before retrying.' },
   },
@@ -52,7 +53,7 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 const jsonResponse = (description: string, schema: string) => ({ description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 const jsonBody = (schema: string) => ({ required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } });
 
-const ALL_TOKEN_ROLES: readonly TokenRole[] = TOKEN_ROLES;
+const ALL_TOKEN_ROLES: readonly TokenRole[] = TOKEN_ACCESS.any;
 
 /** The role part of an operation: the sentence in its description, `x-sluice-roles`, and the 401 / 403 replies. */
 function access(roles: readonly TokenRole[], description?: string) {
@@ -69,8 +70,8 @@ function authErrors(roles: readonly TokenRole[]) {
   };
 }
 
-const READERS: readonly TokenRole[] = ['viewer', 'operator'];
-const OPERATOR: readonly TokenRole[] = ['operator'];
+const READERS: readonly TokenRole[] = TOKEN_ACCESS.read;
+const OPERATOR: readonly TokenRole[] = TOKEN_ACCESS.operate;
 
 const FILTER_DESCRIPTIONS: Record<(typeof FILTER_KEYS)[number], string> = {
   task: 'Only this task\'s dead letters.',
@@ -83,9 +84,9 @@ const FILTER_DESCRIPTIONS: Record<(typeof FILTER_KEYS)[number], string> = {
   status: '`pending`: not replayed yet; `replayed`: replayed; `all` (default).',
 };
 
-/** The dead-letter filter as query parameters: the same fields as the browser's URL (core/dlq-filter.ts). */
+/** The dead-letter filter as query parameters: the same fields as the browser's URL (core/dead-letter-filter.ts). */
 function filterQueryParameters() {
-  return FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: FILTER_DESCRIPTIONS[k], schema: propertyOf(dlqFilterSchema, k) }));
+  return FILTER_KEYS.map((k) => ({ name: k, in: 'query', required: false, description: FILTER_DESCRIPTIONS[k], schema: propertyOf(deadLetterFilterSchema, k) }));
 }
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
@@ -881,7 +882,7 @@ export function openApiDocument(): Record<string, unknown> {
           tags: ['Executions'],
           summary: 'Enqueue one execution, or a batch with {executions: [...]}',
           ...access(
-            ['producer', 'operator'],
+            TOKEN_ACCESS.enqueue,
             'Routing, group keys (explicit `groups`, else each group\'s keyPath into the payload), streams and backpressure are applied per the task\'s current config. A batch is inserted in one statement. An `idempotencyKey` dedupes per task.',
           ),
           parameters: [

@@ -5,6 +5,8 @@
 // limit, and nothing parsed. server/web/serve.mjs refuses the same bodies before Next.js
 // sees them; this is the same rule for wherever else the routes run (next dev, tests).
 import { env } from '../env';
+import { CoreError } from '../core/errors';
+import { errorResponse } from './errors';
 
 export function maxBodyBytes(): number {
   return env().SLUICE_MAX_BODY_BYTES;
@@ -15,10 +17,7 @@ export function bodyTooLargeMessage(limit: number): string {
 }
 
 export function bodyTooLargeResponse(limit: number): Response {
-  return new Response(JSON.stringify({ error: bodyTooLargeMessage(limit), code: 'PAYLOAD_TOO_LARGE' }), {
-    status: 413,
-    headers: { 'content-type': 'application/json', connection: 'close' },
-  });
+  return errorResponse(new CoreError('PAYLOAD_TOO_LARGE', bodyTooLargeMessage(limit)), { connection: 'close' });
 }
 
 /** The declared length when it is over the limit (refuse without reading), else null. */

@@ -4,12 +4,10 @@
 // (field errors as 400s). The route files under app/api/v1/dead-letters only bind these
 // to a method and the roles.
 import type { RestContext } from './rest';
-import type { RestReply } from './rest-enqueue';
-import { idFromPath } from './dlq-rest-query';
-import { previewPurgeRequest, purgeDeadLetters } from '../services/dlq-purge';
-import { controlReplayJob, createReplayJob } from '../services/dlq-replay';
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
+import { JSON_HEADERS, type RestReply } from './errors';
+import { idFromPath } from './dead-letter-rest-query';
+import { previewPurgeRequest, purgeDeadLetters } from '../services/dead-letter-purge';
+import { controlReplayJob, createReplayJob } from '../services/dead-letter-replay';
 
 const objectBody = (body: unknown): Record<string, unknown> =>
   (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;

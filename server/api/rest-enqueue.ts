@@ -11,8 +11,9 @@
 // the span Next.js already started) and the executions carry that span's context.
 import type pg from 'pg';
 import { z } from 'zod';
-import { CoreError, isCoreError, TOO_LARGE } from '../core/errors';
-import { fieldErrors, TASK_NAME_RE } from '../core/task-definition';
+import { CoreError, isCoreError, issueFieldErrors, TOO_LARGE } from '../core/errors';
+import { TASK_NAME_RE } from '../core/task-definition';
+import { coreErrorReply, JSON_HEADERS, type RestReply } from './errors';
 import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
 import { enqueue, type EnqueueInput } from '../services/enqueue';
 import { normalizeTraceparent } from '../core/trace-context';
@@ -45,31 +46,6 @@ function batchInput(limits: EnqueueRequestLimits) {
 
 export function enqueueRequestSchema(limits: EnqueueRequestLimits = { maxPayloadBytes: DEFAULT_MAX_PAYLOAD_BYTES }) {
   return z.union([batchInput(limits), executionInput(limits)]);
-}
-
-export interface RestReply {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-export function errorReply(e: unknown): RestReply {
-  if (isCoreError(e)) {
-    const status =
-      { BAD_REQUEST: 400, NOT_FOUND: 404, CONFLICT: 409, FORBIDDEN: 403, UNAUTHORIZED: 401, TOO_MANY_REQUESTS: 429, PRECONDITION_FAILED: 412, PAYLOAD_TOO_LARGE: 413 }[e.code];
-    const headers: Record<string, string> = { ...JSON_HEADERS };
-    const body: Record<string, unknown> = { error: e.message, code: e.code };
-    if (e.fieldErrors) body.fieldErrors = e.fieldErrors;
-    if (e.code === 'TOO_MANY_REQUESTS') {
-      const ms = e.retryAfterMs ?? 1000;
-      headers['retry-after'] = String(Math.max(1, Math.ceil(ms / 1000)));
-      body.retryAfterMs = ms;
-    }
-    return { status, headers, body };
-  }
-  throw e;
 }
 
 export interface EnqueueRequest {
@@ -121,13 +97,15 @@ async function enqueueReply(req: EnqueueRequest, traceparent: string | null): Pr
       const r = batch
         ? batchInput(limits).safeParse(req.body)
         : executionInput(limits).safeParse(req.body);
-      const errs = r.success ? fieldErrors(parsed.error) : fieldErrors(r.error);
+      const errs = issueFieldErrors(r.success ? parsed.error.issues : r.error.issues);
       throw CoreError.validation(errs);
     }
     const inputs: EnqueueInput[] = 'executions' in parsed.data ? (parsed.data.executions as EnqueueInput[]) : [parsed.data as EnqueueInput];
     const result = await enqueue(req.db, req.taskName, inputs, { maxPayloadBytes: limits.maxPayloadBytes, traceparent });
     return { status: 202, headers: { ...JSON_HEADERS }, body: result };
   } catch (e) {
-    return errorReply(e);
+    // A CoreError is an answer; anything else goes up to restRoute's 500 (and the span).
+    if (isCoreError(e)) return coreErrorReply(e);
+    throw e;
   }
 }

@@ -4,13 +4,11 @@
 // input themselves (field errors as 400s). The route files under app/api/v1/executions
 // only bind these to a method and the roles.
 import type { RestContext } from './rest';
-import type { RestReply } from './rest-enqueue';
+import { JSON_HEADERS, type RestReply } from './errors';
 import { CoreError } from '../core/errors';
 import { parseInput } from '../core/validate-input';
 import { cancelExecution, retryExecutionNow } from '../services/execution-actions';
 import { cancelMatching, cancelPreviewInput, cancelPreviewStatus, previewCancelMatching } from '../services/execution-cancel-matching';
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** POST {id}/cancel: 200 canceled now; 202 running, cancel requested. */
 export async function cancelExecutionReply({ db, actor }: RestContext, { id }: { id: string }): Promise<RestReply> {

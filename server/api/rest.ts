@@ -1,18 +1,20 @@
 // The REST surface (/api/v1/*) for producers and scripts: Bearer API tokens, JSON in
-// and out, CoreError → HTTP status through the same mapping as tRPC's formatter
-// (errorReply in api/rest-enqueue.ts). A route file is: restRoute(roles, handler); the
-// handler gets the database handle in its context, so route files never reach for the pool.
+// and out, CoreError → HTTP status through the one mapping (server/api/errors.ts) tRPC's
+// formatter uses too. A route file is: restRoute(TOKEN_ACCESS.<kind>, handler) with the
+// roles declared once in server/core/roles.ts; the handler gets the database handle in its
+// context, so route files never reach for the pool.
 import type pg from 'pg';
 import { getPool } from '../db/pool';
 import { authenticateToken } from '../services/tokens';
-import { errorReply, type RestReply } from './rest-enqueue';
+import { errorReply, errorResponse, replyToResponse, type RestReply } from './errors';
 import type { Actor } from '../db/audit';
 import { tokenActor } from '../services/tokens';
 import { CoreError } from '../core/errors';
 import { bodyTooLargeResponse, declaredOverLimit, maxBodyBytes, readBodyWithin } from './request-body';
-import type { TokenRole } from '../core/roles';
+import { TOKEN_ACCESS, type TokenRole } from '../core/roles';
 
-export type { TokenRole };
+export type { TokenRole, RestReply };
+export { TOKEN_ACCESS };
 
 export interface RestContext {
   req: Request;
@@ -23,14 +25,6 @@ export interface RestContext {
   body: unknown;
   /** The control plane's pool. */
   db: pg.Pool;
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-}
-
-export function replyToResponse(r: RestReply): Response {
-  return new Response(JSON.stringify(r.body), { status: r.status, headers: r.headers });
 }
 
 /** Wraps a handler with token authentication, a role check and error mapping. */
@@ -48,10 +42,10 @@ export function restRoute<P>(
     const pool = getPool();
     const token = await authenticateToken(pool, req.headers.get('authorization'));
     if (!token) {
-      return json(401, { error: 'a valid API token is required: Authorization: Bearer slc_…', code: 'UNAUTHORIZED' }, { 'www-authenticate': 'Bearer' });
+      return errorResponse(new CoreError('UNAUTHORIZED', 'a valid API token is required: Authorization: Bearer slc_…'), { 'www-authenticate': 'Bearer' });
     }
     if (!roles.includes(token.role)) {
-      return json(403, { error: `a ${token.role} token cannot do this; needs one of: ${roles.join(', ')}`, code: 'FORBIDDEN' });
+      return errorResponse(new CoreError('FORBIDDEN', `a ${token.role} token cannot do this; needs one of: ${roles.join(', ')}`));
     }
     let body: unknown = undefined;
     if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
@@ -61,19 +55,14 @@ export function restRoute<P>(
       try {
         body = text === '' ? undefined : JSON.parse(text);
       } catch {
-        return replyToResponse(errorReply(CoreError.badRequest('the request body is not valid JSON')));
+        return errorResponse(CoreError.badRequest('the request body is not valid JSON'));
       }
     }
     try {
       const out = await handler({ req, token, actor: tokenActor(token), body, db: pool }, await route.params);
       return out instanceof Response ? out : replyToResponse(out);
     } catch (e) {
-      try {
-        return replyToResponse(errorReply(e));
-      } catch {
-        console.error('[rest]', e);
-        return json(500, { error: 'internal error', code: 'INTERNAL' });
-      }
+      return replyToResponse(errorReply(e, 'rest'));
     }
   };
 }

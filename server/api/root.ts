@@ -8,7 +8,7 @@ import { auditRouter } from './routers/audit';
 import { tasksRouter } from './routers/tasks';
 import { configRouter } from './routers/config';
 import { coordinatorsRouter } from './routers/coordinators';
-import { dlqRouter } from './routers/dlq';
+import { deadLettersRouter } from './routers/dead-letters';
 import { metricsRouter } from './routers/metrics';
 import { alertsRouter } from './routers/alerts';
 import { webhooksRouter } from './routers/webhooks';
@@ -24,7 +24,7 @@ export const appRouter = router({
   tasks: tasksRouter,
   config: configRouter,
   coordinators: coordinatorsRouter,
-  dlq: dlqRouter,
+  deadLetters: deadLettersRouter,
   metrics: metricsRouter,
   alerts: alertsRouter,
   webhooks: webhooksRouter,

@@ -1,16 +1,18 @@
-// tRPC setup: the context type, the ONE place errors are mapped to the wire, and one
-// procedure builder per role. Roles are ordered viewer < operator < admin; a procedure
-// states the least role it needs by its builder, and no handler checks roles itself.
+// tRPC setup: the context type, the error formatter (codes from server/api/errors.ts, the
+// one CoreError mapping), and one procedure builder per role. Roles are ordered viewer <
+// operator < admin; a procedure states the least role it needs by its builder, and no
+// handler checks roles itself.
 //
 // Errors: services throw CoreError (server/core/errors.ts), which knows nothing of
-// HTTP. `mapErrors` turns it into a TRPCError with the same code (all CoreError codes
-// are tRPC codes) and the formatter puts its field errors — or a zod input error's, field
-// by field — into `data.fieldErrors`. Anything else stays INTERNAL_SERVER_ERROR with a
-// generic message, so internals never leak.
+// transport. `mapErrors` turns it into a TRPCError by the one mapping in server/api/errors.ts
+// and the formatter puts its field errors — or a zod input error's, field by field — into
+// `data.fieldErrors`. Anything else stays INTERNAL_SERVER_ERROR with a generic message, so
+// internals never leak.
 import { initTRPC, StandardSchemaV1Error, TRPCError } from '@trpc/server';
 import superjson from 'superjson';
 import { ZodError } from 'zod';
-import { isCoreError, type FieldError } from '../core/errors';
+import { isCoreError, issueFieldErrors, summarizeFieldErrors, type FieldError } from '../core/errors';
+import { trpcErrorOf } from './errors';
 import { roleAtLeast, type Role } from '../core/roles';
 import type { Context } from './context';
 
@@ -19,15 +21,7 @@ export type { Context };
 /** Field errors of an input-validation failure: a ZodError, or a Standard Schema error. */
 function schemaFieldErrors(cause: unknown): FieldError[] | null {
   if (!(cause instanceof ZodError || cause instanceof StandardSchemaV1Error)) return null;
-  return cause.issues.map((i) => ({
-    path: (i.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.'),
-    message: i.message,
-  }));
-}
-
-function summary(fieldErrors: FieldError[]): string {
-  const head = fieldErrors.slice(0, 3).map((f) => (f.path ? `${f.path}: ${f.message}` : f.message));
-  return head.join('; ') + (fieldErrors.length > 3 ? ` (and ${fieldErrors.length - 3} more)` : '');
+  return issueFieldErrors(cause.issues);
 }
 
 const t = initTRPC.context<Context>().create({
@@ -55,9 +49,9 @@ const mapErrors = t.middleware(async ({ next }) => {
   if (result.ok) return result;
   const err = result.error;
   const cause = err.cause;
-  if (isCoreError(cause)) throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  if (isCoreError(cause)) throw trpcErrorOf(cause);
   const fieldErrors = err.code === 'BAD_REQUEST' ? schemaFieldErrors(cause) : null;
-  if (fieldErrors) throw new TRPCError({ code: 'BAD_REQUEST', message: `Invalid input: ${summary(fieldErrors)}`, cause });
+  if (fieldErrors) throw new TRPCError({ code: 'BAD_REQUEST', message: `Invalid input: ${summarizeFieldErrors(fieldErrors)}`, cause });
   if (err.code === 'INTERNAL_SERVER_ERROR') {
     console.error('[trpc] internal error:', cause ?? err);
     throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Something went wrong on the server; it has been logged.' });

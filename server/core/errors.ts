@@ -2,13 +2,40 @@
 // user-facing message and, for validation, errors field by field. One formatter in
 // server/api maps `code` to an HTTP status / tRPC code; nothing here knows about either.
 // Pure: no I/O imports (server/core rule).
-import type { FieldError } from './task-definition';
 
 /** How every size-limit message starts (a payload, a batch): a validation failure made only
  *  of these is PAYLOAD_TOO_LARGE (413), so a client can tell "shrink or split it" from "fix it". */
 export const TOO_LARGE = 'is too large: at most';
 
-export type { FieldError };
+/** One problem with one field of an input: `{path: "tasks.0.groups.1.limit", message}`. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** A schema issue as zod and Standard Schema report it (a path segment may be `{key}`). */
+export interface SchemaIssue {
+  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+  readonly message: string;
+}
+
+/** Schema issues → field errors, the shape every interface reports. The one place this is written. */
+export function issueFieldErrors(issues: readonly SchemaIssue[]): FieldError[] {
+  return issues.map((i) => ({
+    path: (i.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.'),
+    message: i.message,
+  }));
+}
+
+/** "a: bad; b: worse (and 2 more)": the first three field errors, for a one-line message. */
+export function summarizeFieldErrors(fieldErrors: readonly FieldError[]): string {
+  return (
+    fieldErrors
+      .slice(0, 3)
+      .map((e) => (e.path ? `${e.path}: ${e.message}` : e.message))
+      .join('; ') + (fieldErrors.length > 3 ? ` (and ${fieldErrors.length - 3} more)` : '')
+  );
+}
 
 export const CORE_ERROR_CODES = [
   'BAD_REQUEST',
@@ -50,14 +77,7 @@ export class CoreError extends Error {
 
   /** A validation failure reported field by field (e.g. from `parseConfig`). */
   static validation(fieldErrors: FieldError[], message?: string): CoreError {
-    const summary =
-      message ??
-      (fieldErrors.length === 0
-        ? 'invalid input'
-        : fieldErrors
-            .slice(0, 3)
-            .map((e) => (e.path ? `${e.path}: ${e.message}` : e.message))
-            .join('; ') + (fieldErrors.length > 3 ? ` (and ${fieldErrors.length - 3} more)` : ''));
+    const summary = message ?? (fieldErrors.length === 0 ? 'invalid input' : summarizeFieldErrors(fieldErrors));
     const tooLarge = fieldErrors.length > 0 && fieldErrors.every((e) => e.message.startsWith(TOO_LARGE));
     return new CoreError(tooLarge ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', summary, { fieldErrors });
   }

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { cancelConfirmationPhrase, cancelFilterForListFilter, cancelFilterQueries, executionCancelFilterSchema, executionIdSchema, isStorableText, parseStateList } from './execution-cancel-filter';
-import { confirmationMatches } from './dlq-filter';
+import { confirmationMatches } from './dead-letter-filter';
 import { executionFilterSchema } from './execution-filter';
 
 describe('executionCancelFilterSchema', () => {

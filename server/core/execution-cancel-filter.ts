@@ -5,7 +5,7 @@
 // Pure: no I/O imports (server/core rule).
 import { z } from 'zod';
 import { taskNameSchema } from './task-definition';
-import { GROUP_FILTER_RE } from './dlq-filter';
+import { GROUP_FILTER_RE } from './dead-letter-filter';
 import type { ExecutionFilter, ExecutionQuery } from './execution-filter';
 
 /** States a cancel can act on. scheduled = queued with run_at in the future (a delay or a

@@ -16,7 +16,21 @@ export function roleAtLeast(role: Role, required: Role): boolean {
 /** What an API token may be used for (REST enqueue, coordinators, read-only access). */
 export const TOKEN_ROLES = ['producer', 'coordinator', 'operator', 'viewer'] as const;
 export type TokenRole = (typeof TOKEN_ROLES)[number];
-export const tokenRoleSchema = z.enum(TOKEN_ROLES, { error: 'must be one of producer, coordinator, operator, viewer' });
+export const tokenRoleSchema = z.enum(TOKEN_ROLES, { error: `must be one of ${TOKEN_ROLES.join(', ')}` });
+
+/** Which token roles each kind of REST route accepts: the one declaration the route files
+ *  (restRoute(TOKEN_ACCESS.read, …)) and the OpenAPI document both use. */
+export const TOKEN_ACCESS = {
+  /** Any valid token. */
+  any: TOKEN_ROLES,
+  /** Enqueue work. */
+  enqueue: ['producer', 'operator'],
+  /** Read dead letters and replay jobs. */
+  read: ['viewer', 'operator'],
+  /** Change things: cancel, retry, purge, replay. */
+  operate: ['operator'],
+} as const satisfies Record<string, readonly TokenRole[]>;
+export type TokenAccess = keyof typeof TOKEN_ACCESS;
 
 /** The user a session resolves to (server/services/sessions.ts). */
 export interface SessionUser {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { inputRecord, inputText } from './input-text';
 import { taskRetentionSchema } from './retention-policy';
+import { issueFieldErrors, type FieldError } from './errors';
 
 /** A dot path into the payload, e.g. `tenant` or `customer.id`. */
 export const KEY_PATH_RE = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/;
@@ -183,29 +184,18 @@ export const sluiceConfigSchema = z
 export type SluiceConfig = z.output<typeof sluiceConfigSchema>;
 export type SluiceConfigInput = z.input<typeof sluiceConfigSchema>;
 
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-/** zod issues → `[{path: "tasks.0.groups.1.limit", message}]`, the shape every interface reports. */
-export function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((i) => ({
-    path: i.path.map(String).join('.'),
-    message: i.message,
-  }));
-}
+export type { FieldError };
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 export function parseConfig(input: unknown): ParseResult<SluiceConfig> {
   const r = sluiceConfigSchema.safeParse(input);
-  return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error) };
+  return r.success ? { ok: true, value: r.data } : { ok: false, errors: issueFieldErrors(r.error.issues) };
 }
 
 export function parseTaskDefinition(input: unknown): ParseResult<TaskDefinition> {
   const r = taskDefinitionSchema.safeParse(input);
-  return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error) };
+  return r.success ? { ok: true, value: r.data } : { ok: false, errors: issueFieldErrors(r.error.issues) };
 }
 
 /** The limit a key gets in a group: its override when there is one, else the group's. */

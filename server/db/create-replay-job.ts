@@ -6,12 +6,12 @@
 //      which is each stream's original order); the same WHERE as the browser;
 //   3. set the job's total.
 // Dead letters already replayed are left out and counted, so the operator is told.
-import type { DlqFilter } from '../core/dlq-filter';
+import type { DeadLetterFilter } from '../core/dead-letter-filter';
 import type { Actor } from './audit';
 import type { Db } from './pool';
-import { deadLetterWhere } from './dead-letter-filter';
+import { deadLetterWhere } from './dead-letter-conditions';
 
-export type ReplayScope = { kind: 'filter'; filter: DlqFilter } | { kind: 'ids'; ids: number[] };
+export type ReplayScope = { kind: 'filter'; filter: DeadLetterFilter } | { kind: 'ids'; ids: number[] };
 
 export interface NewReplayJob {
   requestId: string | null;

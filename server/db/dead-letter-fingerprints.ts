@@ -8,9 +8,9 @@
 //     the list), and say so — an unbounded GROUP BY over a million rows took ~2 s.
 // Either way the newest error text per kept fingerprint comes from one index probe
 // (fingerprint, dead_at DESC, id DESC … LIMIT 1), never through the aggregate.
-import type { DlqFilter } from '../core/dlq-filter';
+import type { DeadLetterFilter } from '../core/dead-letter-filter';
 import type { Db } from './pool';
-import { deadLetterWhere } from './dead-letter-filter';
+import { deadLetterWhere } from './dead-letter-conditions';
 import { ERROR_PREVIEW_CHARS } from './list-dead-letters';
 
 export const SAMPLE_LIMIT = 50_000;
@@ -30,11 +30,11 @@ export interface FingerprintGroups {
   sampledNewest: number | null;
 }
 
-export function statsServe(f: DlqFilter): boolean {
+export function statsServe(f: DeadLetterFilter): boolean {
   return f.status === 'all' && f.group === undefined && f.stream === undefined && f.from === undefined && f.to === undefined && f.q === undefined;
 }
 
-async function fromStats(db: Db, f: DlqFilter, limit: number): Promise<FingerprintGroupRow[]> {
+async function fromStats(db: Db, f: DeadLetterFilter, limit: number): Promise<FingerprintGroupRow[]> {
   const r = await db.query<FingerprintGroupRow>(
     `SELECT fingerprint, sum(count)::int AS count, sum(pending)::int AS pending, min(first_seen) AS "firstSeen",
             max(last_seen) AS "lastSeen", array_agg(task ORDER BY task) AS tasks
@@ -48,7 +48,7 @@ async function fromStats(db: Db, f: DlqFilter, limit: number): Promise<Fingerpri
   return r.rows;
 }
 
-async function fromRows(db: Db, f: DlqFilter, limit: number): Promise<{ rows: FingerprintGroupRow[]; scanned: number }> {
+async function fromRows(db: Db, f: DeadLetterFilter, limit: number): Promise<{ rows: FingerprintGroupRow[]; scanned: number }> {
   const params: unknown[] = [];
   const where = deadLetterWhere(f, 'd', params);
   params.push(SAMPLE_LIMIT, limit);
@@ -84,7 +84,7 @@ async function sampleErrors(db: Db, fingerprints: string[], task: string | undef
   return new Map(r.rows.map((x) => [x.fingerprint, x.error]));
 }
 
-export async function deadLetterFingerprints(db: Db, filter: DlqFilter, limit: number): Promise<FingerprintGroups> {
+export async function deadLetterFingerprints(db: Db, filter: DeadLetterFilter, limit: number): Promise<FingerprintGroups> {
   let groups: FingerprintGroupRow[];
   let sampledNewest: number | null = null;
   if (statsServe(filter)) {

@@ -16,7 +16,6 @@ const HISTORY = {
 } as const;
 
 export type HistoryTable = keyof typeof HISTORY;
-export const HISTORY_TABLES = Object.keys(HISTORY) as HistoryTable[];
 
 /** Deletes up to `limit` rows of `table` older than `before`; returns how many went. */
 export async function deleteHistoryBatch(db: Db, table: HistoryTable, before: Date, limit: number): Promise<number> {

@@ -2,12 +2,12 @@
 // the filter (or the ids of a selection that still exist) into dlq_purge_preview_items
 // under a new preview row; the purge later deletes by those ids only, so a dead letter
 // that arrives after this statement can never be deleted by it, whatever the filter.
-// The SELECT uses the same WHERE as the browser (server/db/dead-letter-filter.ts).
+// The SELECT uses the same WHERE as the browser (server/db/dead-letter-conditions.ts).
 // A million ids freeze in a few seconds (bench/dlq.ts exercises the 1M table).
-import type { DlqFilter } from '../core/dlq-filter';
+import type { DeadLetterFilter } from '../core/dead-letter-filter';
 import type { Actor } from './audit';
 import type { Db } from './pool';
-import { deadLetterWhere } from './dead-letter-filter';
+import { deadLetterWhere } from './dead-letter-conditions';
 
 export interface FrozenPurgeSet {
   id: string;
@@ -19,7 +19,7 @@ export interface FrozenPurgeSet {
   newestDeadAt: Date | null;
 }
 
-export type PurgeScope = { kind: 'filter'; filter: DlqFilter } | { kind: 'ids'; ids: number[] };
+export type PurgeScope = { kind: 'filter'; filter: DeadLetterFilter } | { kind: 'ids'; ids: number[] };
 
 /**
  * What the frozen set is for: a purge freezes every match; a replay freezes only the

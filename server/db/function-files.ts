@@ -14,6 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { withTransaction } from './pool';
 
 export const FUNCTIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sql', 'functions');
 export const FUNCTIONS_TABLE = 'sluice_function_files';
@@ -90,8 +91,7 @@ export async function applyFunctionFiles(
   files: FunctionFile[] = loadFunctionFiles(),
   log: (m: string) => void = () => {},
 ): Promise<AppliedFunctions> {
-  await client.query('BEGIN');
-  try {
+  return withTransaction(client, async (client) => {
     await client.query(`CREATE TABLE IF NOT EXISTS ${FUNCTIONS_TABLE} (
       name        text PRIMARY KEY,
       checksum    text NOT NULL,
@@ -123,11 +123,7 @@ export async function applyFunctionFiles(
         WHERE n.nspname = 'public' AND p.proname LIKE 'sluice\\_%'`,
     )).rows.map((r) => r.name);
     await client.query(`DELETE FROM ${FUNCTIONS_TABLE} WHERE name <> ALL ($1::text[]) AND name <> ALL ($2::text[])`, [names, existing]);
-    await client.query('COMMIT');
     const orphans = existing.filter((n) => !names.includes(n)).sort();
     return { applied, orphans };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  }
+  });
 }

@@ -8,9 +8,9 @@
 // as text with microseconds (a JS Date would drop them and skip or repeat rows).
 // Measured with 1M dead letters on the local PG15: see bench/dlq.ts (list p95).
 // The list carries the error's first 300 characters, not the payload or stack.
-import type { DlqFilter } from '../core/dlq-filter';
+import type { DeadLetterFilter } from '../core/dead-letter-filter';
 import type { Db } from './pool';
-import { deadLetterWhere } from './dead-letter-filter';
+import { deadLetterWhere } from './dead-letter-conditions';
 
 export interface DeadLetterCursor {
   /** dead_at as ISO text with microseconds, e.g. 2026-11-23T10:00:00.123456Z */
@@ -39,7 +39,7 @@ export const ERROR_PREVIEW_CHARS = 300;
 
 export async function listDeadLetters(
   db: Db,
-  filter: DlqFilter,
+  filter: DeadLetterFilter,
   opts: { limit: number; cursor?: DeadLetterCursor | null },
 ): Promise<{ rows: DeadLetterListRow[]; more: boolean }> {
   const params: unknown[] = [];
@@ -73,7 +73,7 @@ export async function listDeadLetters(
  * the matching keyset index until `cap` rows): without it, a task + error-text count was
  * planned as a BitmapAnd that read all 200k trigram matches first (150 ms at 1M).
  */
-export async function countDeadLettersCapped(db: Db, filter: DlqFilter, cap: number): Promise<{ count: number; capped: boolean }> {
+export async function countDeadLettersCapped(db: Db, filter: DeadLetterFilter, cap: number): Promise<{ count: number; capped: boolean }> {
   const params: unknown[] = [];
   const where = deadLetterWhere(filter, 'd', params);
   params.push(cap + 1);

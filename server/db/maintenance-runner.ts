@@ -90,6 +90,8 @@ export async function runServiceOnce<B extends RunnerBase>(pool: pg.Pool, svc: M
       await client.query('INSERT INTO maintenance_runs (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
       known.add(name);
     }
+    // Not withTransaction: the claim's transaction outlives this scope ('tx' runs keep it open
+    // around the service's run; 'steps' runs commit it mid-way and give the client back).
     await client.query('BEGIN');
     inTx = true;
     const due = await client.query(

@@ -1,6 +1,7 @@
-// The pg pool for hot-path SQL (claim, complete, enqueue) and the coordinator. The
-// control plane's ordinary reads and writes go through Prisma (server/db/prisma.ts),
-// which wraps this same pool via @prisma/adapter-pg so one process has one pool.
+// The pg pool: every read and write of every table (docs/architecture.md, "Data access"):
+// the hot path (claim, finish, enqueue), the coordinator, and the control plane's services
+// and presenters. withTransaction below is the one transaction helper. Prisma is not a
+// runtime client: prisma/schema.prisma describes the schema (the drift test) and no more.
 import pg from 'pg';
 
 export type Db = pg.Pool | pg.PoolClient;
@@ -53,19 +54,52 @@ export function createPool(connectionString: string, max = 10, applicationName =
   return pool;
 }
 
-/** Runs fn in one transaction on a client of the pool; rolls back on throw, and with
- *  `rollback` (a dry run) after fn too, so fn's figures come back and nothing is stored. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: { rollback?: boolean } = {}): Promise<T> {
-  const client = await pool.connect();
+function isPool(db: Db | pg.ClientBase): db is pg.Pool {
+  return typeof (db as pg.Pool).totalCount === 'number';
+}
+
+/** Runs fn on one connection: a client of the pool (given back after), or the caller's own client. */
+export async function withClient<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  if (!isPool(db)) return fn(db);
+  const client = await db.connect();
   try {
-    await client.query('BEGIN');
-    const out = await fn(client);
-    await client.query(opts.rollback ? 'ROLLBACK' : 'COMMIT');
-    return out;
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
+    return await fn(client);
   } finally {
     client.release();
   }
+}
+
+/**
+ * The one transaction helper: runs fn in one transaction and rolls back on throw, and with
+ * `rollback` (a dry run) after fn too, so fn's figures come back and nothing is stored.
+ *
+ * `db` is a pool (a client is borrowed for the transaction) or a client of the caller's
+ * (a pool's, or a lone pg.Client such as the migration run's): idle, it gets its own
+ * BEGIN/COMMIT; already inside a transaction (a test's, or an outer withTransaction), fn
+ * runs in a SAVEPOINT, so its rollback undoes only its own work and the outer transaction
+ * decides whether anything is kept.
+ */
+export function withTransaction<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>, opts?: { rollback?: boolean }): Promise<T>;
+export function withTransaction<T>(db: pg.ClientBase, fn: (c: pg.ClientBase) => Promise<T>, opts?: { rollback?: boolean }): Promise<T>;
+export async function withTransaction<T>(db: Db | pg.ClientBase, fn: (c: pg.PoolClient) => Promise<T>, opts: { rollback?: boolean } = {}): Promise<T> {
+  if (isPool(db)) return withClient(db, (c) => inTransaction(c, fn, opts));
+  return inTransaction(db as pg.PoolClient, fn, opts);
+}
+
+async function inTransaction<T>(client: pg.PoolClient, fn: (c: pg.PoolClient) => Promise<T>, opts: { rollback?: boolean }): Promise<T> {
+  const status = client.getTransactionStatus();
+  const nested = status === 'T' || status === 'E';
+  const [begin, commit, rollback] = nested
+    ? ['SAVEPOINT sluice_tx', 'RELEASE SAVEPOINT sluice_tx', 'ROLLBACK TO SAVEPOINT sluice_tx; RELEASE SAVEPOINT sluice_tx']
+    : ['BEGIN', 'COMMIT', 'ROLLBACK'];
+  await client.query(begin);
+  let out: T;
+  try {
+    out = await fn(client);
+  } catch (e) {
+    await client.query(rollback).catch(() => {});
+    throw e;
+  }
+  await client.query(opts.rollback ? rollback : commit);
+  return out;
 }

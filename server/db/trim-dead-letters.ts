@@ -22,7 +22,7 @@ export interface TrimmedBatch {
 }
 
 /** Limits per task with dead letters: the task's definition, else the schema's defaults. */
-export async function dlqLimitsByTask(db: Db, defaults: { maxDepth: number; retentionDays: number }): Promise<TrimLimits[]> {
+export async function deadLetterLimitsByTask(db: Db, defaults: { maxDepth: number; retentionDays: number }): Promise<TrimLimits[]> {
   const r = await db.query<{ task: string; max_depth: number | null; retention_days: number | null }>(
     `WITH RECURSIVE t AS (
        (SELECT task FROM dead_letters ORDER BY task LIMIT 1)
@@ -70,7 +70,7 @@ export async function trimBeyondBatch(db: Db, task: string, boundary: { deadAt: 
   return r.rows[0]!;
 }
 
-export async function recordDlqEvent(
+export async function recordDeadLetterEvent(
   db: Db,
   e: { task: string; kind: 'retention' | 'max_depth'; removed: number; limitValue: number; oldest: Date | null; newest: Date | null },
 ): Promise<number> {

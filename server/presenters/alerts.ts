@@ -6,8 +6,6 @@ import { executionFilterToSearchParams } from '../core/execution-filter';
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
-import type { PrismaClient } from '../db/prisma';
-import { Prisma } from '../db/generated/prisma/client';
 import { CoreError } from '../core/errors';
 import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, isThresholdRule, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
 import type { AlertStatus } from '../core/alert-rules';
@@ -66,7 +64,20 @@ export interface AlertListPage {
   counts: { firing: number; acknowledged: number };
 }
 
-type AlertModel = Prisma.AlertGetPayload<object>;
+/** An alerts row as the list and the detail read it (camel-cased columns). */
+type AlertModel = Omit<AlertListItem, 'rule' | 'ruleLabel' | 'summary' | 'severity' | 'status' | 'value' | 'firedAt'> & {
+  rule: string;
+  severity: string;
+  status: string;
+  firedAt: Date | null;
+  lastValue: number | null;
+  evidence: unknown;
+};
+
+const ALERT_COLUMNS = `id, key, task, rule, subject, partition, group_name AS "groupName", group_key AS "groupKey",
+  severity, status, fired_at AS "firedAt", acknowledged_at AS "acknowledgedAt", acknowledged_by AS "acknowledgedBy",
+  resolved_at AS "resolvedAt", resolved_by AS "resolvedBy", silenced_until AS "silencedUntil", silenced_by AS "silencedBy",
+  last_value AS "lastValue", peak_value AS "peakValue", threshold, evidence, remedy`;
 
 export function summaryOf(a: { task: string; rule: string; partition: number | null; groupName: string | null; groupKey: string | null }): string {
   const label = ALERT_RULE_LABEL[a.rule as AlertRule] ?? a.rule;
@@ -111,30 +122,38 @@ function withIncidents<T extends AlertListItem>(items: T[]): T[] {
   return items.map((i) => ({ ...i, incidentId: ids.get(i.id) ?? i.id }));
 }
 
-export async function listAlerts(prisma: PrismaClient, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
-  const where: Prisma.AlertWhereInput = { firedAt: { not: null } };
-  if (input.status === 'open') where.status = { in: ['firing', 'acknowledged'] };
-  else if (input.status !== 'all') where.status = input.status;
-  if (input.task) where.task = input.task;
-  if (input.rule) where.rule = input.rule;
-  if (input.severity) where.severity = input.severity;
+export async function listAlerts(db: Db, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
+  const where = ['fired_at IS NOT NULL'];
+  const params: unknown[] = [];
+  const cond = (sql: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  if (input.status === 'open') where.push(`status IN ('firing', 'acknowledged')`);
+  else if (input.status !== 'all') cond((p) => `status = ${p}`, input.status);
+  if (input.task) cond((p) => `task = ${p}`, input.task);
+  if (input.rule) cond((p) => `rule = ${p}`, input.rule);
+  if (input.severity) cond((p) => `severity = ${p}`, input.severity);
   if (input.cursor !== undefined) {
     // Keyset on (fired_at DESC, id DESC), the order of alerts_fired_idx.
-    const c = await prisma.alert.findUnique({ where: { id: BigInt(input.cursor) }, select: { firedAt: true } });
-    if (!c?.firedAt) throw CoreError.badRequest('the page cursor does not match an alert', [{ path: 'cursor', message: 'is not a valid page cursor' }]);
-    where.OR = [{ firedAt: { lt: c.firedAt } }, { firedAt: c.firedAt, id: { lt: BigInt(input.cursor) } }];
+    const c = await db.query('SELECT 1 FROM alerts WHERE id = $1 AND fired_at IS NOT NULL', [input.cursor]);
+    if (c.rowCount === 0) throw CoreError.badRequest('the page cursor does not match an alert', [{ path: 'cursor', message: 'is not a valid page cursor' }]);
+    cond((p) => `(fired_at, id) < (SELECT fired_at, id FROM alerts WHERE id = ${p})`, input.cursor);
   }
-  const [rows, counts] = await Promise.all([
-    prisma.alert.findMany({ where, orderBy: [{ firedAt: 'desc' }, { id: 'desc' }], take: input.limit + 1 }),
-    prisma.alert.groupBy({ by: ['status'], where: { status: { in: ['firing', 'acknowledged'] } }, _count: { _all: true } }),
+  params.push(input.limit + 1);
+  const [{ rows }, counts] = await Promise.all([
+    db.query<AlertModel>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY fired_at DESC, id DESC LIMIT $${params.length}`, params),
+    db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM alerts WHERE status IN ('firing', 'acknowledged') GROUP BY status`,
+    ),
   ]);
   const items = withIncidents(rows.slice(0, input.limit).map(toItem));
   return {
     items,
     nextCursor: rows.length > input.limit ? items.at(-1)!.id : null,
     counts: {
-      firing: counts.find((c) => c.status === 'firing')?._count._all ?? 0,
-      acknowledged: counts.find((c) => c.status === 'acknowledged')?._count._all ?? 0,
+      firing: counts.rows.find((c) => c.status === 'firing')?.n ?? 0,
+      acknowledged: counts.rows.find((c) => c.status === 'acknowledged')?.n ?? 0,
     },
   };
 }
@@ -272,9 +291,15 @@ const METRIC_OF: Record<AlertRule, NonNullable<AlertDetail['chart']>['metric']> 
   p99LatencyMs: 'p99LatencyMs',
 };
 
-export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typeof alertDetailInput>, now = new Date()): Promise<AlertDetail> {
-  const a = await prisma.alert.findUnique({ where: { id: BigInt(input.id) }, include: { events: { orderBy: { id: 'asc' } } } });
+export async function getAlert(db: Db, input: z.output<typeof alertDetailInput>, now = new Date()): Promise<AlertDetail> {
+  const a = (await db.query<AlertModel>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = $1`, [input.id])).rows[0];
   if (!a || !a.firedAt) throw CoreError.notFound(`Alert ${input.id}`);
+  const events = (
+    await db.query<Omit<AlertEventView, 'sinceFiredMs' | 'comment'>>(
+      'SELECT id, at, type, actor, value, severity, silenced, detail FROM alert_events WHERE alert_id = $1 ORDER BY id',
+      [input.id],
+    )
+  ).rows;
   const item = toItem(a);
   const task = (await readActiveTasks(db)).find((t) => t.task === a.task);
 
@@ -313,12 +338,12 @@ export async function getAlert(prisma: PrismaClient, db: Db, input: z.output<typ
   const live: TopKey[] = keys
     .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
     .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 }));
-  const related = await relatedAlerts(prisma, item, now);
+  const related = await relatedAlerts(db, item, now);
   const stored = live.length === 0 || item.status === 'resolved' ? storedTopKeys([{ ...item, evidence: a.evidence }, ...related.filter((r) => r.rule === 'hotKey')]) : null;
   return {
     ...item,
     evidence: (a.evidence ?? {}) as Record<string, unknown>,
-    events: a.events.map((e) => ({
+    events: events.map((e) => ({
       id: Number(e.id),
       at: e.at,
       type: e.type,
@@ -367,18 +392,16 @@ function commentOf(detail: unknown): string | null {
  * The task's other alerts whose firing span overlaps this one's (alerts_fired_idx reads the
  * task's alerts fired before this one ended; at most 20, nearest first).
  */
-async function relatedAlerts(prisma: PrismaClient, a: AlertListItem, now: Date): Promise<(AlertListItem & { evidence: unknown })[]> {
+async function relatedAlerts(db: Db, a: AlertListItem, now: Date): Promise<(AlertListItem & { evidence: unknown })[]> {
   const end = a.resolvedAt ?? now;
-  const rows = await prisma.alert.findMany({
-    where: {
-      task: a.task,
-      id: { not: BigInt(a.id) },
-      firedAt: { not: null, lte: end },
-      OR: [{ resolvedAt: null }, { resolvedAt: { gte: a.firedAt } }],
-    },
-    orderBy: [{ firedAt: 'desc' }, { id: 'desc' }],
-    take: 20,
-  });
+  const { rows } = await db.query<AlertModel>(
+    `SELECT ${ALERT_COLUMNS} FROM alerts
+      WHERE task = $1 AND id <> $2 AND fired_at IS NOT NULL AND fired_at <= $3
+        AND (resolved_at IS NULL OR resolved_at >= $4)
+      ORDER BY fired_at DESC, id DESC
+      LIMIT 20`,
+    [a.task, a.id, end, a.firedAt],
+  );
   return rows
     .map((r) => ({ ...toItem(r), evidence: r.evidence as unknown }))
     .filter((r) => spansOverlap({ firedAt: r.firedAt.getTime(), resolvedAt: r.resolvedAt?.getTime() ?? null }, { firedAt: a.firedAt.getTime(), resolvedAt: end.getTime() }))

@@ -4,8 +4,7 @@
 // microseconds, which a JS Date would truncate) is looked up in SQL.
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
-import { Prisma } from '../db/generated/prisma/client';
-import type { PrismaClient } from '../db/prisma';
+import type { Db } from '../db/pool';
 import type { ActorType } from '../db/audit';
 import { diffValues, type DiffLine } from './audit-diff';
 
@@ -68,27 +67,34 @@ function likeEscape(s: string): string {
   return s.replace(/[\\%_]/g, (c) => '\\' + c);
 }
 
-export async function listAudit(prisma: PrismaClient, input: z.output<typeof auditListInput>): Promise<AuditPage> {
-  const where: Prisma.Sql[] = [];
-  if (input.actor) where.push(Prisma.sql`actor_label ILIKE ${'%' + likeEscape(input.actor) + '%'}`);
+export async function listAudit(db: Db, input: z.output<typeof auditListInput>): Promise<AuditPage> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const cond = (sql: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(sql(`$${params.length}`));
+  };
+  if (input.actor) cond((p) => `actor_label ILIKE ${p}`, '%' + likeEscape(input.actor) + '%');
   if (input.action) {
     const prefix = input.action.endsWith('*') ? input.action.slice(0, -1) : input.action.endsWith('.') ? input.action : null;
-    where.push(prefix !== null ? Prisma.sql`action LIKE ${likeEscape(prefix) + '%'}` : Prisma.sql`action = ${input.action}`);
+    if (prefix !== null) cond((p) => `action LIKE ${p}`, likeEscape(prefix) + '%');
+    else cond((p) => `action = ${p}`, input.action);
   }
-  if (input.targetType) where.push(Prisma.sql`target_type = ${input.targetType}`);
-  if (input.targetId) where.push(Prisma.sql`target_id = ${input.targetId}`);
-  if (input.from) where.push(Prisma.sql`at >= ${input.from}`);
-  if (input.to) where.push(Prisma.sql`at < ${input.to}`);
-  if (input.cursor) {
-    where.push(Prisma.sql`(at, id) < (SELECT at, id FROM audit_log WHERE id = ${BigInt(input.cursor)})`);
-  }
-  const rows = await prisma.$queryRaw<Row[]>`
-    SELECT id::text AS id, at, actor_type, actor_id, actor_label, action, target_type, target_id, before, after, meta
-      FROM audit_log
-     ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}` : Prisma.empty}
-     -- Qualified: a bare "id" here would sort by the text alias above, not the bigint.
-     ORDER BY audit_log.at DESC, audit_log.id DESC
-     LIMIT ${input.limit + 1}`;
+  if (input.targetType) cond((p) => `target_type = ${p}`, input.targetType);
+  if (input.targetId) cond((p) => `target_id = ${p}`, input.targetId);
+  if (input.from) cond((p) => `at >= ${p}`, input.from);
+  if (input.to) cond((p) => `at < ${p}`, input.to);
+  if (input.cursor) cond((p) => `(at, id) < (SELECT at, id FROM audit_log WHERE id = ${p}::bigint)`, input.cursor);
+  params.push(input.limit + 1);
+  const { rows } = await db.query<Row>(
+    `SELECT id::text AS id, at, actor_type, actor_id, actor_label, action, target_type, target_id, before, after, meta
+       FROM audit_log
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      -- Qualified: a bare "id" here would sort by the text alias above, not the bigint.
+      ORDER BY audit_log.at DESC, audit_log.id DESC
+      LIMIT $${params.length}`,
+    params,
+  );
   const page = rows.slice(0, input.limit);
   return {
     entries: page.map((r) => ({

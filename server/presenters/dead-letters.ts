@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import { CoreError } from '../core/errors';
-import { dlqFilterSchema, type DlqFilter } from '../core/dlq-filter';
+import { deadLetterFilterSchema, type DeadLetterFilter } from '../core/dead-letter-filter';
 import type { Db } from '../db/pool';
 import { countDeadLettersCapped, listDeadLetters, type DeadLetterCursor, type DeadLetterListRow } from '../db/list-dead-letters';
 import { deadLetterFingerprints, type FingerprintGroupRow, type FingerprintGroups } from '../db/dead-letter-fingerprints';
@@ -33,14 +33,14 @@ export const TEXT_COUNT_CAP = 200;
 const CURSOR_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~(\d{1,18})$/;
 
 export const deadLetterListInput = z.strictObject({
-  filter: dlqFilterSchema.default({ status: 'all' }),
+  filter: deadLetterFilterSchema.default({ status: 'all' }),
   cursor: inputText.regex(CURSOR_RE, 'is not a valid page cursor').optional(),
   limit: z.number().int('must be a whole number').min(1, 'must be at least 1').max(500, 'must be at most 500').default(50),
 });
 export type DeadLetterListInput = z.input<typeof deadLetterListInput>;
 
 export const fingerprintGroupsInput = z.strictObject({
-  filter: dlqFilterSchema.default({ status: 'all' }),
+  filter: deadLetterFilterSchema.default({ status: 'all' }),
   limit: z.number().int().min(1).max(200).default(20),
 });
 
@@ -99,7 +99,7 @@ export async function deadLetterDetail(db: Db, input: z.input<typeof deadLetterI
 }
 
 export type { ReplayedExecutionRow };
-export type { DeadLetterListRow, FingerprintGroupRow, FingerprintGroups, DlqFilter };
+export type { DeadLetterListRow, FingerprintGroupRow, FingerprintGroups, DeadLetterFilter };
 
 // ---- replay jobs (the progress bars) ----
 

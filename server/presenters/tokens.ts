@@ -1,5 +1,6 @@
 // The Settings → API tokens table: never the hash, only the prefix that tells tokens apart.
-import type { PrismaClient } from '../db/prisma';
+// Read with pg like every read and write of api_tokens (docs/architecture.md, "Data access").
+import type { Db } from '../db/pool';
 import type { TokenRole } from '../core/roles';
 
 export interface TokenRow {
@@ -14,28 +15,12 @@ export interface TokenRow {
   revokedAt: Date | null;
 }
 
-export async function listTokens(prisma: PrismaClient): Promise<TokenRow[]> {
-  const rows = await prisma.apiToken.findMany({
-    select: {
-      id: true,
-      name: true,
-      role: true,
-      prefix: true,
-      createdAt: true,
-      lastUsedAt: true,
-      revokedAt: true,
-      creator: { select: { email: true } },
-    },
-    orderBy: [{ revokedAt: { sort: 'desc', nulls: 'first' } }, { createdAt: 'desc' }],
-  });
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    role: r.role as TokenRole,
-    display: `slc_${r.prefix}_…`,
-    createdAt: r.createdAt,
-    createdBy: r.creator?.email ?? null,
-    lastUsedAt: r.lastUsedAt,
-    revokedAt: r.revokedAt,
-  }));
+export async function listTokens(db: Db): Promise<TokenRow[]> {
+  const r = await db.query<TokenRow>(
+    `SELECT t.id, t.name, t.role, 'slc_' || t.prefix || '_…' AS display, t.created_at AS "createdAt",
+            u.email AS "createdBy", t.last_used_at AS "lastUsedAt", t.revoked_at AS "revokedAt"
+       FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by
+      ORDER BY t.revoked_at DESC NULLS FIRST, t.created_at DESC`,
+  );
+  return r.rows;
 }

@@ -1,5 +1,6 @@
-// The Settings → Users table.
-import type { PrismaClient } from '../db/prisma';
+// The Settings → Users table. Read with pg like every read and write of the users table
+// (docs/architecture.md, "Data access").
+import type { Db } from '../db/pool';
 import type { Role } from '../core/roles';
 
 export interface UserRow {
@@ -11,10 +12,10 @@ export interface UserRow {
   lastLoginAt: Date | null;
 }
 
-export async function listUsers(prisma: PrismaClient): Promise<UserRow[]> {
-  const rows = await prisma.user.findMany({
-    select: { id: true, email: true, role: true, active: true, createdAt: true, lastLoginAt: true },
-    orderBy: [{ active: 'desc' }, { email: 'asc' }],
-  });
-  return rows.map((r) => ({ ...r, role: r.role as Role }));
+export async function listUsers(db: Db): Promise<UserRow[]> {
+  const r = await db.query<UserRow>(
+    `SELECT id, email, role, active, created_at AS "createdAt", last_login_at AS "lastLoginAt"
+       FROM users ORDER BY active DESC, email ASC`,
+  );
+  return r.rows;
 }

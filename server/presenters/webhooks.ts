@@ -1,22 +1,17 @@
 // Settings → Webhooks: the targets (never their secrets) and the delivery log, newest
-// first, optionally for one target.
+// first, optionally for one target. Read with pg like every read and write of these
+// tables (docs/architecture.md, "Data access").
 import { z } from 'zod';
-import type { PrismaClient } from '../db/prisma';
+import type { Db } from '../db/pool';
 import type { WebhookTargetView } from '../core/webhook-target-view';
 
-export async function listWebhooks(prisma: PrismaClient): Promise<WebhookTargetView[]> {
-  const rows = await prisma.webhookTarget.findMany({ orderBy: { name: 'asc' } });
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    url: r.url,
-    hasSecret: r.secret !== null,
-    enabled: r.enabled,
-    minSeverity: r.minSeverity as 'warning' | 'critical',
-    createdBy: r.createdBy,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-  }));
+export async function listWebhooks(db: Db): Promise<WebhookTargetView[]> {
+  const r = await db.query<WebhookTargetView>(
+    `SELECT id, name, url, secret IS NOT NULL AS "hasSecret", enabled, min_severity AS "minSeverity",
+            created_by AS "createdBy", created_at AS "createdAt", updated_at AS "updatedAt"
+       FROM webhook_targets ORDER BY name ASC`,
+  );
+  return r.rows;
 }
 
 export const deliveryLogInput = z.strictObject({
@@ -42,28 +37,19 @@ export interface DeliveryView {
   deliveredAt: Date | null;
 }
 
-export async function listDeliveries(prisma: PrismaClient, input: z.output<typeof deliveryLogInput>): Promise<DeliveryView[]> {
-  const rows = await prisma.webhookDelivery.findMany({
-    where: input.targetId ? { targetId: input.targetId } : {},
-    orderBy: { id: 'desc' },
-    take: input.limit,
-    include: { target: { select: { name: true } } },
-  });
-  return rows.map((r) => ({
-    id: Number(r.id),
-    targetId: r.targetId,
-    targetName: r.target.name,
-    alertId: r.alertId === null ? null : Number(r.alertId),
-    event: r.event,
-    status: r.status as DeliveryView['status'],
-    attempts: r.attempts,
-    maxAttempts: r.maxAttempts,
-    responseStatus: r.responseStatus,
-    lastError: r.lastError,
-    durationMs: r.durationMs,
-    createdAt: r.createdAt,
-    lastAttemptAt: r.lastAttemptAt,
-    nextAttemptAt: r.status === 'pending' ? r.nextAttemptAt : null,
-    deliveredAt: r.deliveredAt,
-  }));
+export async function listDeliveries(db: Db, input: z.output<typeof deliveryLogInput>): Promise<DeliveryView[]> {
+  const r = await db.query<DeliveryView>(
+    `SELECT d.id, d.target_id AS "targetId", t.name AS "targetName", d.alert_id AS "alertId", d.event, d.status,
+            d.attempts, d.max_attempts AS "maxAttempts", d.response_status AS "responseStatus",
+            d.last_error AS "lastError", d.duration_ms AS "durationMs", d.created_at AS "createdAt",
+            d.last_attempt_at AS "lastAttemptAt",
+            CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS "nextAttemptAt",
+            d.delivered_at AS "deliveredAt"
+       FROM webhook_deliveries d JOIN webhook_targets t ON t.id = d.target_id
+      WHERE $1::uuid IS NULL OR d.target_id = $1::uuid
+      ORDER BY d.id DESC
+      LIMIT $2`,
+    [input.targetId ?? null, input.limit],
+  );
+  return r.rows;
 }

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { CoreError } from '../core/errors';
 import { inputText } from '../core/input-text';
-import { withTransaction, type Pool, type PoolClient } from '../db/pool';
+import { withTransaction, type Db, type Pool, type PoolClient } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import {
   releaseAttempt,
@@ -75,7 +75,7 @@ async function writeThrottleRows(c: PoolClient, next: Map<string, ThrottleState 
 }
 
 /** Reserves one attempt on every key, or refuses it (nothing changes) while one is locked. */
-async function reserveSignInAttempt(pool: Pool, keys: readonly ThrottleKey[], email: string, client: ClientInfo) {
+async function reserveSignInAttempt(pool: Db, keys: readonly ThrottleKey[], email: string, client: ClientInfo) {
   return withTransaction(pool, async (c) => {
     const { now, rows } = await lockThrottleRows(c, keys);
     const r = reserveAttempt(keys, rows, now);
@@ -105,7 +105,7 @@ function lockedError(ms: number): CoreError {
 }
 
 export async function signIn(
-  pool: Pool,
+  pool: Db,
   input: SignInInput,
   client: ClientInfo,
   opts: { sessionHours: number },
@@ -167,7 +167,7 @@ export async function deleteStaleThrottleRows(db: Pool | PoolClient): Promise<nu
 }
 
 /** Ends the session behind a cookie token; a missing or unknown token is a no-op. */
-export async function signOut(pool: Pool, token: string | null | undefined): Promise<void> {
+export async function signOut(pool: Db, token: string | null | undefined): Promise<void> {
   if (!token) return;
   await withTransaction(pool, async (c) => {
     const user = await resolveSession(c, token);

@@ -15,6 +15,7 @@ import {
   notifyConfigVersion,
 } from '../db/config-versions';
 import { syncTaskRuntime, type SyncResult } from '../db/sync-task-runtime';
+import { withTransaction, type Db } from '../db/pool';
 
 export interface ApplyConfigOptions {
   message?: string;
@@ -36,17 +37,13 @@ export interface AppliedConfig {
 
 export type { CurrentConfig };
 
-type Pool = pg.Pool;
-
-export async function applyConfig(db: Pool, actor: Actor, input: unknown, opts: ApplyConfigOptions = {}): Promise<AppliedConfig> {
+export async function applyConfig(db: Db, actor: Actor, input: unknown, opts: ApplyConfigOptions = {}): Promise<AppliedConfig> {
   const parsed = parseConfig(input);
   if (!parsed.ok) throw CoreError.validation(parsed.errors);
   const config = parsed.value;
   const messageProblem = opts.message === undefined ? null : textProblem(opts.message);
   if (messageProblem) throw CoreError.validation([{ path: 'message', message: messageProblem }]);
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(db, async (client) => {
     await lockConfigWrites(client);
     const latest = await latestConfigVersion(client);
     if (opts.basedOn !== undefined && opts.basedOn !== null && latest && latest.version !== opts.basedOn) {
@@ -77,22 +74,16 @@ export async function applyConfig(db: Pool, actor: Actor, input: unknown, opts: 
     });
     if (opts.inSameTransaction) await opts.inSameTransaction(client, row.version);
     await notifyConfigVersion(client, row.version);
-    await client.query('COMMIT');
     return { version: row.version, config, createdAt: row.createdAt, sync };
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 
-export async function currentConfig(db: Pool | pg.PoolClient): Promise<CurrentConfig> {
+export async function currentConfig(db: Db): Promise<CurrentConfig> {
   return currentConfigOf(await latestConfigVersion(db));
 }
 
-export async function configAtVersion(db: Pool | pg.PoolClient, version: number): Promise<SluiceConfig> {
+export async function configAtVersion(db: Db, version: number): Promise<SluiceConfig> {
   const row = await getConfigVersion(db, version);
   if (!row) throw CoreError.notFound(`config version ${version}`);
   return storedConfig(row);

@@ -3,12 +3,11 @@
 // its partitions are released now, and the coordinator process — which sees the flag
 // when its heartbeat no longer matches — stops claiming, finishes what it runs and
 // exits. Change and audit record in one transaction.
-import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError } from '../core/errors';
 import { recordAudit, type Actor } from '../db/audit';
 import { markDraining } from '../db/coordinator-membership';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 
 export const drainCoordinatorInput = z.strictObject({ id: z.uuid('must be a coordinator id') });
 
@@ -18,7 +17,7 @@ export interface DrainRequested {
   releasedPartitions: number;
 }
 
-export async function requestCoordinatorDrain(db: pg.Pool, actor: Actor, input: z.output<typeof drainCoordinatorInput>): Promise<DrainRequested> {
+export async function requestCoordinatorDrain(db: Db, actor: Actor, input: z.output<typeof drainCoordinatorInput>): Promise<DrainRequested> {
   return withTransaction(db, async (c) => {
     const r = await c.query<{ name: string; host: string; pid: number; draining: boolean; stopped: boolean }>(
       'SELECT name, host, pid, draining, stopped_at IS NOT NULL AS stopped FROM coordinators WHERE id = $1 FOR UPDATE',

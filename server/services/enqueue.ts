@@ -3,13 +3,12 @@
 // inserts the batch in one statement (spilled ones into `overflow`) and moves the
 // counters. A reject rolls the whole call back and throws TOO_MANY_REQUESTS with the
 // Retry-After; a shed is reported per execution; a throttle delays the executions.
-import type pg from 'pg';
 import { CoreError, isCoreError } from '../core/errors';
 import { DEFAULT_MAX_PAYLOAD_BYTES, jsonProblem, textProblem } from '../core/input-text';
 import type { FieldError, TaskDefinition } from '../core/task-definition';
 import { resolveGroupKeys, resolveRoutingKey, resolveStreamKey } from '../core/key-path';
 import { routeBatch } from '../core/routing';
-import { decideBackpressure } from '../core/backpressure';
+import { planEnqueue, type EnqueueRejection } from '../core/enqueue-plan';
 import {
   addEnqueueCounters,
   addQueuedGroupKeys,
@@ -26,6 +25,7 @@ import {
   type PartitionEnqueueDelta,
 } from '../db/enqueue-executions';
 import { roundRobinSequence } from '../db/sync-task-runtime';
+import { withClient, withTransaction, type Db } from '../db/pool';
 import { normalizeTraceparent, traceparentProblem } from '../core/trace-context';
 
 export interface EnqueueInput {
@@ -141,7 +141,7 @@ function prepare(def: TaskDefinition, inputs: readonly EnqueueInput[], batch: bo
 /** Thrown inside the transaction when the partition count changed under us; retried. */
 class PartitionsChanged extends Error {}
 
-export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly EnqueueInput[], opts: EnqueueOptions = {}): Promise<EnqueueResult> {
+export async function enqueue(db: Db, taskName: string, inputs: readonly EnqueueInput[], opts: EnqueueOptions = {}): Promise<EnqueueResult> {
   if (inputs.length === 0) throw CoreError.badRequest('nothing to enqueue', [{ path: 'executions', message: 'must not be empty' }]);
   if (inputs.length > MAX_BATCH) {
     throw CoreError.badRequest(`at most ${MAX_BATCH} executions per call`, [{ path: 'executions', message: `at most ${MAX_BATCH} per call` }]);
@@ -163,7 +163,7 @@ export async function enqueue(db: pg.Pool, taskName: string, inputs: readonly En
 }
 
 async function enqueueOnce(
-  db: pg.Pool,
+  db: Db,
   taskName: string,
   inputs: readonly EnqueueInput[],
   rand: () => number,
@@ -186,169 +186,129 @@ async function enqueueOnce(
 
   const n = prepared.length;
   const results: (EnqueuedExecution | undefined)[] = new Array(n);
-  const rejected = new Map<number, number>();
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN');
-
-    // 1. Idempotency: existing executions (or an earlier row of this batch) win.
-    const idemKeys = prepared.map((p) => p.input.idempotencyKey).filter((k): k is string => k !== undefined);
-    const firstWithKey = new Map<string, number>();
-    const live: number[] = [];
-    if (idemKeys.length > 0) {
-      await lockIdempotencyKeys(client, taskName, idemKeys);
-      const existing = new Map((await findByIdempotencyKeys(client, taskName, idemKeys)).map((x) => [x.idempotencyKey, x]));
-      prepared.forEach((p, i) => {
-        const k = p.input.idempotencyKey;
-        const ex = k !== undefined ? existing.get(k) : undefined;
-        if (ex) {
-          results[i] = { id: ex.id, partition: ex.partition, state: stateOf(ex.state), deduplicated: true };
-        } else if (k !== undefined && firstWithKey.has(k)) {
-          // resolved after insert from the first occurrence
+  let rejection: EnqueueRejection | null = null;
+  return withClient(db, async (conn) => {
+    try {
+      return await withTransaction(conn, async (client) => {
+        // 1. Idempotency: existing executions (or an earlier row of this batch) win.
+        const idemKeys = prepared.map((p) => p.input.idempotencyKey).filter((k): k is string => k !== undefined);
+        const firstWithKey = new Map<string, number>();
+        const live: number[] = [];
+        if (idemKeys.length > 0) {
+          await lockIdempotencyKeys(client, taskName, idemKeys);
+          const existing = new Map((await findByIdempotencyKeys(client, taskName, idemKeys)).map((x) => [x.idempotencyKey, x]));
+          prepared.forEach((p, i) => {
+            const k = p.input.idempotencyKey;
+            const ex = k !== undefined ? existing.get(k) : undefined;
+            if (ex) {
+              results[i] = { id: ex.id, partition: ex.partition, state: stateOf(ex.state), deduplicated: true };
+            } else if (k !== undefined && firstWithKey.has(k)) {
+              // resolved after insert from the first occurrence
+            } else {
+              if (k !== undefined) firstWithKey.set(k, i);
+              live.push(i);
+            }
+          });
         } else {
-          if (k !== undefined) firstWithKey.set(k, i);
-          live.push(i);
+          for (let i = 0; i < n; i++) live.push(i);
         }
+
+        // 2. Streams with spilled rows still waiting must spill again (keeps their order).
+        const forcedSpillStreams = await streamsWithOverflow(
+          client,
+          taskName,
+          live.map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
+        );
+
+        // 3. Partition counters, locked in order; exact depth for the backpressure decision,
+        //    which is core's (core/enqueue-plan.ts): accept / spill / shed / reject, throttle.
+        const locked = await lockPartitions(client, taskName, live.map((i) => partitions[i]!));
+        const byPartition = new Map(locked.map((l) => [l.partition, l]));
+        const wanted = new Set(live.map((i) => partitions[i]!));
+        if (byPartition.size !== wanted.size) throw new PartitionsChanged();
+
+        const plan = planEnqueue({
+          backpressure: def.backpressure,
+          executions: live.map((i) => ({ index: i, partition: partitions[i]!, streamKey: prepared[i]!.streamKey })),
+          partitions: byPartition,
+          streamsWithSpilled: forcedSpillStreams,
+          rand,
+        });
+        if (plan.rejection) {
+          rejection = plan.rejection;
+          throw CoreError.tooManyRequests(
+            `task "${taskName}" is over its backpressure limit (maxDepth ${def.backpressure.maxDepth} per partition): ${rejection.total} of ${n} execution(s) rejected; retry after ${rejection.retryAfterMs} ms`,
+            rejection.retryAfterMs,
+          );
+        }
+        const { accepted, spilled, shed, throttledMs } = plan;
+
+        // 4. Group slot rows (+queued), then 5. stream locks, then 6. the inserts.
+        await addQueuedGroupKeys(
+          client,
+          taskName,
+          accepted.flatMap((i) => Object.entries(prepared[i]!.groups) as [string, string][]),
+        );
+        await lockStreams(
+          client,
+          taskName,
+          [...accepted, ...spilled].map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
+        );
+        const row = (i: number): NewExecutionRow => ({
+          partition: partitions[i]!,
+          payload: prepared[i]!.input.payload,
+          groups: prepared[i]!.groups,
+          streamKey: prepared[i]!.streamKey,
+          idempotencyKey: prepared[i]!.input.idempotencyKey ?? null,
+          delayMs: prepared[i]!.delayMs + throttledMs,
+          traceparent,
+        });
+        const inserted = await insertExecutions(client, taskName, accepted.map(row));
+        accepted.forEach((i, k) => {
+          const r = inserted[k]!;
+          results[i] = { id: r.id, partition: r.partition, state: r.state, deduplicated: false };
+        });
+        const parked = await insertOverflow(client, taskName, spilled.map(row));
+        spilled.forEach((i, k) => {
+          const r = parked[k]!;
+          results[i] = { id: r.id, partition: r.partition, state: 'spilled', deduplicated: false };
+        });
+        shed.forEach((i) => {
+          results[i] = { id: null, partition: partitions[i]!, state: 'shed', deduplicated: false };
+        });
+
+        const deltas = new Map<number, PartitionEnqueueDelta>();
+        const bump = (i: number, field: 'accepted' | 'spilled' | 'shed') => {
+          const p = partitions[i]!;
+          const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0 };
+          d[field]++;
+          deltas.set(p, d);
+        };
+        accepted.forEach((i) => bump(i, 'accepted'));
+        spilled.forEach((i) => bump(i, 'spilled'));
+        shed.forEach((i) => bump(i, 'shed'));
+        // Wake idle coordinators when something is claimable now (not delayed, not blocked).
+        const wake = accepted.some((i, k) => inserted[k]!.state === 'queued' && prepared[i]!.delayMs + throttledMs === 0);
+        await addEnqueueCounters(client, taskName, [...deltas.values()], wake);
+
+        // Repeats of a key inside the batch point at its first occurrence.
+        prepared.forEach((p, i) => {
+          if (results[i] === undefined) {
+            const first = results[firstWithKey.get(p.input.idempotencyKey!)!]!;
+            results[i] = { ...first, deduplicated: true };
+          }
+        });
+        const out = results as EnqueuedExecution[];
+        return { executions: out, shed: shed.length, spilled: spilled.length, throttledMs };
       });
-    } else {
-      for (let i = 0; i < n; i++) live.push(i);
+    } catch (e) {
+      // After the rollback, on the same connection (not the pool): under load every pooled
+      // client may be held by a producer in this very branch, and borrowing a second one
+      // would starve the pool.
+      if (rejection) await addRejectedCounters(conn, taskName, rejection.byPartition).catch(() => {});
+      throw e;
     }
-
-    // 2. Streams with spilled rows still waiting must spill again (keeps their order).
-    const forcedSpillStreams = await streamsWithOverflow(
-      client,
-      taskName,
-      live.map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
-    );
-
-    // 3. Partition counters, locked in order; exact depth for the backpressure decision.
-    const locked = await lockPartitions(client, taskName, live.map((i) => partitions[i]!));
-    const byPartition = new Map(locked.map((l) => [l.partition, l]));
-    const wanted = new Set(live.map((i) => partitions[i]!));
-    if (byPartition.size !== wanted.size) throw new PartitionsChanged();
-
-    const fate = new Map<number, 'accept' | 'spill' | 'shed'>();
-    let throttledMs = 0;
-    const perPartition = new Map<number, number[]>();
-    for (const i of live) {
-      const p = partitions[i]!;
-      let list = perPartition.get(p);
-      if (!list) perPartition.set(p, (list = []));
-      list.push(i);
-    }
-    for (const [p, items] of [...perPartition].sort((a, b) => a[0] - b[0])) {
-      const stats = byPartition.get(p)!;
-      const forced = items.filter((i) => forcedSpillStreams.has(prepared[i]!.streamKey ?? '\u0000'));
-      const normal = items.filter((i) => !forcedSpillStreams.has(prepared[i]!.streamKey ?? '\u0000'));
-      forced.forEach((i) => fate.set(i, 'spill'));
-      const d = decideBackpressure({
-        policy: def.backpressure.policy,
-        maxDepth: def.backpressure.maxDepth,
-        depth: Math.max(0, stats.depth),
-        incoming: normal.length,
-        shedPercent: def.backpressure.shedPercent,
-        throttleDelayMs: def.backpressure.throttleDelayMs,
-        throttleMaxDelayMs: def.backpressure.throttleMaxDelayMs,
-        retryAfterMs: def.backpressure.retryAfterMs,
-        spilled: Math.max(0, stats.spilled),
-        rand,
-      });
-      if (d.reject > 0) rejected.set(p, d.reject);
-      throttledMs = Math.max(throttledMs, d.delayMs);
-      normal.forEach((i, k) => {
-        if (k < d.accept) fate.set(i, 'accept');
-        else if (d.shed > 0) fate.set(i, 'shed');
-        else fate.set(i, 'spill');
-      });
-    }
-    if (rejected.size > 0) {
-      const retryAfterMs = def.backpressure.retryAfterMs;
-      const total = [...rejected.values()].reduce((a, b) => a + b, 0);
-      throw CoreError.tooManyRequests(
-        `task "${taskName}" is over its backpressure limit (maxDepth ${def.backpressure.maxDepth} per partition): ${total} of ${n} execution(s) rejected; retry after ${retryAfterMs} ms`,
-        retryAfterMs,
-      );
-    }
-    // Within a stream, once one execution spills every later one spills too.
-    const spilledStreams = new Set<string>();
-    for (const i of live) {
-      const s = prepared[i]!.streamKey;
-      if (s === null) continue;
-      if (fate.get(i) === 'spill') spilledStreams.add(s);
-      else if (fate.get(i) === 'accept' && spilledStreams.has(s)) fate.set(i, 'spill');
-    }
-
-    const accepted = live.filter((i) => fate.get(i) === 'accept');
-    const spilled = live.filter((i) => fate.get(i) === 'spill');
-    const shed = live.filter((i) => fate.get(i) === 'shed');
-
-    // 4. Group slot rows (+queued), then 5. stream locks, then 6. the inserts.
-    await addQueuedGroupKeys(
-      client,
-      taskName,
-      accepted.flatMap((i) => Object.entries(prepared[i]!.groups) as [string, string][]),
-    );
-    await lockStreams(
-      client,
-      taskName,
-      [...accepted, ...spilled].map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
-    );
-    const row = (i: number): NewExecutionRow => ({
-      partition: partitions[i]!,
-      payload: prepared[i]!.input.payload,
-      groups: prepared[i]!.groups,
-      streamKey: prepared[i]!.streamKey,
-      idempotencyKey: prepared[i]!.input.idempotencyKey ?? null,
-      delayMs: prepared[i]!.delayMs + throttledMs,
-      traceparent,
-    });
-    const inserted = await insertExecutions(client, taskName, accepted.map(row));
-    accepted.forEach((i, k) => {
-      const r = inserted[k]!;
-      results[i] = { id: r.id, partition: r.partition, state: r.state, deduplicated: false };
-    });
-    const parked = await insertOverflow(client, taskName, spilled.map(row));
-    spilled.forEach((i, k) => {
-      const r = parked[k]!;
-      results[i] = { id: r.id, partition: r.partition, state: 'spilled', deduplicated: false };
-    });
-    shed.forEach((i) => {
-      results[i] = { id: null, partition: partitions[i]!, state: 'shed', deduplicated: false };
-    });
-
-    const deltas = new Map<number, PartitionEnqueueDelta>();
-    const bump = (i: number, field: 'accepted' | 'spilled' | 'shed') => {
-      const p = partitions[i]!;
-      const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0 };
-      d[field]++;
-      deltas.set(p, d);
-    };
-    accepted.forEach((i) => bump(i, 'accepted'));
-    spilled.forEach((i) => bump(i, 'spilled'));
-    shed.forEach((i) => bump(i, 'shed'));
-    // Wake idle coordinators when something is claimable now (not delayed, not blocked).
-    const wake = accepted.some((i, k) => inserted[k]!.state === 'queued' && prepared[i]!.delayMs + throttledMs === 0);
-    await addEnqueueCounters(client, taskName, [...deltas.values()], wake);
-    await client.query('COMMIT');
-
-    // Repeats of a key inside the batch point at its first occurrence.
-    prepared.forEach((p, i) => {
-      if (results[i] === undefined) {
-        const first = results[firstWithKey.get(p.input.idempotencyKey!)!]!;
-        results[i] = { ...first, deduplicated: true };
-      }
-    });
-    const out = results as EnqueuedExecution[];
-    return { executions: out, shed: shed.length, spilled: spilled.length, throttledMs };
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    // Same client (not the pool): under load every pooled client may be held by a
-    // producer in this very branch, and borrowing a second one would starve the pool.
-    if (rejected.size > 0) await addRejectedCounters(client, taskName, rejected).catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 function padDepths(depths: number[], partitions: number): number[] {

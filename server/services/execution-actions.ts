@@ -8,7 +8,7 @@
 import { CoreError } from '../core/errors';
 import { executionIdSchema } from '../core/execution-cancel-filter';
 import { recordAudit, type Actor } from '../db/audit';
-import { withTransaction, type Pool } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { cancelExecutions, executionTask, type PriorState } from '../db/cancel-executions';
 import { runExecutionNow } from '../db/run-execution-now';
 import { parseInput } from '../core/validate-input';
@@ -28,13 +28,13 @@ export interface RetryNowResult {
   runAt: Date;
 }
 
-async function findTask(pool: Pool, id: number): Promise<{ task: string; state: string }> {
+async function findTask(pool: Db, id: number): Promise<{ task: string; state: string }> {
   const row = await executionTask(pool, id);
   if (!row) throw CoreError.notFound(`execution ${id}`);
   return row;
 }
 
-export async function cancelExecution(pool: Pool, actor: Actor, rawId: unknown): Promise<CancelExecutionResult> {
+export async function cancelExecution(pool: Db, actor: Actor, rawId: unknown): Promise<CancelExecutionResult> {
   const id = parseInput(executionIdSchema, rawId);
   const { task } = await findTask(pool, id);
   return withTransaction(pool, async (c) => {
@@ -55,7 +55,7 @@ export async function cancelExecution(pool: Pool, actor: Actor, rawId: unknown):
   });
 }
 
-export async function retryExecutionNow(pool: Pool, actor: Actor, rawId: unknown): Promise<RetryNowResult> {
+export async function retryExecutionNow(pool: Db, actor: Actor, rawId: unknown): Promise<RetryNowResult> {
   const id = parseInput(executionIdSchema, rawId);
   const { task } = await findTask(pool, id);
   return withTransaction(pool, async (c) => {

@@ -1,5 +1,5 @@
 // Cancel everything matching a filter, safely, in two steps (the DLQ purge's shape,
-// services/dlq-purge.ts):
+// services/dead-letter-purge.ts):
 //   preview — freeze the exact ids of one task's executions matching the filter now and
 //             report their count per state; nothing changes;
 //   cancel  — the operator types "cancel <count>"; only the frozen ids are canceled
@@ -8,10 +8,9 @@
 //             the preview are never touched.
 // A dry run computes the preview inside a transaction that is rolled back.
 import { z } from 'zod';
-import type pg from 'pg';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { confirmationMatches } from '../core/dlq-filter';
+import { confirmationMatches } from '../core/dead-letter-filter';
 import { cancelConfirmationPhrase, cancelFilterQueries, executionCancelFilterSchema, type ExecutionCancelFilterInput } from '../core/execution-cancel-filter';
 import { recordAudit, type Actor } from '../db/audit';
 import { freezeCancelSet, type FrozenCancelSet } from '../db/freeze-cancel-set';
@@ -53,7 +52,7 @@ export interface CancelMatchingResult {
 
 /** Freezes the set and returns its count; `dryRun` reports the same figures and stores nothing. */
 export async function previewCancelMatching(
-  pool: pg.Pool,
+  pool: Db,
   actor: Actor,
   filter: ExecutionCancelFilterInput,
   opts: { dryRun?: boolean } = {},
@@ -63,7 +62,7 @@ export async function previewCancelMatching(
   return { ...frozen, confirmation: cancelConfirmationPhrase(frozen.total) };
 }
 
-export async function cancelMatching(pool: pg.Pool, actor: Actor, input: CancelMatchingInput): Promise<CancelMatchingResult> {
+export async function cancelMatching(pool: Db, actor: Actor, input: CancelMatchingInput): Promise<CancelMatchingResult> {
   const v = parseInput(cancelMatchingInput, input);
   return withTransaction(pool, async (c) => {
     const preview = await getCancelPreview(c, v.previewId, { lock: true });

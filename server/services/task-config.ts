@@ -7,6 +7,7 @@
 // again by applyConfig under the config-write lock, so a race between the two is refused
 // too, never silently merged).
 import type pg from 'pg';
+import type { Db } from '../db/pool';
 import { z } from 'zod';
 import { inputRecord, inputText } from '../core/input-text';
 import { CoreError, isCoreError } from '../core/errors';
@@ -88,7 +89,7 @@ interface Planned {
 }
 
 /** Current config → edited config, refusing a stale base and an edit that changes nothing. */
-async function plan(db: pg.Pool, basedOn: number | null | undefined, edit: (c: SluiceConfig) => SluiceConfig): Promise<Planned> {
+async function plan(db: Db, basedOn: number | null | undefined, edit: (c: SluiceConfig) => SluiceConfig): Promise<Planned> {
   const cur = await currentConfig(db);
   if (basedOn !== undefined && basedOn !== cur.version) {
     if (basedOn === null) throw new CoreError('CONFLICT', `a config was stored meanwhile (version ${cur.version}); reload and re-apply your change`);
@@ -102,7 +103,7 @@ async function plan(db: pg.Pool, basedOn: number | null | undefined, edit: (c: S
 }
 
 async function store(
-  db: pg.Pool,
+  db: Db,
   actor: Actor,
   p: Planned,
   msg: string,
@@ -119,12 +120,12 @@ function taskEdit(input: z.output<typeof previewTaskInput>): (c: SluiceConfig) =
 }
 
 /** What saving would change (the diff shown before apply); nothing is written. */
-export async function previewTaskSave(db: pg.Pool, input: z.output<typeof previewTaskInput>): Promise<ConfigEditPreview> {
+export async function previewTaskSave(db: Db, input: z.output<typeof previewTaskInput>): Promise<ConfigEditPreview> {
   const p = await plan(db, input.basedOn, taskEdit(input));
   return { basedOn: p.basedOn, changes: groupChangesByTask(diffConfigs(p.before, p.after)) };
 }
 
-export async function saveTask(db: pg.Pool, actor: Actor, input: z.output<typeof saveTaskInput>): Promise<AppliedEdit> {
+export async function saveTask(db: Db, actor: Actor, input: z.output<typeof saveTaskInput>): Promise<AppliedEdit> {
   return store(db, actor, await plan(db, input.basedOn, taskEdit(input)), input.message);
 }
 
@@ -134,7 +135,7 @@ export async function saveTask(db: pg.Pool, actor: Actor, input: z.output<typeof
  * executions finish first), and its backlog moves to the dead-letter queue right after
  * the version that removes it (enqueue and claim stop at that version).
  */
-export async function deleteTask(db: pg.Pool, actor: Actor, input: z.output<typeof deleteTaskInput>): Promise<DeletedTask> {
+export async function deleteTask(db: Db, actor: Actor, input: z.output<typeof deleteTaskInput>): Promise<DeletedTask> {
   const [load] = await readTaskLoad(db, [input.task]);
   if (load && load.active) {
     const busy = load.inFlight > 0 || load.depth > 0 || load.spilled > 0;
@@ -183,7 +184,7 @@ async function drainDeletedTask(c: pg.PoolClient, actor: Actor, task: string, re
  * one field of one task, so it cannot overwrite anyone's edit. A concurrent write
  * between our read and the apply is a CONFLICT from applyConfig; we re-read and retry.
  */
-export async function setTaskPaused(db: pg.Pool, actor: Actor, input: z.output<typeof pauseTaskInput>): Promise<AppliedEdit> {
+export async function setTaskPaused(db: Db, actor: Actor, input: z.output<typeof pauseTaskInput>): Promise<AppliedEdit> {
   const msg = input.message || `${input.paused ? 'Pause' : 'Resume'} ${input.task}`;
   for (let attempt = 1; ; attempt++) {
     const p = await plan(db, undefined, (c) => withTaskPaused(c, input.task, input.paused));
@@ -223,14 +224,14 @@ function rollbackEdit(target: SluiceConfig, to: number, task: string | undefined
 }
 
 /** What rolling back to `to` (the whole config, or one task) would change, against the latest version. */
-export async function previewRollback(db: pg.Pool, input: { to: number; basedOn?: number; task?: string }): Promise<ConfigEditPreview> {
+export async function previewRollback(db: Db, input: { to: number; basedOn?: number; task?: string }): Promise<ConfigEditPreview> {
   const target = await configAtVersion(db, input.to);
   const p = await plan(db, input.basedOn, rollbackEdit(target, input.to, input.task));
   return { basedOn: p.basedOn, changes: groupChangesByTask(diffConfigs(p.before, p.after)) };
 }
 
 /** A new version equal to an older one (or with one task as it was then); history is never rewritten. */
-export async function rollbackConfig(db: pg.Pool, actor: Actor, input: z.output<typeof rollbackInput>): Promise<AppliedEdit> {
+export async function rollbackConfig(db: Db, actor: Actor, input: z.output<typeof rollbackInput>): Promise<AppliedEdit> {
   const target = await configAtVersion(db, input.to);
   const p = await plan(db, input.basedOn, rollbackEdit(target, input.to, input.task));
   const msg = input.message || (input.task ? `Revert ${input.task} to version ${input.to}` : `Roll back to version ${input.to}`);

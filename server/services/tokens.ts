@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import { CoreError } from '../core/errors';
-import { withTransaction, type Db, type Pool } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { sha256Hex } from './sessions';
 import { tokenRoleSchema, type TokenRole } from '../core/roles';
@@ -56,7 +56,7 @@ function auditView(t: TokenRecord) {
 }
 
 export async function createToken(
-  pool: Pool,
+  pool: Db,
   actor: Actor,
   input: CreateTokenInput,
 ): Promise<{ token: string; record: TokenRecord }> {
@@ -75,7 +75,7 @@ export async function createToken(
   return { token, record };
 }
 
-export async function revokeToken(pool: Pool, actor: Actor, input: z.input<typeof revokeTokenInput>): Promise<TokenRecord> {
+export async function revokeToken(pool: Db, actor: Actor, input: z.input<typeof revokeTokenInput>): Promise<TokenRecord> {
   const { id } = parseInput(revokeTokenInput, input);
   return withTransaction(pool, async (c) => {
     const cur = await c.query<TokenRecord>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = $1 FOR UPDATE`, [id]);

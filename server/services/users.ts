@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import { CoreError } from '../core/errors';
-import { withTransaction, type Db, type Pool } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, SYSTEM_ACTOR, type Actor } from '../db/audit';
 import type { Env } from '../env';
 import { generatePassword, hashPassword, passwordSchema } from './passwords';
@@ -69,7 +69,7 @@ async function insertUser(c: Db, actor: Actor, email: string, role: Role, passwo
 }
 
 export async function createUser(
-  pool: Pool,
+  pool: Db,
   actor: Actor,
   input: CreateUserInput,
 ): Promise<{ user: UserRecord; generatedPassword?: string }> {
@@ -85,7 +85,7 @@ export async function createUser(
  * Safe when several processes start together (transaction-scoped advisory lock).
  */
 export async function ensureFirstAdmin(
-  pool: Pool,
+  pool: Db,
   env: Pick<Env, 'SLUICE_ADMIN_EMAIL' | 'SLUICE_ADMIN_PASSWORD'>,
 ): Promise<{ created: boolean; email: string; password?: string }> {
   return withTransaction(pool, async (c) => {
@@ -114,7 +114,7 @@ async function lockUser(c: Db, id: string): Promise<UserRecord> {
   return r.rows[0];
 }
 
-export async function updateUser(pool: Pool, actor: Actor, input: UpdateUserInput): Promise<UserRecord> {
+export async function updateUser(pool: Db, actor: Actor, input: UpdateUserInput): Promise<UserRecord> {
   const v = parseInput(updateUserInput, input);
   return withTransaction(pool, async (c) => {
     const before = await lockUser(c, v.id);
@@ -156,7 +156,7 @@ export async function updateUser(pool: Pool, actor: Actor, input: UpdateUserInpu
 
 /** Sets a new password (generated when omitted) and signs the user out everywhere. */
 export async function resetPassword(
-  pool: Pool,
+  pool: Db,
   actor: Actor,
   input: z.input<typeof resetPasswordInput>,
 ): Promise<{ user: UserRecord; generatedPassword?: string }> {

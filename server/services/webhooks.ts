@@ -10,7 +10,6 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
-import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { baseRetryDelayMs } from '../core/backoff';
 import { withTransaction, type Db } from '../db/pool';
@@ -96,7 +95,7 @@ const isUniqueViolation = (e: unknown) => typeof e === 'object' && e !== null &&
 const nameTaken = (name: string) =>
   new CoreError('CONFLICT', `A webhook named "${name}" already exists.`, { fieldErrors: [{ path: 'name', message: 'is already taken' }] });
 
-export async function createWebhook(pool: pg.Pool, actor: Actor, input: z.input<typeof createWebhookInput>): Promise<WebhookTargetView> {
+export async function createWebhook(pool: Db, actor: Actor, input: z.input<typeof createWebhookInput>): Promise<WebhookTargetView> {
   const v = parseInput(createWebhookInput, input);
   try {
     return await withTransaction(pool, async (c) => {
@@ -114,7 +113,7 @@ export async function createWebhook(pool: pg.Pool, actor: Actor, input: z.input<
   }
 }
 
-export async function updateWebhook(pool: pg.Pool, actor: Actor, input: z.input<typeof updateWebhookInput>): Promise<WebhookTargetView> {
+export async function updateWebhook(pool: Db, actor: Actor, input: z.input<typeof updateWebhookInput>): Promise<WebhookTargetView> {
   const v = parseInput(updateWebhookInput, input);
   try {
     return await withTransaction(pool, async (c) => {
@@ -149,7 +148,7 @@ export async function updateWebhook(pool: pg.Pool, actor: Actor, input: z.input<
   }
 }
 
-export async function deleteWebhook(pool: pg.Pool, actor: Actor, input: z.input<typeof webhookIdInput>): Promise<{ id: string }> {
+export async function deleteWebhook(pool: Db, actor: Actor, input: z.input<typeof webhookIdInput>): Promise<{ id: string }> {
   const v = parseInput(webhookIdInput, input);
   return withTransaction(pool, async (c) => {
     const r = await c.query<TargetRow>('DELETE FROM webhook_targets WHERE id = $1 RETURNING *', [v.id]);
@@ -161,7 +160,7 @@ export async function deleteWebhook(pool: pg.Pool, actor: Actor, input: z.input<
 }
 
 /** Queues a test notification to one target; the sender delivers it like any other. */
-export async function sendTestWebhook(pool: pg.Pool, actor: Actor, input: z.input<typeof webhookIdInput>): Promise<{ queued: number }> {
+export async function sendTestWebhook(pool: Db, actor: Actor, input: z.input<typeof webhookIdInput>): Promise<{ queued: number }> {
   const v = parseInput(webhookIdInput, input);
   return withTransaction(pool, async (c) => {
     const t = (await c.query<TargetRow>('SELECT * FROM webhook_targets WHERE id = $1', [v.id])).rows[0];
@@ -325,7 +324,7 @@ export interface DeliverResult {
 
 /** Sends every due delivery once (bounded by `limit`), recording each attempt. */
 export async function deliverDueWebhooks(
-  pool: pg.Pool,
+  pool: Db,
   opts: { limit?: number; timeoutMs?: number; now?: Date; resolve?: ResolveHost; allow?: readonly AllowEntry[] } = {},
 ): Promise<DeliverResult> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;

@@ -5,7 +5,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase } from './db';
 import { insertDeadLetters, type DeadLetterSeed } from '../support/dead-letter-fixtures';
 import { COUNT_CAP, TEXT_COUNT_CAP, deadLetterDetail, listDeadLetterPage, listFingerprintGroups } from '../../server/presenters/dead-letters';
-import { dlqFilterSchema, type DlqFilterInput } from '../../server/core/dlq-filter';
+import { deadLetterFilterSchema, type DeadLetterFilterInput } from '../../server/core/dead-letter-filter';
 import { isCoreError } from '../../server/core/errors';
 
 const db = await testDatabase();
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await db.pool.query(`UPDATE dead_letters SET replayed_at = now() WHERE id = ANY ($1::bigint[])`, [seeded.filter((_, i) => i % 9 === 0).map((s) => s.id)]);
 });
 
-async function allPages(filter: DlqFilterInput, limit: number): Promise<number[]> {
+async function allPages(filter: DeadLetterFilterInput, limit: number): Promise<number[]> {
   const ids: number[] = [];
   let cursor: string | undefined;
   for (let guard = 0; guard < 1000; guard++) {
@@ -63,7 +63,7 @@ describe('dead-letter list', () => {
     expect(await allPages({}, 7)).toEqual(expected(() => true));
   });
 
-  it.each<[string, DlqFilterInput, (s: Seeded, i: number) => boolean]>([
+  it.each<[string, DeadLetterFilterInput, (s: Seeded, i: number) => boolean]>([
     ['task', { task: 'emails' }, (s) => s.task === 'emails'],
     ['fingerprint', { fingerprint: 'bbb2' }, (s) => s.fingerprint === 'bbb2'],
     ['task + fingerprint', { task: 'billing', fingerprint: 'aaa1' }, (s) => s.task === 'billing' && s.fingerprint === 'aaa1'],
@@ -102,7 +102,7 @@ describe('dead-letter list', () => {
 
 describe('fingerprint groups', () => {
   it('counts, first/last seen, tasks and pending per fingerprint, under the filter', async () => {
-    const { groups, sampledNewest } = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({ task: 'billing' }) });
+    const { groups, sampledNewest } = await listFingerprintGroups(db.pool, { filter: deadLetterFilterSchema.parse({ task: 'billing' }) });
     expect(sampledNewest).toBeNull();
     const rows = seeded.map((s, i) => ({ s, i })).filter(({ s }) => s.task === 'billing');
     const fps = [...new Set(rows.map((r) => r.s.fingerprint!))];
@@ -151,14 +151,14 @@ describe('fingerprint stats (trigger-maintained)', () => {
   });
 
   it('answer unfiltered and task-only groups; other filters aggregate the matching rows', async () => {
-    const all = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({}) });
+    const all = await listFingerprintGroups(db.pool, { filter: deadLetterFilterSchema.parse({}) });
     const t = await truth();
     for (const g of all.groups) {
       const rows = t.filter((r) => r.fingerprint === g.fingerprint);
       expect(g.count).toBe(rows.reduce((a, r) => a + r.count, 0));
       expect(g.tasks).toEqual(rows.map((r) => r.task).sort());
     }
-    const narrowed = await listFingerprintGroups(db.pool, { filter: dlqFilterSchema.parse({ group: 'tenant=acme' }) });
+    const narrowed = await listFingerprintGroups(db.pool, { filter: deadLetterFilterSchema.parse({ group: 'tenant=acme' }) });
     expect(narrowed.sampledNewest).toBeNull();
     const acme = await db.pool.query(`SELECT fingerprint, count(*)::int AS n FROM dead_letters WHERE groups @> '{"tenant":"acme"}' GROUP BY 1 ORDER BY 2 DESC, 1`);
     expect(narrowed.groups.map((g) => [g.fingerprint, g.count]).sort()).toEqual(acme.rows.map((r) => [r.fingerprint, r.n]).sort());

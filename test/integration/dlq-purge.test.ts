@@ -4,7 +4,7 @@
 import { describe, it, expect } from 'vitest';
 import { testDatabase } from './db';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
-import { exportFrozenSet, previewPurge, purgeDeadLetters } from '../../server/services/dlq-purge';
+import { exportFrozenSet, previewPurge, purgeDeadLetters } from '../../server/services/dead-letter-purge';
 import { isCoreError } from '../../server/core/errors';
 import type { Actor } from '../../server/db/audit';
 

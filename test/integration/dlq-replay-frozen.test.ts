@@ -8,9 +8,9 @@ import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
 import { claimExecutions } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
-import { previewReplay, replayPreview } from '../../server/services/dlq-replay';
-import { purgeDeadLetters } from '../../server/services/dlq-purge';
-import { runReplayJobs } from '../../server/services/dlq-replay-runner';
+import { previewReplay, replayPreview } from '../../server/services/dead-letter-replay';
+import { purgeDeadLetters } from '../../server/services/dead-letter-purge';
+import { runReplayJobs } from '../../server/services/dead-letter-replay-runner';
 import { replayExecutions, replayJob } from '../../server/presenters/dead-letters';
 import type { Actor } from '../../server/db/audit';
 

@@ -9,7 +9,7 @@ import { testDatabase } from './db';
 import { callerAs, trpcCode } from '../support/trpc-caller';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
 import { applyTasks } from '../support/engine-fixtures';
-import { runReplayJobs } from '../../server/services/dlq-replay-runner';
+import { runReplayJobs } from '../../server/services/dead-letter-replay-runner';
 import type { SessionUser } from '../../server/services/sessions';
 
 const db = await testDatabase();
@@ -26,32 +26,32 @@ const code = trpcCode;
 describe('dlq router', () => {
   it('viewers browse but cannot replay or purge; anonymous callers cannot browse', async () => {
     const v = callerAs(db.pool, viewer);
-    expect((await v.dlq.list({ filter: { task: 'billing' } })).items).toHaveLength(12);
-    expect(await code(v.dlq.fingerprints({}))).toBe('OK');
-    expect(await code(v.dlq.replay({ scope: { filter: {} } }))).toBe('FORBIDDEN');
-    expect(await code(v.dlq.previewPurge({ scope: { filter: {} } }))).toBe('FORBIDDEN');
-    expect(await code(v.dlq.purge({ previewId: '00000000-0000-0000-0000-000000000000', confirm: 'purge 1' }))).toBe('FORBIDDEN');
-    expect(await code(v.dlq.controlReplay({ jobId: 1, action: 'cancel' }))).toBe('FORBIDDEN');
-    expect(await code(callerAs(db.pool, null).dlq.list({}))).toBe('UNAUTHORIZED');
+    expect((await v.deadLetters.list({ filter: { task: 'billing' } })).items).toHaveLength(12);
+    expect(await code(v.deadLetters.fingerprints({}))).toBe('OK');
+    expect(await code(v.deadLetters.replay({ scope: { filter: {} } }))).toBe('FORBIDDEN');
+    expect(await code(v.deadLetters.previewPurge({ scope: { filter: {} } }))).toBe('FORBIDDEN');
+    expect(await code(v.deadLetters.purge({ previewId: '00000000-0000-0000-0000-000000000000', confirm: 'purge 1' }))).toBe('FORBIDDEN');
+    expect(await code(v.deadLetters.controlReplay({ jobId: 1, action: 'cancel' }))).toBe('FORBIDDEN');
+    expect(await code(callerAs(db.pool, null).deadLetters.list({}))).toBe('UNAUTHORIZED');
   });
 
   it('operators replay a selection and purge by filter, as the pages do', async () => {
     const op = callerAs(db.pool, operator);
-    const page = await op.dlq.list({ filter: { fingerprint: 'odd' }, limit: 3 });
+    const page = await op.deadLetters.list({ filter: { fingerprint: 'odd' }, limit: 3 });
     expect(page.count).toBe(6);
-    const r = await op.dlq.replay({ scope: { ids: page.items.map((x) => x.id) }, requestId: 'dialog-1', ratePerSecond: null });
+    const r = await op.deadLetters.replay({ scope: { ids: page.items.map((x) => x.id) }, requestId: 'dialog-1', ratePerSecond: null });
     expect(r.total).toBe(3);
     await runReplayJobs(db.pool, { owner: 't', deadline: Date.now() + 10_000 });
-    const job = await op.dlq.replayJob({ id: r.job!.id });
+    const job = await op.deadLetters.replayJob({ id: r.job!.id });
     expect(job).toMatchObject({ state: 'completed', replayed: 3, progress: 1 });
-    const detail = await op.dlq.get({ id: page.items[0]!.id });
+    const detail = await op.deadLetters.get({ id: page.items[0]!.id });
     expect(detail.replays[0]).toMatchObject({ byLabel: 'op@example.com', itemState: 'replayed', executionId: detail.replayExecutionId });
 
-    const preview = await op.dlq.previewPurge({ scope: { filter: { fingerprint: 'even' } } });
+    const preview = await op.deadLetters.previewPurge({ scope: { filter: { fingerprint: 'even' } } });
     expect(preview.total).toBe(6);
-    const wrong = await code(op.dlq.purge({ previewId: preview.id, confirm: 'yes' }));
+    const wrong = await code(op.deadLetters.purge({ previewId: preview.id, confirm: 'yes' }));
     expect(wrong).toBe('BAD_REQUEST');
-    const done = await op.dlq.purge({ previewId: preview.id, confirm: preview.confirmation });
+    const done = await op.deadLetters.purge({ previewId: preview.id, confirm: preview.confirmation });
     expect(done.deleted).toBe(6);
     const audit = await op.audit.list({ action: 'dlq.' });
     expect(audit.entries.map((e) => e.action).sort()).toEqual(['dlq.purge', 'dlq.purge.preview', 'dlq.replay']);
@@ -85,15 +85,15 @@ describe('dlq router', () => {
     };
     await fc.assert(
       fc.asyncProperty(fc.oneof(anyInput, fc.record({ filter, cursor: fc.string(), limit: num }, { requiredKeys: [] })), async (input) => {
-        await check(op.dlq.list(input as never));
-        await check(op.dlq.fingerprints(input as never));
+        await check(op.deadLetters.list(input as never));
+        await check(op.deadLetters.fingerprints(input as never));
       }),
       { numRuns: 80 },
     );
     await fc.assert(
       fc.asyncProperty(fc.oneof(anyInput, fc.record({ id: num })), async (input) => {
-        await check(op.dlq.get(input as never));
-        await check(op.dlq.replayJob(input as never));
+        await check(op.deadLetters.get(input as never));
+        await check(op.deadLetters.replayJob(input as never));
       }),
       { numRuns: 40 },
     );
@@ -101,15 +101,15 @@ describe('dlq router', () => {
       fc.asyncProperty(
         fc.oneof(anyInput, fc.record({ scope: fc.oneof(fc.record({ ids: fc.array(num, { maxLength: 5 }) }), fc.record({ filter })), ratePerSecond: fc.oneof(num, fc.constant(null)), resetAttempts: fc.anything(), requestId: fc.string(), dryRun: fc.constant(true) }, { requiredKeys: ['scope', 'dryRun'] })),
         async (input) => {
-          await check(op.dlq.replay(input as never));
+          await check(op.deadLetters.replay(input as never));
         },
       ),
       { numRuns: 60 },
     );
     await fc.assert(
       fc.asyncProperty(fc.oneof(anyInput, fc.record({ previewId: fc.oneof(fc.uuid(), fc.string()), confirm: fc.string() }), fc.record({ jobId: num, action: fc.string() })), async (input) => {
-        await check(op.dlq.purge(input as never));
-        await check(op.dlq.controlReplay(input as never));
+        await check(op.deadLetters.purge(input as never));
+        await check(op.deadLetters.controlReplay(input as never));
       }),
       { numRuns: 40 },
     );
@@ -123,9 +123,9 @@ describe('dlq router', () => {
           fc.record({ jobId: num, after: num, limit: num }, { requiredKeys: ['jobId'] }),
         ),
         async (input) => {
-          await check(op.dlq.previewReplay(input as never));
-          await check(op.dlq.replayPreview(input as never));
-          await check(op.dlq.replayExecutions(input as never));
+          await check(op.deadLetters.previewReplay(input as never));
+          await check(op.deadLetters.replayPreview(input as never));
+          await check(op.deadLetters.replayExecutions(input as never));
         },
       ),
       { numRuns: 60 },

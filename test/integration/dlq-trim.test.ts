@@ -5,7 +5,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase } from './db';
 import { applyTasks } from '../support/engine-fixtures';
 import { insertDeadLetters } from '../support/dead-letter-fixtures';
-import { trimDeadLetters, TRIM_BATCH } from '../../server/services/dlq-trim';
+import { trimDeadLetters, TRIM_BATCH } from '../../server/services/dead-letter-trim';
 import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { trimDeadLettersService } from '../../server/control-plane/services/trim-dead-letters';
 

@@ -4,18 +4,18 @@
 //     coordinators' and the handlers' DATABASE_URL on the bouncer and LISTEN on
 //     DATABASE_DIRECT_URL: nothing lost, limits and stream order held;
 //   - the control plane: every control-plane job run by two runners at once on the bouncer
-//     (no session state needed: the runner's lock is a row lock), and the Prisma-backed and
-//     SQL presenters reading through it.
+//     (no session state needed: the runner's lock is a row lock), and the presenters
+//     (pg, like everything else) reading through it.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { coordinatorTestContext } from '../support/coordinator-harness';
 import { runChaos } from '../support/chaos';
 import { startPgBouncer, PGBOUNCER_BIN, type PgBouncer } from '../support/pgbouncer';
 import { createPool } from '../../server/db/pool';
-import { createPrisma } from '../../server/db/prisma';
 import { MaintenanceRunner } from '../../server/db/maintenance-runner';
 import { controlPlaneServices } from '../../server/control-plane/services';
 import { CONTROL_PLANE_NAMESPACE } from '../../server/control-plane/service';
 import { listAudit, auditListInput } from '../../server/presenters/audit';
+import { alertListInput, listAlerts } from '../../server/presenters/alerts';
 import { listDeadLetterPage } from '../../server/presenters/dead-letters';
 
 const ctx = coordinatorTestContext();
@@ -67,14 +67,10 @@ describe('through PgBouncer (transaction mode)', () => {
       expect(runs.rows.filter((r) => r.last_error !== null)).toEqual([]);
       expect(errors).toEqual([]);
 
-      const prisma = createPrisma(a);
-      try {
-        await ctx.db.pool.query(`INSERT INTO audit_log (actor_type, actor_label, action, target_type) VALUES ('cli', 'bouncer-test', 'test.pgbouncer', 't')`);
-        const page = await listAudit(prisma, auditListInput.parse({ action: 'test.pgbouncer' }));
-        expect(page.entries.map((e) => e.action)).toEqual(['test.pgbouncer']);
-      } finally {
-        await prisma.$disconnect();
-      }
+      await ctx.db.pool.query(`INSERT INTO audit_log (actor_type, actor_label, action, target_type) VALUES ('cli', 'bouncer-test', 'test.pgbouncer', 't')`);
+      const page = await listAudit(a, auditListInput.parse({ action: 'test.pgbouncer' }));
+      expect(page.entries.map((e) => e.action)).toEqual(['test.pgbouncer']);
+      expect(await listAlerts(a, alertListInput.parse({ status: 'all' }))).toMatchObject({ counts: { firing: 0, acknowledged: 0 } });
       const dl = await listDeadLetterPage(b, { limit: 10 });
       expect(dl).toMatchObject({ items: [], count: 0 });
     } finally {

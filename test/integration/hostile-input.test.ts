@@ -18,9 +18,9 @@ import { changedTables, databaseFingerprint, hostileVariants, namesField, toJson
 import { createUser } from '../../server/services/users';
 import { createToken } from '../../server/services/tokens';
 import { createWebhook } from '../../server/services/webhooks';
-import { previewPurge } from '../../server/services/dlq-purge';
+import { previewPurge } from '../../server/services/dead-letter-purge';
 import { SYSTEM_ACTOR } from '../../server/db/audit';
-import { isCoreError } from '../../server/core/errors';
+import { isCoreError, issueFieldErrors } from '../../server/core/errors';
 import type { SessionUser } from '../../server/services/sessions';
 
 let db: TestDatabase;
@@ -75,7 +75,7 @@ function fieldErrorsOf(e: unknown): { path: string; message: string }[] {
   const cause = (e as { cause?: unknown }).cause;
   if (isCoreError(cause) || isCoreError(e)) return (isCoreError(cause) ? cause : (e as { fieldErrors?: [] })).fieldErrors ?? [];
   if (cause instanceof ZodError || (cause && Array.isArray((cause as { issues?: unknown }).issues))) {
-    return (cause as ZodError).issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+    return issueFieldErrors((cause as ZodError).issues);
   }
   return [];
 }
@@ -131,22 +131,22 @@ const trpcTargets: { name: string; call: () => Call; valid: () => unknown; open?
   { name: 'config.rollback', call: () => (i) => caller.config.rollback(i as never), valid: () => ({ to: 1, basedOn: ids.version, message: 'roll back' }) },
   { name: 'coordinators.drain', call: () => (i) => caller.coordinators.drain(i as never), valid: () => ({ id: '00000000-0000-4000-8000-000000000000' }) },
   ...(['list', 'fingerprints'] as const).map((p) => ({
-    name: `dlq.${p}`,
-    call: () => (i: unknown) => caller.dlq[p](i as never),
+    name: `deadLetters.${p}`,
+    call: () => (i: unknown) => caller.deadLetters[p](i as never),
     valid: () => ({ filter: { task: 'send-email', fingerprint: 'f00d', group: 'tenant=acme', stream: 's1', q: 'boom', status: 'all', from: '2020-01-01T00:00:00Z' }, limit: 10 }),
   })),
-  { name: 'dlq.get', call: () => (i) => caller.dlq.get(i as never), valid: () => ({ id: ids.deadLetter }) },
-  { name: 'dlq.replayJobs', call: () => (i) => caller.dlq.replayJobs(i as never), valid: () => ({ limit: 5 }) },
-  { name: 'dlq.replayJob', call: () => (i) => caller.dlq.replayJob(i as never), valid: () => ({ id: 1 }) },
+  { name: 'deadLetters.get', call: () => (i) => caller.deadLetters.get(i as never), valid: () => ({ id: ids.deadLetter }) },
+  { name: 'deadLetters.replayJobs', call: () => (i) => caller.deadLetters.replayJobs(i as never), valid: () => ({ limit: 5 }) },
+  { name: 'deadLetters.replayJob', call: () => (i) => caller.deadLetters.replayJob(i as never), valid: () => ({ id: 1 }) },
   {
-    name: 'dlq.replay',
-    call: () => (i) => caller.dlq.replay(i as never),
+    name: 'deadLetters.replay',
+    call: () => (i) => caller.deadLetters.replay(i as never),
     valid: () => ({ scope: { filter: { task: 'send-email', q: 'boom', group: 'tenant=acme', stream: 's1' } }, requestId: 'request-0001', dryRun: false }),
   },
-  { name: 'dlq.controlReplay', call: () => (i) => caller.dlq.controlReplay(i as never), valid: () => ({ jobId: 1, action: 'pause' }) },
-  { name: 'dlq.previewPurge', call: () => (i) => caller.dlq.previewPurge(i as never), valid: () => ({ scope: { filter: { q: 'boom', group: 'tenant=acme', stream: 's1' } } }) },
-  { name: 'dlq.purgePreview', call: () => (i) => caller.dlq.purgePreview(i as never), valid: () => ({ id: ids.preview }) },
-  { name: 'dlq.purge', call: () => (i) => caller.dlq.purge(i as never), valid: () => ({ previewId: ids.preview, confirm: 'purge 1' }) },
+  { name: 'deadLetters.controlReplay', call: () => (i) => caller.deadLetters.controlReplay(i as never), valid: () => ({ jobId: 1, action: 'pause' }) },
+  { name: 'deadLetters.previewPurge', call: () => (i) => caller.deadLetters.previewPurge(i as never), valid: () => ({ scope: { filter: { q: 'boom', group: 'tenant=acme', stream: 's1' } } }) },
+  { name: 'deadLetters.purgePreview', call: () => (i) => caller.deadLetters.purgePreview(i as never), valid: () => ({ id: ids.preview }) },
+  { name: 'deadLetters.purge', call: () => (i) => caller.deadLetters.purge(i as never), valid: () => ({ previewId: ids.preview, confirm: 'purge 1' }) },
   { name: 'metrics.overview', call: () => (i) => caller.metrics.overview(i as never), valid: () => ({ range: '1h', task: 'send-email' }) },
   { name: 'metrics.taskCharts', call: () => (i) => caller.metrics.taskCharts(i as never), valid: () => ({ task: 'send-email', range: '1h' }) },
   { name: 'metrics.taskPartitions', call: () => (i) => caller.metrics.taskPartitions(i as never), valid: () => ({ task: 'send-email' }) },

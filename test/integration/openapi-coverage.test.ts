@@ -10,6 +10,7 @@ import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openApiDocument } from '../../server/api/openapi';
+import { TOKEN_ACCESS } from '../../server/core/roles';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const apiDir = path.join(root, 'app', 'api', 'v1');
@@ -65,9 +66,18 @@ function exportedMethods(source: string): string[] {
   return [...names].sort();
 }
 
-/** The roles of `export const GET = restRoute<…>(['viewer', 'operator'], …)`; null when the handler is not a restRoute. */
+/** The roles of `export const GET = restRoute<…>(TOKEN_ACCESS.read, …)` (the one declaration,
+ *  server/core/roles.ts) or of a literal `restRoute(['viewer', 'operator'], …)`; null when the
+ *  handler is not a restRoute. */
 function restRouteRoles(source: string, method: string): string[] | null {
-  const m = new RegExp(`export\\s+const\\s+${method}\\s*=\\s*restRoute\\s*(?:<[^>]*>)?\\s*\\(\\s*\\[([^\\]]*)\\]`).exec(source);
+  const head = `export\\s+const\\s+${method}\\s*=\\s*restRoute\\s*(?:<[^>]*>)?\\s*\\(\\s*`;
+  const named = new RegExp(`${head}TOKEN_ACCESS\\.(\\w+)`).exec(source);
+  if (named) {
+    const roles = (TOKEN_ACCESS as Record<string, readonly string[]>)[named[1]!];
+    if (!roles) throw new Error(`TOKEN_ACCESS.${named[1]} is not declared in server/core/roles.ts`);
+    return [...roles].sort();
+  }
+  const m = new RegExp(`${head}\\[([^\\]]*)\\]`).exec(source);
   return m ? [...m[1]!.matchAll(/['"](\w+)['"]/g)].map((x) => x[1]!).sort() : null;
 }
 

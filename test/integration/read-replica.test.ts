@@ -73,7 +73,7 @@ describe.skipIf(!PG15_AVAILABLE)('read replica (DATABASE_REPLICA_URL)', () => {
     const caller = callerAs(primary, operator, { readPool: replica });
     const before = await caller.executions.list({ filter: { task: 'mail' } });
     expect(before.items).toHaveLength(5);
-    const dlqBefore = await caller.dlq.list({});
+    const dlqBefore = await caller.deadLetters.list({});
     expect(dlqBefore.items).toHaveLength(2);
     const auditBefore = await caller.audit.list({});
 
@@ -86,7 +86,7 @@ describe.skipIf(!PG15_AVAILABLE)('read replica (DATABASE_REPLICA_URL)', () => {
 
       // Lists: the replica's (paused) view.
       expect((await caller.executions.list({ filter: { task: 'mail' } })).items).toHaveLength(5);
-      expect((await caller.dlq.list({})).items).toHaveLength(2);
+      expect((await caller.deadLetters.list({})).items).toHaveLength(2);
       const overview = await caller.metrics.overview({ task: 'mail' });
       expect(overview.cards.find((c) => c.task === 'mail')).toBeDefined();
       expect(overview.fleet.replica).toMatchObject({ inRecovery: true });
@@ -116,7 +116,7 @@ describe.skipIf(!PG15_AVAILABLE)('read replica (DATABASE_REPLICA_URL)', () => {
 
     await servers.waitForReplay();
     expect((await caller.executions.list({ filter: { task: 'mail' } })).items).toHaveLength(8);
-    expect((await caller.dlq.list({})).items).toHaveLength(3);
+    expect((await caller.deadLetters.list({})).items).toHaveLength(3);
     expect((await caller.audit.list({})).entries.length).toBe(auditBefore.entries.length + 1);
     const after = await caller.metrics.replicaLag();
     expect(after).toMatchObject({ lagMs: 0, behindBytes: 0 });

@@ -4,7 +4,6 @@ import type pg from 'pg';
 import { TRPCError } from '@trpc/server';
 import { createCaller } from '../../server/api/root';
 import type { Context, CookieJar } from '../../server/api/context';
-import { createPrisma, type PrismaClient } from '../../server/db/prisma';
 import type { SessionUser } from '../../server/services/sessions';
 import { resolveSession, SESSION_COOKIE } from '../../server/services/sessions';
 
@@ -21,13 +20,6 @@ export class MemoryCookieJar implements CookieJar {
   }
 }
 
-const prismaByPool = new WeakMap<pg.Pool, PrismaClient>();
-function prismaFor(pool: pg.Pool): PrismaClient {
-  let p = prismaByPool.get(pool);
-  if (!p) prismaByPool.set(pool, (p = createPrisma(pool)));
-  return p;
-}
-
 export function contextFor(
   pool: pg.Pool,
   user: SessionUser | null,
@@ -37,9 +29,7 @@ export function contextFor(
   const readPool = opts.readPool ?? pool;
   return {
     db: pool,
-    prisma: prismaFor(pool),
     readDb: readPool,
-    readPrisma: prismaFor(readPool),
     user,
     sessionToken: cookies.get(SESSION_COOKIE) ?? null,
     client: { ip: opts.ip ?? '127.0.0.1', userAgent: 'vitest' },

@@ -26,15 +26,15 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   const sp = await searchParams;
   const { filter, cursor, problems } = filterFromSearchParams(sp);
   const caller = await serverCaller();
-  const tasks = await caller.dlq.tasks();
+  const tasks = await caller.deadLetters.tasks();
   let page: DeadLetterListPage | null = null;
   let groups: Groups = { groups: [], sampledNewest: null };
   let problem = problems.length ? problems.join('; ') : null;
   if (filter) {
     try {
       [page, groups] = await Promise.all([
-        caller.dlq.list({ filter, limit: 50, ...(cursor ? { cursor } : {}) }),
-        cursor ? Promise.resolve(groups) : caller.dlq.fingerprints({ filter, limit: 10 }),
+        caller.deadLetters.list({ filter, limit: 50, ...(cursor ? { cursor } : {}) }),
+        cursor ? Promise.resolve(groups) : caller.deadLetters.fingerprints({ filter, limit: 10 }),
       ]);
     } catch (e) {
       if (!(e instanceof TRPCError) || e.code !== 'BAD_REQUEST') throw e;

@@ -13,12 +13,12 @@ import { once } from 'node:events';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import readline from 'node:readline/promises';
-import { dlqFilterSchema, type DlqFilterInput } from '../../core/dlq-filter';
+import { deadLetterFilterSchema, type DeadLetterFilterInput } from '../../core/dead-letter-filter';
 import { deadLetterDetail, listDeadLetterPage, listFingerprintGroups, recentReplayJobs, replayJob } from '../../presenters/dead-letters';
-import { controlReplayJob, createReplayJob, REPLAY_ACTIONS } from '../../services/dlq-replay';
-import { runReplayJobs } from '../../services/dlq-replay-runner';
-import { exportFrozenSet, previewPurge, purgeDeadLetters } from '../../services/dlq-purge';
-import type { DlqScopeInput } from '../../services/dlq-scope';
+import { controlReplayJob, createReplayJob, REPLAY_ACTIONS } from '../../services/dead-letter-replay';
+import { runReplayJobs } from '../../services/dead-letter-replay-runner';
+import { exportFrozenSet, previewPurge, purgeDeadLetters } from '../../services/dead-letter-purge';
+import type { DeadLetterScopeInput } from '../../services/dead-letter-scope';
 import { parseInput } from '../../core/validate-input';
 import { isCoreError } from '../../core/errors';
 import { CliError } from '../cli-error';
@@ -50,11 +50,11 @@ function withFilterOptions(cmd: Command): Command {
     .option('--json', 'print JSON');
 }
 
-function filterFrom(o: FilterOpts): DlqFilterInput {
+function filterFrom(o: FilterOpts): DeadLetterFilterInput {
   const raw: Record<string, string> = {};
   for (const k of ['task', 'fingerprint', 'group', 'stream', 'from', 'to', 'q', 'status'] as const) if (o[k] !== undefined) raw[k] = o[k]!;
   try {
-    return parseInput(dlqFilterSchema, raw);
+    return parseInput(deadLetterFilterSchema, raw);
   } catch (e) {
     if (!isCoreError(e)) throw e;
     const fields = e.fieldErrors?.map((f) => `  --${f.path}: ${f.message}`).join('\n');
@@ -62,7 +62,7 @@ function filterFrom(o: FilterOpts): DlqFilterInput {
   }
 }
 
-function scopeFrom(o: FilterOpts): DlqScopeInput {
+function scopeFrom(o: FilterOpts): DeadLetterScopeInput {
   if (o.ids === undefined) return { filter: filterFrom(o) };
   const hasFilter = ['task', 'fingerprint', 'group', 'stream', 'from', 'to', 'q', 'status'].some((k) => o[k as keyof FilterOpts] !== undefined);
   if (hasFilter) throw new CliError('Give either --ids or filter options, not both.');
@@ -71,7 +71,7 @@ function scopeFrom(o: FilterOpts): DlqScopeInput {
   return { ids };
 }
 
-const describeFilter = (s: DlqScopeInput) =>
+const describeFilter = (s: DeadLetterScopeInput) =>
   'ids' in s ? `${s.ids.length} selected id(s)` : Object.entries(s.filter).filter(([k, v]) => v !== undefined && !(k === 'status' && v === 'all')).map(([k, v]) => `${k}=${v instanceof Date ? v.toISOString() : String(v)}`).join(' ') || 'everything';
 
 const fmtTime = (d: Date | null) => (d ? d.toISOString().replace('T', ' ').slice(0, 19) : '—');

@@ -1,4 +1,4 @@
-// Control-plane service: works through DLQ replay jobs (services/dlq-replay-runner.ts).
+// Control-plane service: works through DLQ replay jobs (services/dead-letter-replay-runner.ts).
 // The runner's advisory lock makes one process run this per tick; each job is also leased
 // (dlq_replay_jobs.lease_owner), so a CLI waiting on its own job, or a second process
 // after a lost lock, never works a job twice. A tick works for at most RUN_BUDGET_MS, then
@@ -7,7 +7,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { ControlPlaneService } from '../service';
-import { runReplayJobs } from '../../services/dlq-replay-runner';
+import { runReplayJobs } from '../../services/dead-letter-replay-runner';
 
 const RUN_BUDGET_MS = 15_000;
 const OWNER = `cp:${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;

@@ -1,7 +1,7 @@
 // Control-plane service: each task's DLQ limits (dlq.maxDepth, dlq.retentionDays) — the
-// oldest dead letters beyond them are deleted, counted and recorded (services/dlq-trim.ts).
+// oldest dead letters beyond them are deleted, counted and recorded (services/dead-letter-trim.ts).
 import type { ControlPlaneService } from '../service';
-import { trimDeadLetters } from '../../services/dlq-trim';
+import { trimDeadLetters } from '../../services/dead-letter-trim';
 
 export const trimDeadLettersService: ControlPlaneService = {
   name: 'trim-dead-letters',

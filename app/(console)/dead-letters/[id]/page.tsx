@@ -18,7 +18,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function DeadLetterPage({ params }: Params) {
   const user = await currentUser();
   if (!user) redirect('/login');
-  const d = await detailOr404((await params).id, async (id) => (await serverCaller()).dlq.get({ id }));
+  const d = await detailOr404((await params).id, async (id) => (await serverCaller()).deadLetters.get({ id }));
   return (
     <>
       <DetailPageHeader

@@ -1,12 +1,11 @@
 // GET /api/config/export[?version=N]: the config as a YAML file for
 // `sluice config apply`, for whoever is signed in (the session cookie; the viewer role
 // check is the config.export procedure's, so it lives in one place).
-import { TRPCError } from '@trpc/server';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { createCaller } from '@/server/api/root';
 import { createContext } from '@/server/api/context';
 import { httpCookieJar } from '@/server/api/http-cookies';
 import { env } from '@/server/env';
+import { plainTextErrorResponse } from '@/server/api/errors';
 
 export const dynamic = 'force-dynamic';
 
@@ -26,9 +25,6 @@ export async function GET(req: Request): Promise<Response> {
       },
     });
   } catch (e) {
-    if (e instanceof TRPCError) {
-      return new Response(`${e.message}\n`, { status: getHTTPStatusCodeFromError(e), headers: { 'content-type': 'text/plain; charset=utf-8' } });
-    }
-    throw e;
+    return plainTextErrorResponse(e);
   }
 }

@@ -26,8 +26,8 @@ const actionOutput = z.object({
 const view = (r: AlertRow) => ({ id: r.id, status: r.status, acknowledgedBy: r.acknowledged_by, silencedUntil: r.silenced_until, resolvedBy: r.resolved_by });
 
 export const alertsRouter = router({
-  list: viewerProcedure.input(alertListInput).query(({ ctx, input }) => listAlerts(ctx.prisma, input)),
-  get: viewerProcedure.input(alertDetailInput).query(({ ctx, input }) => getAlert(ctx.prisma, ctx.db, input)),
+  list: viewerProcedure.input(alertListInput).query(({ ctx, input }) => listAlerts(ctx.db, input)),
+  get: viewerProcedure.input(alertDetailInput).query(({ ctx, input }) => getAlert(ctx.db, input)),
 
   acknowledge: operatorProcedure
     .input(acknowledgeAlertInput)

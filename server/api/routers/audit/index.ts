@@ -3,5 +3,5 @@ import { auditListInput, listAudit } from '../../../presenters/audit';
 import { router, viewerProcedure } from '../../trpc';
 
 export const auditRouter = router({
-  list: viewerProcedure.input(auditListInput).query(({ ctx, input }) => listAudit(ctx.readPrisma, input)),
+  list: viewerProcedure.input(auditListInput).query(({ ctx, input }) => listAudit(ctx.readDb, input)),
 });

@@ -7,7 +7,7 @@ import { listTokens } from '../../../presenters/tokens';
 import { adminProcedure, router, viewerProcedure } from '../../trpc';
 
 export const tokensRouter = router({
-  list: viewerProcedure.query(({ ctx }) => listTokens(ctx.prisma)),
+  list: viewerProcedure.query(({ ctx }) => listTokens(ctx.db)),
 
   create: adminProcedure
     .input(createTokenInput)

@@ -9,7 +9,7 @@ import { adminProcedure, router, viewerProcedure } from '../../trpc';
 const userOutput = z.object({ id: z.string(), email: z.string(), role: roleSchema, active: z.boolean() });
 
 export const usersRouter = router({
-  list: viewerProcedure.query(({ ctx }) => listUsers(ctx.prisma)),
+  list: viewerProcedure.query(({ ctx }) => listUsers(ctx.db)),
 
   create: adminProcedure
     .input(createUserInput)

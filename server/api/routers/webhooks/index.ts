@@ -6,8 +6,8 @@ import { userActor } from '../../../services/auth';
 import { adminProcedure, operatorProcedure, router } from '../../trpc';
 
 export const webhooksRouter = router({
-  list: operatorProcedure.query(({ ctx }) => listWebhooks(ctx.prisma)),
-  deliveries: operatorProcedure.input(deliveryLogInput).query(({ ctx, input }) => listDeliveries(ctx.prisma, input)),
+  list: operatorProcedure.query(({ ctx }) => listWebhooks(ctx.db)),
+  deliveries: operatorProcedure.input(deliveryLogInput).query(({ ctx, input }) => listDeliveries(ctx.db, input)),
   create: adminProcedure.input(createWebhookInput).mutation(({ ctx, input }) => createWebhook(ctx.db, userActor(ctx.user), input)),
   update: adminProcedure.input(updateWebhookInput).mutation(({ ctx, input }) => updateWebhook(ctx.db, userActor(ctx.user), input)),
   delete: adminProcedure.input(webhookIdInput).mutation(({ ctx, input }) => deleteWebhook(ctx.db, userActor(ctx.user), input)),

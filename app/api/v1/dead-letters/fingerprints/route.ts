@@ -1,12 +1,9 @@
 // GET /api/v1/dead-letters/fingerprints?<filters>&limit= — groups by error fingerprint.
-import { restRoute } from '@/server/api/rest';
+import { restRoute, TOKEN_ACCESS } from '@/server/api/rest';
+import { jsonReply } from '@/server/api/errors';
 import { listFingerprintGroups } from '@/server/presenters/dead-letters';
-import { fingerprintInputFromQuery } from '@/server/api/dlq-rest-query';
+import { fingerprintInputFromQuery } from '@/server/api/dead-letter-rest-query';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = restRoute(['viewer', 'operator'], async ({ req, db }) => ({
-  status: 200,
-  headers: { 'content-type': 'application/json' },
-  body: await listFingerprintGroups(db, fingerprintInputFromQuery(new URL(req.url).searchParams)),
-}));
+export const GET = restRoute(TOKEN_ACCESS.read, async ({ req, db }) => jsonReply(await listFingerprintGroups(db, fingerprintInputFromQuery(new URL(req.url).searchParams))));

@@ -6,12 +6,12 @@
 import type pg from 'pg';
 import { dlqSchema } from '../core/task-definition';
 import { recordAudit, SYSTEM_ACTOR } from '../db/audit';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { deleteOldPurgePreviews } from '../db/purge-frozen-set';
 import {
   depthBoundary,
-  dlqLimitsByTask,
-  recordDlqEvent,
+  deadLetterLimitsByTask,
+  recordDeadLetterEvent,
   trimBeyondBatch,
   trimExpiredBatch,
   type TrimmedBatch,
@@ -35,7 +35,7 @@ export interface TrimSummary {
 }
 
 async function trimLoop(
-  pool: pg.Pool,
+  pool: Db,
   task: string,
   kind: TrimEvent['kind'],
   limit: number,
@@ -52,7 +52,7 @@ async function trimLoop(
       if (b.newest && (!newest || b.newest > newest)) newest = b.newest;
       const last = b.removed < TRIM_BATCH || removed >= TRIM_MAX_PER_RUN;
       if (last && removed > 0) {
-        await recordDlqEvent(c, { task, kind, removed, limitValue: limit, oldest, newest });
+        await recordDeadLetterEvent(c, { task, kind, removed, limitValue: limit, oldest, newest });
         await recordAudit(c, SYSTEM_ACTOR, {
           action: 'dlq.trim',
           targetType: 'task',
@@ -66,10 +66,10 @@ async function trimLoop(
   }
 }
 
-export async function trimDeadLetters(pool: pg.Pool): Promise<TrimSummary> {
+export async function trimDeadLetters(pool: Db): Promise<TrimSummary> {
   const defaults = dlqSchema.parse({});
   const events: TrimEvent[] = [];
-  for (const lim of await dlqLimitsByTask(pool, defaults)) {
+  for (const lim of await deadLetterLimitsByTask(pool, defaults)) {
     const expired = await trimLoop(pool, lim.task, 'retention', lim.retentionDays, (c) => trimExpiredBatch(c, lim.task, lim.retentionDays, TRIM_BATCH));
     if (expired) events.push(expired);
     const boundary = await depthBoundary(pool, lim.task, lim.maxDepth);

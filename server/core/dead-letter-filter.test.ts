@@ -1,15 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import {
   confirmationMatches,
-  dlqFilterSchema,
+  deadLetterFilterSchema,
   filterToSearchParams,
   isEmptyFilter,
   parseGroupFilter,
   purgeConfirmationPhrase,
   searchParamsToFilterInput,
-} from './dlq-filter';
+} from './dead-letter-filter';
 
-describe('dlqFilterSchema', () => {
+describe('deadLetterFilterSchema', () => {
   it.each([
     [{}, true],
     [{ task: 'billing', status: 'pending' }, true],
@@ -27,11 +27,11 @@ describe('dlqFilterSchema', () => {
     [{ status: 'dead' }, false],
     [{ unknown: 1 }, false],
   ])('%j valid=%s', (input, ok) => {
-    expect(dlqFilterSchema.safeParse(input).success).toBe(ok);
+    expect(deadLetterFilterSchema.safeParse(input).success).toBe(ok);
   });
 
   it('reports the field that is wrong', () => {
-    const r = dlqFilterSchema.safeParse({ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' });
+    const r = deadLetterFilterSchema.safeParse({ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['to']);
   });
@@ -39,7 +39,7 @@ describe('dlqFilterSchema', () => {
 
 describe('URL round trip', () => {
   it('keeps every filter field', () => {
-    const f = dlqFilterSchema.parse({
+    const f = deadLetterFilterSchema.parse({
       task: 'billing',
       fingerprint: 'abc',
       group: 'tenant=acme corp',
@@ -50,12 +50,12 @@ describe('URL round trip', () => {
       status: 'pending',
     });
     const params = filterToSearchParams(f);
-    const back = dlqFilterSchema.parse(searchParamsToFilterInput(new URLSearchParams(params.toString())));
+    const back = deadLetterFilterSchema.parse(searchParamsToFilterInput(new URLSearchParams(params.toString())));
     expect(back).toEqual(f);
   });
 
   it('leaves defaults out of the URL', () => {
-    expect(filterToSearchParams(dlqFilterSchema.parse({})).toString()).toBe('');
+    expect(filterToSearchParams(deadLetterFilterSchema.parse({})).toString()).toBe('');
   });
 
   it('reads Next-style search param records', () => {
@@ -69,8 +69,8 @@ describe('helpers', () => {
     expect(() => parseGroupFilter('nope')).toThrow(RangeError);
   });
   it('knows an empty filter', () => {
-    expect(isEmptyFilter(dlqFilterSchema.parse({}))).toBe(true);
-    expect(isEmptyFilter(dlqFilterSchema.parse({ status: 'pending' }))).toBe(false);
+    expect(isEmptyFilter(deadLetterFilterSchema.parse({}))).toBe(true);
+    expect(isEmptyFilter(deadLetterFilterSchema.parse({ status: 'pending' }))).toBe(false);
   });
   it('matches the confirmation phrase exactly (case and spacing forgiven)', () => {
     expect(purgeConfirmationPhrase(42)).toBe('purge 42');

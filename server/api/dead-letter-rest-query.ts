@@ -1,8 +1,8 @@
 // REST query strings → DLQ inputs: `GET /api/v1/dead-letters?task=billing&group=tenant%3Dacme
 // &cursor=…&limit=50` reads the same filter fields as the browser's URL
-// (core/dlq-filter.ts), and numbers are converted here so the presenters' schemas report
+// (core/dead-letter-filter.ts), and numbers are converted here so the presenters' schemas report
 // bad values field by field.
-import { searchParamsToFilterInput } from '../core/dlq-filter';
+import { searchParamsToFilterInput } from '../core/dead-letter-filter';
 import type { DeadLetterListInput } from '../presenters/dead-letters';
 
 function num(v: string | null): number | undefined {

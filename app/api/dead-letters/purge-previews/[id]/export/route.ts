@@ -1,15 +1,12 @@
-// GET /api/dlq/purge-previews/{id}/export — the browser's download of a frozen purge set
+// GET /api/dead-letters/purge-previews/{id}/export — the browser's download of a frozen purge set
 // as JSON lines, for whoever is signed in: the operator check is the dlq.purgePreview
 // procedure's (one place for roles); the body is the same stream as the REST route's.
-import { TRPCError } from '@trpc/server';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { createCaller } from '@/server/api/root';
 import { createContext } from '@/server/api/context';
 import { httpCookieJar } from '@/server/api/http-cookies';
-import { frozenSetExportResponse } from '@/server/api/dlq-export-response';
+import { frozenSetExportResponse } from '@/server/api/dead-letter-export-response';
 import { env } from '@/server/env';
-import { isCoreError } from '@/server/core/errors';
-import { errorReply } from '@/server/api/rest-enqueue';
+import { plainTextErrorResponse } from '@/server/api/errors';
 
 export const dynamic = 'force-dynamic';
 
@@ -17,13 +14,9 @@ export async function GET(req: Request, route: { params: Promise<{ id: string }>
   const { id } = await route.params;
   try {
     const ctx = await createContext({ headers: req.headers, cookies: httpCookieJar(req, new Headers(), env().SLUICE_SECURE_COOKIES) });
-    await createCaller(ctx).dlq.purgePreview({ id });
+    await createCaller(ctx).deadLetters.purgePreview({ id });
     return await frozenSetExportResponse(ctx.db, id);
   } catch (e) {
-    const status = e instanceof TRPCError ? getHTTPStatusCodeFromError(e) : isCoreError(e) ? errorReply(e).status : null;
-    if (status !== null) {
-      return new Response(`${(e as Error).message}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-    }
-    throw e;
+    return plainTextErrorResponse(e);
   }
 }

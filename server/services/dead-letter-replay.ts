@@ -9,20 +9,19 @@
 //                      rate), audited with the filter and counts in the same transaction.
 //                      A request id makes the call idempotent (double click, retried POST).
 //   controlReplayJob — pause / resume / cancel, audited.
-// The work itself is done by services/dlq-replay-runner.ts (a control-plane service, or the
+// The work itself is done by services/dead-letter-replay-runner.ts (a control-plane service, or the
 // CLI waiting on its own job), through the engine's enqueue.
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
-import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { recordAudit, type Actor } from '../db/audit';
-import { withTransaction } from '../db/pool';
+import { withTransaction, type Db } from '../db/pool';
 import { freezeReplaySet, insertReplayJob, replayJobIdByRequest, type ReplayScope } from '../db/create-replay-job';
 import { getPurgePreview, markPreviewApplied, type PurgePreviewRow } from '../db/purge-frozen-set';
-import type { DlqFilter } from '../core/dlq-filter';
-import { freezeDeadLetterSet, type PurgePreview } from './dlq-purge';
+import type { DeadLetterFilter } from '../core/dead-letter-filter';
+import { freezeDeadLetterSet, type PurgePreview } from './dead-letter-purge';
 import { getReplayJob, setReplayJobState, type ReplayJobRow } from '../db/replay-job-lease';
-import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
+import { deadLetterScopeInput, scopeKind, type DeadLetterScopeInput } from './dead-letter-scope';
 import { parseInput } from '../core/validate-input';
 import { MAX_RATE_PER_S } from '../core/replay-rate';
 
@@ -43,7 +42,7 @@ const replayOptions = {
 };
 
 /** One step: the set is frozen when the job is created (REST, CLI). */
-export const replayInput = z.strictObject({ scope: dlqScopeInput, ...replayOptions });
+export const replayInput = z.strictObject({ scope: deadLetterScopeInput, ...replayOptions });
 export type ReplayInput = z.input<typeof replayInput>;
 
 /**
@@ -66,94 +65,90 @@ export interface ReplayJobCreated {
   dryRun: boolean;
 }
 
-export async function createReplayJob(pool: pg.Pool, actor: Actor, input: ReplayInput, opts: { dryRun?: boolean } = {}): Promise<ReplayJobCreated> {
+export async function createReplayJob(db: Db, actor: Actor, input: ReplayInput, opts: { dryRun?: boolean } = {}): Promise<ReplayJobCreated> {
   const v = parseInput(replayInput, input);
-  return insertJob(pool, actor, v, scopeKind(v.scope), null, opts.dryRun === true);
+  return insertJob(db, actor, v, scopeKind(v.scope), null, opts.dryRun === true);
 }
 
 /** Step 1 of the console's replay: freeze the dead letters not yet replayed (audited `dlq.replay.preview`). */
-export function previewReplay(pool: pg.Pool, actor: Actor, input: DlqScopeInput): Promise<PurgePreview> {
-  return freezeDeadLetterSet(pool, actor, input, 'replay');
+export function previewReplay(db: Db, actor: Actor, input: DeadLetterScopeInput): Promise<PurgePreview> {
+  return freezeDeadLetterSet(db, actor, input, 'replay');
 }
 
 /** Step 2: a job of exactly the preview's ids; the preview can be used once, before it expires. */
-export async function replayPreview(pool: pg.Pool, actor: Actor, input: ReplayPreviewInput): Promise<ReplayJobCreated> {
+export async function replayPreview(db: Db, actor: Actor, input: ReplayPreviewInput): Promise<ReplayJobCreated> {
   const v = parseInput(replayPreviewInput, input);
-  return insertJob(pool, actor, v, null, v.previewId, false);
+  return insertJob(db, actor, v, null, v.previewId, false);
 }
 
 type ReplayOptions = { resetAttempts: boolean; ratePerSecond?: number | null; requestId?: string };
 
 async function insertJob(
-  pool: pg.Pool,
+  db: Db,
   actor: Actor,
   v: ReplayOptions,
   given: ReplayScope | null,
   previewId: string | null,
   dryRun: boolean,
 ): Promise<ReplayJobCreated> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    let scope = given;
-    let preview: PurgePreviewRow | null = null;
-    if (previewId !== null) {
-      preview = await getPurgePreview(client, previewId, { lock: true });
-      if (!preview || preview.purpose !== 'replay') throw CoreError.notFound('replay preview');
-      scope = preview.scope === 'ids' ? { kind: 'ids', ids: (preview.filter as { ids: number[] }).ids } : { kind: 'filter', filter: preview.filter as DlqFilter };
-    }
-    const jobId = await insertReplayJob(client, {
-      requestId: dryRun ? null : (v.requestId ?? null),
-      scope: scope!,
-      resetAttempts: v.resetAttempts,
-      ratePerS: v.ratePerSecond ?? null,
-      actor,
-    });
-    if (jobId === null) {
-      await client.query('ROLLBACK');
-      const id = await replayJobIdByRequest(pool, v.requestId!);
-      const job = id === null ? null : await getReplayJob(pool, id);
-      if (!job) throw new CoreError('CONFLICT', 'A replay with this request id is being created; try again.');
-      return { job, total: job.total, alreadyReplayed: 0, byTask: [], existing: true, dryRun: false };
-    }
-    if (preview?.purgedAt) throw new CoreError('CONFLICT', `This set was already replayed by ${preview.purgedByLabel ?? 'someone'}; preview the replay again.`);
-    if (preview?.expired) throw new CoreError('PRECONDITION_FAILED', 'This preview has expired; preview the replay again to freeze a fresh set.');
-    const frozen = await freezeReplaySet(client, jobId, scope!, previewId ?? undefined);
-    if (dryRun) {
-      await client.query('ROLLBACK');
-      return { job: null, ...frozen, existing: false, dryRun: true };
-    }
-    if (frozen.total === 0) {
-      throw new CoreError(
-        'CONFLICT',
-        frozen.alreadyReplayed > 0
-          ? `Nothing to replay: all ${frozen.alreadyReplayed} matching dead letter(s) were already replayed.`
-          : 'Nothing to replay: no dead letters match.',
-      );
-    }
-    if (preview) await markPreviewApplied(client, preview.id, frozen.total, actor.label);
-    await recordAudit(client, actor, {
-      action: 'dlq.replay',
-      targetType: 'dlq_replay_job',
-      targetId: String(jobId),
-      after: { total: frozen.total, resetAttempts: v.resetAttempts, ratePerSecond: v.ratePerSecond ?? null },
-      meta: {
-        scope: scope!.kind,
-        filter: scope!.kind === 'filter' ? scope!.filter : { ids: scope!.ids.length > 100 ? `${scope!.ids.length} ids` : scope!.ids },
-        ...(preview ? { previewId: preview.id, frozen: preview.total } : {}),
-        total: frozen.total,
-        alreadyReplayed: frozen.alreadyReplayed,
-        byTask: frozen.byTask,
-      },
-    });
-    await client.query('COMMIT');
-    return { job: await getReplayJob(pool, jobId), ...frozen, existing: false, dryRun: false };
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
+  const created = await withTransaction(
+    db,
+    async (client) => {
+      let scope = given;
+      let preview: PurgePreviewRow | null = null;
+      if (previewId !== null) {
+        preview = await getPurgePreview(client, previewId, { lock: true });
+        if (!preview || preview.purpose !== 'replay') throw CoreError.notFound('replay preview');
+        scope = preview.scope === 'ids' ? { kind: 'ids', ids: (preview.filter as { ids: number[] }).ids } : { kind: 'filter', filter: preview.filter as DeadLetterFilter };
+      }
+      const jobId = await insertReplayJob(client, {
+        requestId: dryRun ? null : (v.requestId ?? null),
+        scope: scope!,
+        resetAttempts: v.resetAttempts,
+        ratePerS: v.ratePerSecond ?? null,
+        actor,
+      });
+      // Another request with this id got there first: nothing was written here.
+      if (jobId === null) return null;
+      if (preview?.purgedAt) throw new CoreError('CONFLICT', `This set was already replayed by ${preview.purgedByLabel ?? 'someone'}; preview the replay again.`);
+      if (preview?.expired) throw new CoreError('PRECONDITION_FAILED', 'This preview has expired; preview the replay again to freeze a fresh set.');
+      const frozen = await freezeReplaySet(client, jobId, scope!, previewId ?? undefined);
+      if (dryRun) return { jobId, frozen };
+      if (frozen.total === 0) {
+        throw new CoreError(
+          'CONFLICT',
+          frozen.alreadyReplayed > 0
+            ? `Nothing to replay: all ${frozen.alreadyReplayed} matching dead letter(s) were already replayed.`
+            : 'Nothing to replay: no dead letters match.',
+        );
+      }
+      if (preview) await markPreviewApplied(client, preview.id, frozen.total, actor.label);
+      await recordAudit(client, actor, {
+        action: 'dlq.replay',
+        targetType: 'dlq_replay_job',
+        targetId: String(jobId),
+        after: { total: frozen.total, resetAttempts: v.resetAttempts, ratePerSecond: v.ratePerSecond ?? null },
+        meta: {
+          scope: scope!.kind,
+          filter: scope!.kind === 'filter' ? scope!.filter : { ids: scope!.ids.length > 100 ? `${scope!.ids.length} ids` : scope!.ids },
+          ...(preview ? { previewId: preview.id, frozen: preview.total } : {}),
+          total: frozen.total,
+          alreadyReplayed: frozen.alreadyReplayed,
+          byTask: frozen.byTask,
+        },
+      });
+      return { jobId, frozen };
+    },
+    { rollback: dryRun },
+  );
+  if (created === null) {
+    const id = await replayJobIdByRequest(db, v.requestId!);
+    const job = id === null ? null : await getReplayJob(db, id);
+    if (!job) throw new CoreError('CONFLICT', 'A replay with this request id is being created; try again.');
+    return { job, total: job.total, alreadyReplayed: 0, byTask: [], existing: true, dryRun: false };
   }
+  if (dryRun) return { job: null, ...created.frozen, existing: false, dryRun: true };
+  return { job: await getReplayJob(db, created.jobId), ...created.frozen, existing: false, dryRun: false };
 }
 
 export const REPLAY_ACTIONS = ['pause', 'resume', 'cancel'] as const;
@@ -168,9 +163,9 @@ const TRANSITIONS: Record<(typeof REPLAY_ACTIONS)[number], { from: ReplayJobRow[
   cancel: { from: ['pending', 'running', 'paused'], to: 'cancelled', finished: true },
 };
 
-export async function controlReplayJob(pool: pg.Pool, actor: Actor, input: z.input<typeof controlReplayInput>): Promise<ReplayJobRow> {
+export async function controlReplayJob(db: Db, actor: Actor, input: z.input<typeof controlReplayInput>): Promise<ReplayJobRow> {
   const v = parseInput(controlReplayInput, input);
-  return withTransaction(pool, async (c) => {
+  return withTransaction(db, async (c) => {
     const job = await getReplayJob(c, v.jobId, { lock: true });
     if (!job) throw CoreError.notFound(`replay job ${v.jobId}`);
     const t = TRANSITIONS[v.action];

@@ -5,7 +5,7 @@
 // unknown or already purged set is an error status (404 / 409 through the caller's error
 // mapping), not a 200 whose stream then breaks.
 import type { Db } from '../db/pool';
-import { exportFrozenSet } from '../services/dlq-purge';
+import { exportFrozenSet } from '../services/dead-letter-purge';
 
 export async function frozenSetExportResponse(db: Db, previewId: string): Promise<Response> {
   const chunks = exportFrozenSet(db, previewId);

@@ -1,7 +1,7 @@
 // What a replay or a purge acts on: a selection of dead-letter ids, or everything that
 // matches a filter (the same filter the browser shows). Shared by tRPC, REST and the CLI.
 import { z } from 'zod';
-import { dlqFilterSchema } from '../core/dlq-filter';
+import { deadLetterFilterSchema } from '../core/dead-letter-filter';
 
 export const MAX_SELECTION = 10_000;
 
@@ -17,16 +17,16 @@ const EITHER = 'give either ids (a selection) or filter (everything matching it)
  * a union: a union whose branches both fail answers only "give either …", while this names
  * the field inside the one that was given (`scope.filter.q: expected string`).
  */
-export const dlqScopeInput = z
-  .strictObject({ ids: idsSchema.optional(), filter: dlqFilterSchema.optional() }, { error: EITHER })
+export const deadLetterScopeInput = z
+  .strictObject({ ids: idsSchema.optional(), filter: deadLetterFilterSchema.optional() }, { error: EITHER })
   .superRefine((s, ctx) => {
     if ((s.ids === undefined) === (s.filter === undefined)) ctx.addIssue({ code: 'custom', message: EITHER });
   })
-  .transform((s): { ids: number[] } | { filter: z.output<typeof dlqFilterSchema> } => (s.ids !== undefined ? { ids: s.ids } : { filter: s.filter! }));
+  .transform((s): { ids: number[] } | { filter: z.output<typeof deadLetterFilterSchema> } => (s.ids !== undefined ? { ids: s.ids } : { filter: s.filter! }));
 
-export type DlqScopeInput = { ids: number[] } | { filter: z.input<typeof dlqFilterSchema> };
-export type DlqScope = z.output<typeof dlqScopeInput>;
+export type DeadLetterScopeInput = { ids: number[] } | { filter: z.input<typeof deadLetterFilterSchema> };
+export type DeadLetterScope = z.output<typeof deadLetterScopeInput>;
 
-export function scopeKind(s: DlqScope): { kind: 'ids'; ids: number[] } | { kind: 'filter'; filter: z.output<typeof dlqFilterSchema> } {
+export function scopeKind(s: DeadLetterScope): { kind: 'ids'; ids: number[] } | { kind: 'filter'; filter: z.output<typeof deadLetterFilterSchema> } {
   return 'ids' in s ? { kind: 'ids', ids: [...new Set(s.ids)] } : { kind: 'filter', filter: s.filter };
 }

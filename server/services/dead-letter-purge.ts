@@ -9,15 +9,14 @@
 // Before purging, the frozen set can be exported as JSON lines (exportFrozenSet).
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
-import type pg from 'pg';
 import { withTransaction, type Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { confirmationMatches, purgeConfirmationPhrase } from '../core/dlq-filter';
+import { confirmationMatches, purgeConfirmationPhrase } from '../core/dead-letter-filter';
 import { recordAudit, type Actor } from '../db/audit';
 import { freezePurgeSet, type FrozenPurgeSet, type FrozenSetPurpose } from '../db/freeze-purge-set';
 import { getPurgePreview, purgeFrozenSet, type PurgePreviewRow } from '../db/purge-frozen-set';
 import { readFrozenSetPage, type ExportedDeadLetter } from '../db/read-frozen-set';
-import { dlqScopeInput, scopeKind, type DlqScopeInput } from './dlq-scope';
+import { deadLetterScopeInput, scopeKind, type DeadLetterScopeInput } from './dead-letter-scope';
 import { parseInput } from '../core/validate-input';
 
 /** How long a preview stays purgeable. */
@@ -30,7 +29,7 @@ export const purgeInput = z.strictObject({
 export type PurgeInput = z.input<typeof purgeInput>;
 
 /** The body of POST /api/v1/dead-letters/purge-previews. */
-export const purgePreviewRequestInput = z.strictObject({ scope: dlqScopeInput, dryRun: z.boolean().optional() });
+export const purgePreviewRequestInput = z.strictObject({ scope: deadLetterScopeInput, dryRun: z.boolean().optional() });
 
 /** A preview named in a path (/purge-previews/{id}); a bad one is reported as the `id` field. */
 const previewIdInput = z.strictObject({ id: z.uuid('must be a preview id') });
@@ -48,7 +47,7 @@ export interface PurgeResult {
 }
 
 /** The REST request: the body checked as a whole (unknown fields refused), then previewPurge. */
-export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
+export async function previewPurgeRequest(pool: Db, actor: Actor, body: unknown): Promise<{ preview: PurgePreview; dryRun: boolean }> {
   const v = parseInput(purgePreviewRequestInput, body ?? {});
   const dryRun = v.dryRun === true;
   return { preview: await previewPurge(pool, actor, v.scope, { dryRun }), dryRun };
@@ -59,22 +58,22 @@ export async function previewPurgeRequest(pool: pg.Pool, actor: Actor, body: unk
  * set, how many, per task) in the same transaction; `dryRun` reports the same figures and
  * stores nothing, the audit row included.
  */
-export function previewPurge(pool: pg.Pool, actor: Actor, input: DlqScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
+export function previewPurge(pool: Db, actor: Actor, input: DeadLetterScopeInput, opts: { dryRun?: boolean } = {}): Promise<PurgePreview> {
   return freezeDeadLetterSet(pool, actor, input, 'purge', opts);
 }
 
 /**
- * The frozen set of a purge or of a replay (services/dlq-replay.ts previewReplay), audited
+ * The frozen set of a purge or of a replay (services/dead-letter-replay.ts previewReplay), audited
  * as `dlq.<purpose>.preview`. A replay's set holds only dead letters not replayed yet.
  */
 export async function freezeDeadLetterSet(
-  pool: pg.Pool,
+  pool: Db,
   actor: Actor,
-  input: DlqScopeInput,
+  input: DeadLetterScopeInput,
   purpose: FrozenSetPurpose,
   opts: { dryRun?: boolean } = {},
 ): Promise<PurgePreview> {
-  const scope = scopeKind(parseInput(dlqScopeInput, input));
+  const scope = scopeKind(parseInput(deadLetterScopeInput, input));
   const frozen = await withTransaction(
     pool,
     async (c) => {
@@ -99,7 +98,7 @@ export async function freezeDeadLetterSet(
   return { ...frozen, confirmation: purpose === 'purge' ? purgeConfirmationPhrase(frozen.total) : `replay ${frozen.total}` };
 }
 
-export async function purgeDeadLetters(pool: pg.Pool, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
+export async function purgeDeadLetters(pool: Db, actor: Actor, input: PurgeInput): Promise<PurgeResult> {
   const v = parseInput(purgeInput, input);
   return withTransaction(pool, async (c) => {
     const preview = await getPurgePreview(c, v.previewId, { lock: true });

@@ -1,5 +1,5 @@
 // The WHERE clause every dead-letter query shares (list, fingerprint groups, the frozen
-// sets of replay and purge), built from the one filter schema (server/core/dlq-filter.ts)
+// sets of replay and purge), built from the one filter schema (server/core/dead-letter-filter.ts)
 // so the set an operator browses is the set a replay or a purge acts on.
 // Each condition is chosen for an index (prisma/migrations/…_engine.sql, …_dlq.sql):
 //   task                → dead_letters_task_idx (task, dead_at DESC, id DESC)
@@ -10,7 +10,7 @@
 //   from / to           → range on dead_at of whichever index is walked
 // Values are always bound parameters; the LIKE pattern escapes % _ and \.
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; the 'group=key' syntax is parsed by core's one parser, not a copy here
-import { parseGroupFilter, type DlqFilter } from '../core/dlq-filter';
+import { parseGroupFilter, type DeadLetterFilter } from '../core/dead-letter-filter';
 
 export interface SqlWhere {
   /** `TRUE` when the filter is empty, else conditions joined with AND. */
@@ -26,7 +26,7 @@ export function likeEscape(s: string): string {
  * Conditions for `f` on table alias `a`, numbering parameters after `params` (which it
  * extends), so callers can put their own parameters first.
  */
-export function deadLetterWhere(f: DlqFilter, a = 'd', params: unknown[] = []): SqlWhere {
+export function deadLetterWhere(f: DeadLetterFilter, a = 'd', params: unknown[] = []): SqlWhere {
   const conds: string[] = [];
   const p = (v: unknown) => {
     params.push(v);

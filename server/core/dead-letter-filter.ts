@@ -14,10 +14,10 @@ const filterDate = z.coerce
 
 export const GROUP_FILTER_RE = new RegExp(`^(${GROUP_NAME_RE.source.slice(1, -1)})=(.{1,200})$`);
 
-export const DLQ_STATUSES = ['all', 'pending', 'replayed'] as const;
-export type DlqStatus = (typeof DLQ_STATUSES)[number];
+export const DEAD_LETTER_STATUSES = ['all', 'pending', 'replayed'] as const;
+export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
 
-export const dlqFilterSchema = z
+export const deadLetterFilterSchema = z
   .object({
     task: taskNameSchema.optional(),
       /** An exact error fingerprint (the id a fingerprint group shows). */
@@ -32,13 +32,13 @@ export const dlqFilterSchema = z
     /** Text in the last error, case-insensitive. */
     q: inputText.trim().min(1, 'must not be empty').max(200, 'is too long').optional(),
     /** pending = not replayed yet. */
-    status: z.enum(DLQ_STATUSES, { error: 'must be all, pending or replayed' }).default('all'),
+    status: z.enum(DEAD_LETTER_STATUSES, { error: 'must be all, pending or replayed' }).default('all'),
   })
   .strict()
   .refine((f) => !f.from || !f.to || f.from < f.to, { path: ['to'], message: 'must be after "from"' });
 
-export type DlqFilter = z.output<typeof dlqFilterSchema>;
-export type DlqFilterInput = z.input<typeof dlqFilterSchema>;
+export type DeadLetterFilter = z.output<typeof deadLetterFilterSchema>;
+export type DeadLetterFilterInput = z.input<typeof deadLetterFilterSchema>;
 
 /** `tenant=acme` → {name: 'tenant', key: 'acme'}. The schema has already checked the shape. */
 export function parseGroupFilter(group: string): { name: string; key: string } {
@@ -50,7 +50,7 @@ export function parseGroupFilter(group: string): { name: string; key: string } {
 export const FILTER_KEYS = ['task', 'fingerprint', 'group', 'stream', 'from', 'to', 'q', 'status'] as const;
 
 /** A filter as URL search params (what the browser keeps in its address bar). */
-export function filterToSearchParams(f: Partial<DlqFilter>): URLSearchParams {
+export function filterToSearchParams(f: Partial<DeadLetterFilter>): URLSearchParams {
   const p = new URLSearchParams();
   for (const k of FILTER_KEYS) {
     const v = f[k];
@@ -77,7 +77,7 @@ export function searchParamsToFilterInput(p: URLSearchParams | Record<string, st
 }
 
 /** True when the filter selects everything (a purge of "everything" deserves a louder warning). */
-export function isEmptyFilter(f: DlqFilter): boolean {
+export function isEmptyFilter(f: DeadLetterFilter): boolean {
   return FILTER_KEYS.every((k) => (k === 'status' ? f.status === 'all' : f[k] === undefined));
 }
 

@@ -17,13 +17,13 @@ import {
   replayExecutions,
   replayExecutionsInput,
 } from '../../../presenters/dead-letters';
-import { controlReplayInput, controlReplayJob, createReplayJob, previewReplay, replayInput, replayPreview, replayPreviewInput } from '../../../services/dlq-replay';
-import { previewPurge, purgeDeadLetters, purgeInput, purgePreviewStatus } from '../../../services/dlq-purge';
-import { dlqScopeInput } from '../../../services/dlq-scope';
+import { controlReplayInput, controlReplayJob, createReplayJob, previewReplay, replayInput, replayPreview, replayPreviewInput } from '../../../services/dead-letter-replay';
+import { previewPurge, purgeDeadLetters, purgeInput, purgePreviewStatus } from '../../../services/dead-letter-purge';
+import { deadLetterScopeInput } from '../../../services/dead-letter-scope';
 import { userActor } from '../../../services/auth';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
 
-export const dlqRouter = router({
+export const deadLettersRouter = router({
   // Lists from the read replica when there is one; details, previews and jobs from the primary.
   list: viewerProcedure.input(deadLetterListInput).query(({ ctx, input }) => listDeadLetterPage(ctx.readDb, input)),
   fingerprints: viewerProcedure.input(fingerprintGroupsInput).query(({ ctx, input }) => listFingerprintGroups(ctx.readDb, input)),
@@ -38,13 +38,13 @@ export const dlqRouter = router({
     .input(replayInput.extend({ dryRun: z.boolean().default(false) }))
     .mutation(({ ctx, input: { dryRun, ...input } }) => createReplayJob(ctx.db, userActor(ctx.user), input, { dryRun })),
   previewReplay: operatorProcedure
-    .input(z.strictObject({ scope: dlqScopeInput }))
+    .input(z.strictObject({ scope: deadLetterScopeInput }))
     .mutation(({ ctx, input }) => previewReplay(ctx.db, userActor(ctx.user), input.scope)),
   replayPreview: operatorProcedure.input(replayPreviewInput).mutation(({ ctx, input }) => replayPreview(ctx.db, userActor(ctx.user), input)),
   controlReplay: operatorProcedure.input(controlReplayInput).mutation(({ ctx, input }) => controlReplayJob(ctx.db, userActor(ctx.user), input)),
 
   previewPurge: operatorProcedure
-    .input(z.strictObject({ scope: dlqScopeInput }))
+    .input(z.strictObject({ scope: deadLetterScopeInput }))
     .mutation(({ ctx, input }) => previewPurge(ctx.db, userActor(ctx.user), input.scope)),
   purgePreview: operatorProcedure.input(z.strictObject({ id: z.uuid('must be a preview id') })).query(({ ctx, input }) => purgePreviewStatus(ctx.db, input.id)),
   purge: operatorProcedure.input(purgeInput).mutation(({ ctx, input }) => purgeDeadLetters(ctx.db, userActor(ctx.user), input)),
