@@ -27,6 +27,18 @@ const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   p99LatencyMs: 'ms',
   hotPartition: 'ratio',
   hotKey: 'percent',
+  shedPerSecond: 'rate',
+  rejectRate: 'percent',
+  waitP99Ms: 'ms',
+  coordinatorStale: 'ms',
+  unownedPartitions: 'count',
+  configBehind: 'count',
+  maintenanceFailing: 'ms',
+  reconcileRepairs: 'count',
+  dlqNearFull: 'percent',
+  dbConnections: 'percent',
+  vacuumHorizon: 'ms',
+  deadTuples: 'percent',
 };
 
 const CHART_KIND: Record<NonNullable<AlertDetail['chart']>['metric'], ValueKind> = {

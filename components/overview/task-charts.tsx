@@ -1,10 +1,12 @@
 'use client';
-// The six charts of one task (Overview and the task drill-down), each against the
-// task's own thresholds: depth per partition, imbalance, retry rate, DLQ rate, p99
-// latency, and throughput (finished vs arrivals, which has no threshold).
+// The charts of one task (Overview and the task drill-down), each against the task's own
+// thresholds: depth per partition, imbalance, retry rate, DLQ rate, p99 latency, and
+// throughput (finished vs arrivals, which has no threshold); then the backpressure
+// outcomes against the alert policy's lines: shed per second (any is critical), the
+// reject rate, and the throttled / spilled / rejected rates.
 import type { TaskCharts } from '@/server/presenters/task-metrics';
 import { ThresholdChart } from '@/components/charts/threshold-chart';
-import { depthChartData, metricChartData, throughputChartData } from './chart-data';
+import { deferredChartData, depthChartData, metricChartData, throughputChartData } from './chart-data';
 
 const bucketNote = (s: number) => (s >= 60 ? `${s / 60} min buckets` : `${s} s buckets`);
 
@@ -17,6 +19,9 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
   const dlq = metricChartData(charts.points, 'dlqRate', 'dead ÷ finished');
   const p99 = metricChartData(charts.points, 'p99LatencyMs', 'p99 enqueue → finish');
   const tput = throughputChartData(charts.points);
+  const shed = metricChartData(charts.points, 'shedRate', 'shed /s');
+  const reject = metricChartData(charts.points, 'rejectRate', 'rejected ÷ offered');
+  const deferred = deferredChartData(charts.points);
   return (
     <div className="grid grid-cols-1 gap-3 lg:grid-cols-2" data-testid="task-charts" data-task={charts.task} data-range={charts.range} data-resolution={charts.resolutionS}>
       <ThresholdChart id="depth" title="Depth per partition" subtitle={`queued + scheduled + blocked · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={t.depth} {...depth} {...common} />
@@ -25,6 +30,9 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
       <ThresholdChart id="dlq-rate" title="DLQ rate" subtitle="dead-lettered ÷ finished executions" kind="percent" thresholds={t.dlqRate} {...dlq} {...common} />
       <ThresholdChart id="p99" title="p99 latency" subtitle="enqueue → finish, highest sample p99 in the bucket" kind="ms" thresholds={t.p99LatencyMs} {...p99} {...common} />
       <ThresholdChart id="throughput" title="Throughput" subtitle="executions finished and arriving per second" kind="rate" thresholds={null} {...tput} {...common} />
+      <ThresholdChart id="shed" title="Shed" subtitle="executions dropped by the shed policy per second · any is critical" kind="rate" thresholds={charts.backpressure.shedPerSecond} {...shed} {...common} />
+      <ThresholdChart id="reject-rate" title="Reject rate" subtitle="enqueues refused (429) ÷ offered" kind="percent" thresholds={charts.backpressure.rejectRate} {...reject} {...common} />
+      <ThresholdChart id="backpressure" title="Backpressure outcomes" subtitle="throttled (delayed), spilled (parked) and rejected per second" kind="rate" thresholds={null} {...deferred} {...common} />
     </div>
   );
 }

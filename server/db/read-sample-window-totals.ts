@@ -13,6 +13,10 @@ export interface SampleWindowRow {
   failed: number;
   retried: number;
   dead_lettered: number;
+  shed: number;
+  rejected: number;
+  spills: number;
+  throttled: number;
   latency_p99_ms: number | null;
 }
 
@@ -20,7 +24,9 @@ export async function readSampleWindowTotals(db: Db, since: Date): Promise<Sampl
   const r = await db.query<SampleWindowRow>(
     `SELECT task, partition, count(*)::int AS samples,
             sum(arrivals)::bigint AS arrivals, sum(processed)::bigint AS processed, sum(failed)::bigint AS failed,
-            sum(retried)::bigint AS retried, sum(dead_lettered)::bigint AS dead_lettered, max(latency_p99_ms) AS latency_p99_ms
+            sum(retried)::bigint AS retried, sum(dead_lettered)::bigint AS dead_lettered, sum(shed)::bigint AS shed,
+            sum(rejected)::bigint AS rejected, sum(spills)::bigint AS spills, sum(throttled)::bigint AS throttled,
+            max(latency_p99_ms) AS latency_p99_ms
      FROM metric_samples WHERE at > $1
      GROUP BY task, partition`,
     [since],

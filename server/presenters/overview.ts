@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import type { Db } from '../db/pool';
 import { evaluateTaskHealth, type TaskHealth, type ThresholdStatus } from '../core/thresholds';
-import { imbalanceRatio, perSecond, rate } from '../core/metrics';
+import { flooredImbalance, perSecond, rate } from '../core/metrics';
+import { DEFAULT_ALERT_POLICY } from '../core/alert-evaluation';
 import { thresholdsOf } from '../core/stored-definition';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
@@ -79,7 +80,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
     const w = totalsByTask.get(t.task);
     const health = evaluateTaskHealth(thresholdsOf(t.definition), {
       maxDepth: depths.length ? Math.max(...depths) : null,
-      imbalance: depths.length ? imbalanceRatio(depths) : null,
+      // the alert's floor: no imbalance verdict while the total depth is tiny
+      imbalance: depths.length ? flooredImbalance(depths, DEFAULT_ALERT_POLICY.imbalanceMinTotalDepth) : null,
       retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
       dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
       p99LatencyMs: w?.latency_p99_ms ?? null,

@@ -8,6 +8,7 @@ import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { thresholdsOf } from '../core/stored-definition';
 import type { TaskThresholds } from '../core/thresholds';
+import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../core/alert-evaluation';
 import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
 import { drainForecastMs, imbalanceRatio, perSecond, rate } from '../core/metrics';
 import { bucketAxis, resolutionForRange, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
@@ -44,6 +45,12 @@ export interface ChartPoint {
   /** Per second over the bucket. */
   throughput: number | null;
   arrivalRate: number | null;
+  /** Backpressure outcomes per second over the bucket, and rejected ÷ offered (arrivals + rejected). */
+  shedRate: number | null;
+  rejectedRate: number | null;
+  throttledRate: number | null;
+  spilledRate: number | null;
+  rejectRate: number | null;
 }
 
 export interface TaskCharts {
@@ -54,6 +61,8 @@ export interface TaskCharts {
   to: number;
   partitions: number;
   thresholds: TaskThresholds;
+  /** The alert policy's backpressure lines (shed per second: any is critical; reject rate). */
+  backpressure: AlertPolicy['backpressure'];
   /** What each point's `depth` array holds: one partition per entry, or the deepest few and the max of the rest. */
   depthSeries: DepthSeries[];
   points: ChartPoint[];
@@ -111,7 +120,10 @@ function clampWindowMs(coveredMs: number | null, resolutionS: number): number {
 export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partitions: number, resolutionS: number): ChartPoint {
   const depth: (number | null)[] = new Array(partitions).fill(null);
   if (!row) {
-    return { t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null };
+    return {
+      t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null,
+      shedRate: null, rejectedRate: null, throttledRate: null, spilledRate: null, rejectRate: null,
+    };
   }
   const present: number[] = [];
   row.partitions.forEach((p, i) => {
@@ -135,6 +147,11 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
     p99LatencyMs: row.latency_p99_ms,
     throughput: hasTotal ? perSecond(processed + dead, windowMs) : null,
     arrivalRate: row.arrivals === null ? null : perSecond(row.arrivals, windowMs),
+    shedRate: row.shed === null ? null : perSecond(row.shed, windowMs),
+    rejectedRate: row.rejected === null ? null : perSecond(row.rejected, windowMs),
+    throttledRate: row.throttled === null ? null : perSecond(row.throttled, windowMs),
+    spilledRate: row.spills === null ? null : perSecond(row.spills, windowMs),
+    rejectRate: row.rejected === null ? null : rate(row.rejected, (row.arrivals ?? 0) + row.rejected),
   };
 }
 
@@ -166,6 +183,7 @@ export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date
     to: now.getTime(),
     partitions: task.partitions,
     thresholds: thresholdsOf(task.definition),
+    backpressure: DEFAULT_ALERT_POLICY.backpressure,
     depthSeries: reduced.series,
     points: reduced.points,
     pointsWithData: rows.length,
