@@ -17,6 +17,8 @@ const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> =
   throttledRate: null,
   spilledRate: null,
   rejectRate: null,
+  waitP99Ms: null,
+  runP99Ms: null,
   ...extra,
 });
 

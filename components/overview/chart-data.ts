@@ -30,7 +30,7 @@ export function depthChartData(c: Pick<TaskCharts, 'points' | 'partitions' | 'de
   };
 }
 
-type Metric = 'imbalance' | 'retryRate' | 'dlqRate' | 'p99LatencyMs' | 'shedRate' | 'rejectRate';
+type Metric = 'imbalance' | 'retryRate' | 'dlqRate' | 'p99LatencyMs' | 'shedRate' | 'rejectRate' | 'waitP99Ms' | 'runP99Ms';
 
 export function metricChartData(points: ChartPoint[], metric: Metric, name: string): ChartData {
   return {

@@ -3,7 +3,8 @@
 // thresholds: depth per partition, imbalance, retry rate, DLQ rate, p99 latency, and
 // throughput (finished vs arrivals, which has no threshold); then the backpressure
 // outcomes against the alert policy's lines: shed per second (any is critical), the
-// reject rate, and the throttled / spilled / rejected rates.
+// reject rate, and the throttled / spilled / rejected rates; and p99 run time (against the
+// task's p99 lines) apart from p99 wait (against the policy's wait lines).
 import type { TaskCharts } from '@/server/presenters/task-metrics';
 import { ThresholdChart } from '@/components/charts/threshold-chart';
 import { deferredChartData, depthChartData, metricChartData, throughputChartData } from './chart-data';
@@ -22,6 +23,8 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
   const shed = metricChartData(charts.points, 'shedRate', 'shed /s');
   const reject = metricChartData(charts.points, 'rejectRate', 'rejected ÷ offered');
   const deferred = deferredChartData(charts.points);
+  const run = metricChartData(charts.points, 'runP99Ms', 'p99 claimed → finished');
+  const wait = metricChartData(charts.points, 'waitP99Ms', 'p99 ready → claimed');
   return (
     <div className="grid grid-cols-1 gap-3 lg:grid-cols-2" data-testid="task-charts" data-task={charts.task} data-range={charts.range} data-resolution={charts.resolutionS}>
       <ThresholdChart id="depth" title="Depth per partition" subtitle={`queued + scheduled + blocked · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={t.depth} {...depth} {...common} />
@@ -30,6 +33,8 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
       <ThresholdChart id="dlq-rate" title="DLQ rate" subtitle="dead-lettered ÷ finished executions" kind="percent" thresholds={t.dlqRate} {...dlq} {...common} />
       <ThresholdChart id="p99" title="p99 latency" subtitle="enqueue → finish, highest sample p99 in the bucket" kind="ms" thresholds={t.p99LatencyMs} {...p99} {...common} />
       <ThresholdChart id="throughput" title="Throughput" subtitle="executions finished and arriving per second" kind="rate" thresholds={null} {...tput} {...common} />
+      <ThresholdChart id="run-p99" title="p99 run time" subtitle="claimed → finished, the task's p99 lines" kind="ms" thresholds={t.p99LatencyMs} {...run} {...common} />
+      <ThresholdChart id="wait-p99" title="p99 wait time" subtitle="ready (run_at) → claimed; delays and backoffs excluded" kind="ms" thresholds={charts.waitP99Ms} {...wait} {...common} />
       <ThresholdChart id="shed" title="Shed" subtitle="executions dropped by the shed policy per second · any is critical" kind="rate" thresholds={charts.backpressure.shedPerSecond} {...shed} {...common} />
       <ThresholdChart id="reject-rate" title="Reject rate" subtitle="enqueues refused (429) ÷ offered" kind="percent" thresholds={charts.backpressure.rejectRate} {...reject} {...common} />
       <ThresholdChart id="backpressure" title="Backpressure outcomes" subtitle="throttled (delayed), spilled (parked) and rejected per second" kind="rate" thresholds={null} {...deferred} {...common} />

@@ -31,3 +31,13 @@ ALTER TABLE alerts ADD CONSTRAINT alerts_rule_check CHECK (rule IN (
   'shedPerSecond', 'rejectRate', 'waitP99Ms',
   'coordinatorStale', 'unownedPartitions', 'configBehind', 'maintenanceFailing', 'reconcileRepairs',
   'dlqNearFull', 'dbConnections', 'vacuumHorizon', 'deadTuples'));
+
+-- Wait (ready at run_at → claimed) and run (claimed → finished) histograms next to the
+-- enqueue → finish one (sluice_finish adds to them; the sampler diffs them for p99s).
+ALTER TABLE partition_stats ADD COLUMN wait_hist bigint[] NOT NULL DEFAULT '{}',
+                            ADD COLUMN run_hist bigint[] NOT NULL DEFAULT '{}';
+ALTER TABLE metric_cursor ADD COLUMN wait_hist bigint[] NOT NULL DEFAULT '{}',
+                          ADD COLUMN run_hist bigint[] NOT NULL DEFAULT '{}';
+ALTER TABLE metric_samples ADD COLUMN wait_p99_ms double precision, ADD COLUMN run_p99_ms double precision;
+ALTER TABLE metric_rollups ADD COLUMN wait_p99_ms double precision, ADD COLUMN run_p99_ms double precision;
+ALTER TABLE metric_rollup_series ADD COLUMN wait_p99_ms double precision, ADD COLUMN run_p99_ms double precision;

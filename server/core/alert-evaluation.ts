@@ -42,6 +42,8 @@ export interface AlertPolicy {
    * any shed is critical by default) and rejected ÷ offered (arrivals + rejected).
    */
   backpressure: { shedPerSecond: ThresholdPair; rejectRate: ThresholdPair };
+  /** p99 wait (ready at run_at → claimed); the task's p99LatencyMs lines judge run time. */
+  waitP99Ms: ThresholdPair;
 }
 
 /** How often the control plane's evaluate-alerts service runs: the resolution of every for/clear duration. */
@@ -56,6 +58,7 @@ export const DEFAULT_ALERT_POLICY: AlertPolicy = {
   hotKey: { dominantShare: 0.5, floor: 50 },
   imbalanceMinTotalDepth: 100,
   backpressure: { shedPerSecond: { warning: 0, critical: 0 }, rejectRate: { warning: 0.01, critical: 0.25 } },
+  waitP99Ms: { warning: 30_000, critical: 300_000 },
 };
 
 export function checkPolicy(p: AlertPolicy): AlertPolicy {
@@ -71,10 +74,12 @@ export function checkPolicy(p: AlertPolicy): AlertPolicy {
   if (!(p.hotKey.dominantShare > 0 && p.hotKey.dominantShare <= 1)) bad('hotKey.dominantShare', p.hotKey.dominantShare);
   if (!(p.hotKey.floor >= 0)) bad('hotKey.floor', p.hotKey.floor);
   if (!(p.imbalanceMinTotalDepth >= 0) || !Number.isFinite(p.imbalanceMinTotalDepth)) bad('imbalanceMinTotalDepth', p.imbalanceMinTotalDepth);
-  for (const k of ['shedPerSecond', 'rejectRate'] as const) {
-    const t = p.backpressure[k];
-    if (!(t.warning >= 0 && t.critical >= t.warning) || !Number.isFinite(t.critical)) bad(`backpressure.${k}`, t.warning);
-  }
+  const pair = (name: string, t: ThresholdPair) => {
+    if (!(t.warning >= 0 && t.critical >= t.warning) || !Number.isFinite(t.critical)) bad(name, t.warning);
+  };
+  pair('backpressure.shedPerSecond', p.backpressure.shedPerSecond);
+  pair('backpressure.rejectRate', p.backpressure.rejectRate);
+  pair('waitP99Ms', p.waitP99Ms);
   return p;
 }
 

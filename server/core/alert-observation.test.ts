@@ -6,7 +6,7 @@ import { flooredImbalance } from './metrics';
 
 const policy: AlertPolicy = { ...DEFAULT_ALERT_POLICY, windowMs: 60_000 };
 const window = (w: Partial<WindowTotals> = {}): WindowTotals => ({
-  arrivals: 0, processed: 0, failed: 0, retried: 0, dead_lettered: 0, shed: 0, rejected: 0, spills: 0, throttled: 0, latency_p99_ms: null, ...w,
+  arrivals: 0, processed: 0, failed: 0, retried: 0, dead_lettered: 0, shed: 0, rejected: 0, spills: 0, throttled: 0, latency_p99_ms: null, wait_p99_ms: null, run_p99_ms: null, ...w,
 });
 const task = (t: Partial<TaskInputs> = {}): TaskInputs => ({ task: 'orders', definition: { name: 'orders' }, depths: [0, 0, 0, 0], arrivals: [], totals: undefined, keyLoads: [], ...t });
 const none = new Map<string, EpisodeView>();
@@ -107,6 +107,24 @@ describe('backpressure rules', () => {
   it('backpressureRates: null without a window', () => {
     expect(backpressureRates(undefined, 60_000)).toBeNull();
     expect(backpressureRates(window({ rejected: 60, throttled: 6, shed: 0, spills: 600 }), 60_000)).toEqual({ rejected: 1, throttled: 0.1, shed: 0, spilled: 10 });
+  });
+});
+
+describe('wait vs run time', () => {
+  it.each([
+    // window, expected: the task's p99 lines (5 s / 30 s) judge run time; wait has its own (30 s / 5 min)
+    ['a retry backoff makes enqueue → finish slow, not run', window({ processed: 10, latency_p99_ms: 60_000, run_p99_ms: 200, wait_p99_ms: 100 }), []],
+    ['slow handlers: run p99 above 5 s', window({ processed: 10, latency_p99_ms: 7000, run_p99_ms: 6000, wait_p99_ms: 100 }), ['p99LatencyMs=warning']],
+    ['a backlog: wait p99 above 30 s', window({ processed: 10, latency_p99_ms: 40_000, run_p99_ms: 100, wait_p99_ms: 35_000 }), ['waitP99Ms=warning']],
+    ['a long backlog: wait p99 above 5 min', window({ processed: 10, latency_p99_ms: 400_000, run_p99_ms: 100, wait_p99_ms: 310_000 }), ['waitP99Ms=critical']],
+    ['no run histogram yet: enqueue → finish stands in', window({ processed: 10, latency_p99_ms: 6000 }), ['p99LatencyMs=warning']],
+  ] as const)('%s', (_name, totals, want) => {
+    expect(rules(observeTask(task({ totals }), none, policy))).toEqual(want);
+  });
+
+  it('the latency alert says what it measured', () => {
+    const o = observeTask(task({ totals: window({ processed: 1, latency_p99_ms: 9000, run_p99_ms: 8000, wait_p99_ms: 900 }) }), none, policy)[0]!;
+    expect(o.evidence).toMatchObject({ measured: 'run', waitP99Ms: 900, endToEndP99Ms: 9000, value: 8000 });
   });
 });
 

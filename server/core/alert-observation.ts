@@ -60,7 +60,11 @@ export interface WindowTotals {
   rejected: number;
   spills: number;
   throttled: number;
+  /** enqueue → finish */
   latency_p99_ms: number | null;
+  /** ready (run_at) → claimed; claimed → finished. null in windows sampled before they were kept. */
+  wait_p99_ms: number | null;
+  run_p99_ms: number | null;
 }
 
 export interface GroupKeyLoad {
@@ -80,6 +84,9 @@ export interface TaskInputs {
   totals: WindowTotals | undefined;
   keyLoads: GroupKeyLoad[];
 }
+
+const WAIT_REMEDY =
+  'Ready executions wait long to be claimed: raise the task concurrency or per-key limits, add coordinators, or check the Coordinators page for partitions without a live owner.';
 
 /** Keys considered per group when computing hot-key shares (the rest are summed). */
 export const KEYS_PER_GROUP = 20;
@@ -133,7 +140,9 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
     imbalance: t.depths.length ? flooredImbalance(t.depths, policy.imbalanceMinTotalDepth) : null,
     retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
     dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
-    p99LatencyMs: w?.latency_p99_ms ?? null,
+    // The design's processing-latency lines judge run time (a delayed execution or a
+    // retry backoff is not slow processing); enqueue → finish only where run is unknown.
+    p99LatencyMs: w ? (w.run_p99_ms ?? w.latency_p99_ms) : null,
   };
   for (const rule of THRESHOLD_RULES) {
     const b = base(rule);
@@ -156,6 +165,7 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
         ...(w && rule !== 'depth' && rule !== 'imbalance'
           ? { window: { processed: w.processed, failed: w.failed, retried: w.retried, deadLettered: w.dead_lettered, windowMs: policy.windowMs } }
           : {}),
+        ...(w && rule === 'p99LatencyMs' ? { measured: w.run_p99_ms !== null ? 'run' : 'enqueue → finish', waitP99Ms: w.wait_p99_ms, endToEndP99Ms: w.latency_p99_ms } : {}),
       },
       remedy: thresholdRemedy(rule),
     });
@@ -189,6 +199,24 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
       },
       remedy: backpressureRemedy(rule),
     });
+  }
+
+  // Wait time (ready → claimed): its own lines, since the backlog, not the handler, is slow.
+  {
+    const b = base('waitP99Ms');
+    const value = w?.wait_p99_ms ?? null;
+    const verdict = thresholdBreach(value, policy.waitP99Ms, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    if (verdict.breaching || inProgressEpisode(latest.get(b.key))) {
+      out.push({
+        ...b,
+        breaching: verdict.breaching,
+        value,
+        severity: verdict.severity,
+        threshold: policy.waitP99Ms.warning,
+        evidence: { warning: policy.waitP99Ms.warning, critical: policy.waitP99Ms.critical, value, runP99Ms: w?.run_p99_ms ?? null, depths: t.depths, windowMs: policy.windowMs },
+        remedy: WAIT_REMEDY,
+      });
+    }
   }
 
   // Hot partitions: strict detection for new episodes, relaxed for open ones.

@@ -18,6 +18,8 @@ export interface SampleWindowRow {
   spills: number;
   throttled: number;
   latency_p99_ms: number | null;
+  wait_p99_ms: number | null;
+  run_p99_ms: number | null;
 }
 
 export async function readSampleWindowTotals(db: Db, since: Date): Promise<SampleWindowRow[]> {
@@ -26,7 +28,7 @@ export async function readSampleWindowTotals(db: Db, since: Date): Promise<Sampl
             sum(arrivals)::bigint AS arrivals, sum(processed)::bigint AS processed, sum(failed)::bigint AS failed,
             sum(retried)::bigint AS retried, sum(dead_lettered)::bigint AS dead_lettered, sum(shed)::bigint AS shed,
             sum(rejected)::bigint AS rejected, sum(spills)::bigint AS spills, sum(throttled)::bigint AS throttled,
-            max(latency_p99_ms) AS latency_p99_ms
+            max(latency_p99_ms) AS latency_p99_ms, max(wait_p99_ms) AS wait_p99_ms, max(run_p99_ms) AS run_p99_ms
      FROM metric_samples WHERE at > $1
      GROUP BY task, partition`,
     [since],

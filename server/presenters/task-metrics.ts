@@ -51,6 +51,9 @@ export interface ChartPoint {
   throttledRate: number | null;
   spilledRate: number | null;
   rejectRate: number | null;
+  /** p99 wait (ready → claimed) and run (claimed → finished), highest sample p99 in the bucket. */
+  waitP99Ms: number | null;
+  runP99Ms: number | null;
 }
 
 export interface TaskCharts {
@@ -63,6 +66,8 @@ export interface TaskCharts {
   thresholds: TaskThresholds;
   /** The alert policy's backpressure lines (shed per second: any is critical; reject rate). */
   backpressure: AlertPolicy['backpressure'];
+  /** The alert policy's wait-time lines (run time is judged by thresholds.p99LatencyMs). */
+  waitP99Ms: AlertPolicy['waitP99Ms'];
   /** What each point's `depth` array holds: one partition per entry, or the deepest few and the max of the rest. */
   depthSeries: DepthSeries[];
   points: ChartPoint[];
@@ -122,7 +127,7 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
   if (!row) {
     return {
       t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null,
-      shedRate: null, rejectedRate: null, throttledRate: null, spilledRate: null, rejectRate: null,
+      shedRate: null, rejectedRate: null, throttledRate: null, spilledRate: null, rejectRate: null, waitP99Ms: null, runP99Ms: null,
     };
   }
   const present: number[] = [];
@@ -152,6 +157,8 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
     throttledRate: row.throttled === null ? null : perSecond(row.throttled, windowMs),
     spilledRate: row.spills === null ? null : perSecond(row.spills, windowMs),
     rejectRate: row.rejected === null ? null : rate(row.rejected, (row.arrivals ?? 0) + row.rejected),
+    waitP99Ms: row.wait_p99_ms,
+    runP99Ms: row.run_p99_ms,
   };
 }
 
@@ -184,6 +191,7 @@ export function buildTaskCharts(task: ActiveTaskRow, range: TimeRange, now: Date
     partitions: task.partitions,
     thresholds: thresholdsOf(task.definition),
     backpressure: DEFAULT_ALERT_POLICY.backpressure,
+    waitP99Ms: DEFAULT_ALERT_POLICY.waitP99Ms,
     depthSeries: reduced.series,
     points: reduced.points,
     pointsWithData: rows.length,

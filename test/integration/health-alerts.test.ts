@@ -11,6 +11,9 @@ import { getTaskCharts } from '../../server/presenters/task-metrics';
 import { controlPlaneMetricsText } from '../../server/presenters/control-plane-metrics';
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
 import { isCoreError } from '../../server/core/errors';
+import { fakeCoordinator } from '../support/engine-fixtures';
+import { claimExecutions } from '../../server/db/claim-executions';
+import { finishExecutions } from '../../server/db/finish-executions';
 
 let db: TestDatabase;
 const policy: AlertPolicy = { ...DEFAULT_ALERT_POLICY, forMs: 0, clearForMs: 0, windowMs: 60_000 };
@@ -27,6 +30,7 @@ beforeAll(async () => {
     { name: 'strict', partitions: 1, backpressure: { policy: 'reject', maxDepth: 5 } },
     { name: 'slowed', partitions: 1, backpressure: { policy: 'throttle', maxDepth: 5, throttleDelayMs: 1, throttleMaxDelayMs: 10 } },
     { name: 'parked', partitions: 1, backpressure: { policy: 'spill', maxDepth: 5 } },
+    { name: 'backlog', partitions: 1 },
   ]);
 });
 
@@ -46,7 +50,7 @@ describe('backpressure outcomes', () => {
     expect(spilled.spilled).toBe(4);
 
     const counters = await db.pool.query(
-      `SELECT task, shed_total, rejected_total, throttled_total, spilled_total FROM partition_stats ORDER BY task`,
+      `SELECT task, shed_total, rejected_total, throttled_total, spilled_total FROM partition_stats WHERE task <> 'backlog' ORDER BY task`,
     );
     expect(counters.rows).toEqual([
       { task: 'lossy', shed_total: 20, rejected_total: 0, throttled_total: 0, spilled_total: 0 },
@@ -77,7 +81,7 @@ describe('backpressure outcomes', () => {
 
   it('the outcomes reach the roll-up series, the task charts and /metrics', async () => {
     await rollupMetrics(db.pool, new Date(Date.now() + 20_000));
-    const series = await db.pool.query(`SELECT task, shed, rejected, throttled, spills FROM metric_rollup_series WHERE resolution_s = 10 ORDER BY task`);
+    const series = await db.pool.query(`SELECT task, shed, rejected, throttled, spills FROM metric_rollup_series WHERE resolution_s = 10 AND task <> 'backlog' ORDER BY task`);
     expect(series.rows).toEqual([
       { task: 'lossy', shed: 20, rejected: 0, throttled: 0, spills: 0 },
       { task: 'parked', shed: 0, rejected: 0, throttled: 0, spills: 4 },
@@ -94,5 +98,37 @@ describe('backpressure outcomes', () => {
     expect(text).toMatch(/^sluice_task_backpressure_total\{task="strict",outcome="rejected"\} 3$/m);
     expect(text).toMatch(/^sluice_task_backpressure_total\{task="slowed",outcome="throttled"\} 8$/m);
     expect(text).toMatch(/^sluice_task_backpressure_total\{task="parked",outcome="spilled"\} 4$/m);
+  });
+});
+
+describe('wait vs run time', () => {
+  it('a long wait raises the wait alert, not the latency alert that judges run time', async () => {
+    // Ready 40 s ago (enqueued two hours ago with a delay): waited 40 s, runs a few ms.
+    await enqueue(db.pool, 'backlog', Array.from({ length: 3 }, (_, i) => ({ payload: { i } })));
+    await db.pool.query(`UPDATE executions SET run_at = now() - interval '40 seconds', enqueued_at = now() - interval '2 hours' WHERE task = 'backlog'`);
+    const coord = await fakeCoordinator(db.pool, ['backlog']);
+    const got = await claimExecutions(db.pool, coord, 'backlog', 10, 60_000);
+    expect(got).toHaveLength(3);
+    await finishExecutions(db.pool, 'backlog', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+
+    const stats = await db.pool.query(`SELECT wait_hist, run_hist, lat_hist FROM partition_stats WHERE task = 'backlog'`);
+    const bucketOf = (h: number[]) => h.findIndex((n) => Number(n) > 0);
+    // bounds …, 25 s, 30 s, 60 s, 300 s: 40 s lands in the ≤ 60 s bucket; two hours past the last bound
+    expect(bucketOf(stats.rows[0].wait_hist)).toBe(14);
+    expect(bucketOf(stats.rows[0].run_hist)).toBeLessThan(8);
+    expect(bucketOf(stats.rows[0].lat_hist)).toBe(16);
+
+    await writeMetricSamples(db.pool);
+    const sample = await db.pool.query(`SELECT wait_p99_ms, run_p99_ms, latency_p99_ms FROM metric_samples WHERE task = 'backlog' AND partition = -1 ORDER BY at DESC LIMIT 1`);
+    expect(sample.rows[0].wait_p99_ms).toBeGreaterThan(30_000);
+    expect(sample.rows[0].wait_p99_ms).toBeLessThanOrEqual(60_000);
+    expect(sample.rows[0].run_p99_ms).toBeLessThan(5000);
+    expect(sample.rows[0].latency_p99_ms).toBeGreaterThan(300_000);
+
+    await evaluateAlerts(db.pool, new Date(), policy);
+    const [wait] = await alerts('backlog', 'waitP99Ms');
+    expect(wait).toMatchObject({ status: 'firing', severity: 'warning', threshold: 30_000 });
+    expect(wait.evidence.runP99Ms).toBeLessThan(5000);
+    expect(await alerts('backlog', 'p99LatencyMs')).toEqual([]);
   });
 });
