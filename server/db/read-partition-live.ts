@@ -2,6 +2,7 @@
 // with each partition's owner coordinator. Reads only partitions of the task's current
 // count (task_runtime.partitions). Counters, not a scan of executions.
 import type { Db } from './pool';
+import { coordinatorLive } from './coordinator-liveness';
 
 export interface PartitionLiveRow {
   task: string;
@@ -24,6 +25,8 @@ export interface PartitionLiveRow {
   owner_host: string | null;
   owner_heartbeat_at: Date | null;
   owner_stopped: boolean | null;
+  /** the owner is live by the one liveness predicate (server/db/coordinator-liveness.ts) */
+  owner_live: boolean;
 }
 
 /** `tasks` = null: every active task's partitions (no need to read the task list first). */
@@ -33,7 +36,8 @@ export async function readPartitionLive(db: Db, tasks: readonly string[] | null)
             ps.processed_total, ps.dead_total, ps.canceled_total,
             ps.rejected_total, ps.throttled_total, ps.shed_total, ps.spilled_total,
             o.owner AS owner_id, c.name AS owner_name, c.host AS owner_host,
-            c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped
+            c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped,
+            ${coordinatorLive('c')} AS owner_live
      FROM partition_stats ps
      JOIN task_runtime tr ON tr.task = ps.task AND ps.partition < tr.partitions AND ($1::text[] IS NOT NULL OR tr.active)
      LEFT JOIN partition_owners o ON o.task = ps.task AND o.partition = ps.partition

@@ -10,13 +10,13 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readTaskWindowTotals } from '../db/read-window-totals';
 import { renderFamilies, type MetricFamily } from '../core/prometheus-text';
 import { imbalanceRatio } from '../core/metrics';
-import { OWNER_STALE_MS, RECENT_WINDOW_MS } from './task-metrics';
+import { RECENT_WINDOW_MS } from './task-metrics';
 
 const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
 export async function controlPlaneMetricsText(db: Db): Promise<string> {
   const [g, partitions, windows] = await Promise.all([
-    readControlPlaneGauges(db, OWNER_STALE_MS),
+    readControlPlaneGauges(db),
     readPartitionLive(db, null),
     readTaskWindowTotals(db, new Date(Date.now() - RECENT_WINDOW_MS)),
   ]);

@@ -13,7 +13,7 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
-import { buildTaskCharts, OWNER_STALE_MS, readChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
+import { buildTaskCharts, readChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.strictObject({
   range: timeRangeSchema.default('1h'),
@@ -61,7 +61,7 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
   // too (only the default "worst task" has to wait for the cards).
   const [tasks, fleet, alertCounts, totals, live, chosenRows] = await Promise.all([
     readActiveTasks(db),
-    readFleetSummary(db, OWNER_STALE_MS),
+    readFleetSummary(db),
     readOpenAlertCounts(db),
     readTaskWindowTotals(db, new Date(now.getTime() - RECENT_WINDOW_MS)),
     readPartitionLive(db, null),

@@ -232,9 +232,6 @@ export interface TaskPartitions {
   topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
 }
 
-/** A coordinator counts as live when it beat within this long (the engine's default stale threshold). */
-export const OWNER_STALE_MS = 30_000;
-
 export async function getTaskPartitions(db: Db, taskName: string, now = new Date()): Promise<TaskPartitions> {
   const task = await findTask(db, taskName);
   const thresholds = thresholdsOf(task.definition);
@@ -270,7 +267,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
             id: p.owner_id,
             name: p.owner_name ?? p.owner_id,
             host: p.owner_host ?? '',
-            live: !p.owner_stopped && p.owner_heartbeat_at !== null && now.getTime() - p.owner_heartbeat_at.getTime() <= OWNER_STALE_MS,
+            live: p.owner_live,
             heartbeatAt: p.owner_heartbeat_at,
           }
         : null,
