@@ -41,3 +41,7 @@ ALTER TABLE metric_cursor ADD COLUMN wait_hist bigint[] NOT NULL DEFAULT '{}',
 ALTER TABLE metric_samples ADD COLUMN wait_p99_ms double precision, ADD COLUMN run_p99_ms double precision;
 ALTER TABLE metric_rollups ADD COLUMN wait_p99_ms double precision, ADD COLUMN run_p99_ms double precision;
 ALTER TABLE metric_rollup_series ADD COLUMN wait_p99_ms double precision, ADD COLUMN run_p99_ms double precision;
+
+-- Each maintenance run records the interval it runs at, so "not run in 3× its interval"
+-- can be judged from the table alone (server/core/alert-fleet-rules.ts).
+ALTER TABLE maintenance_runs ADD COLUMN interval_ms integer;

@@ -18,6 +18,7 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readPartitionWindowTotals, type WindowTotals } from '../db/read-window-totals';
 import { readPartitionHeadKeys } from '../db/read-partition-head-keys';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
+import { readReconcileLog } from '../db/read-reconcile-log';
 
 export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
 export const taskNameInput = inputText.min(1, 'is required').max(63, 'is too long');
@@ -230,15 +231,18 @@ export interface TaskPartitions {
   imbalance: number;
   partitions: PartitionRow[];
   topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
+  /** The reconciler's recent repairs of this task's counters, newest first (each one an engine bug signal). */
+  reconcileRepairs: { at: Date; counter: string; partition: number | null; groupName: string | null; groupKey: string | null; recorded: number; actual: number }[];
 }
 
 export async function getTaskPartitions(db: Db, taskName: string, now = new Date()): Promise<TaskPartitions> {
   const task = await findTask(db, taskName);
   const thresholds = thresholdsOf(task.definition);
-  const [live, totals, keys] = await Promise.all([
+  const [live, totals, keys, repairs] = await Promise.all([
     readPartitionLive(db, [task.task]),
     readPartitionWindowTotals(db, task.task, new Date(now.getTime() - RECENT_WINDOW_MS)),
     readGroupKeyLoads(db, [task.task], 5),
+    readReconcileLog(db, task.task, 20),
   ]);
   const byPartition = new Map<number, WindowTotals>(totals.map((t) => [t.partition, t]));
   const depths = live.map((p) => p.depth);
@@ -286,6 +290,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
       queued: k.queued,
       share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0,
     })),
+    reconcileRepairs: repairs.map((r) => ({ at: r.at, counter: r.counter, partition: r.partition, groupName: r.group_name, groupKey: r.group_key, recorded: r.recorded, actual: r.actual })),
   };
 }
 

@@ -13,6 +13,8 @@ import { CoreError } from '../core/errors';
 import { acknowledgeAlert, resolveAlert, silenceAlert, stepAlert, type AlertEvent, type AlertState } from '../core/alert-rules';
 import { alertTiming, checkPolicy, DEFAULT_ALERT_POLICY, escalate, SEVERITY_RANK, type AlertPolicy } from '../core/alert-evaluation';
 import { alertSummary, KEYS_PER_GROUP, observeTask, type Observation } from '../core/alert-observation';
+import { DEFAULT_FLEET_POLICY, observeFleet, type FleetPolicy } from '../core/alert-fleet-rules';
+import { readFleetHealth } from '../db/read-fleet-health';
 import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { readActiveTasks } from '../db/read-active-tasks';
@@ -129,15 +131,21 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   return result;
 }
 
-export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: AlertPolicy = DEFAULT_ALERT_POLICY): Promise<EvaluationResult> {
+export async function evaluateAlerts(
+  pool: pg.Pool,
+  now = new Date(),
+  policy: AlertPolicy = DEFAULT_ALERT_POLICY,
+  fleetPolicy: FleetPolicy = DEFAULT_FLEET_POLICY,
+): Promise<EvaluationResult> {
   checkPolicy(policy);
   const at = now.getTime();
   const tasks = await readActiveTasks(pool);
   const names = tasks.map((t) => t.task);
-  const [live, windowRows, keyLoads] = await Promise.all([
+  const [live, windowRows, keyLoads, fleet] = await Promise.all([
     readPartitionLive(pool, names),
     readSampleWindowTotals(pool, new Date(at - policy.windowMs)),
     readGroupKeyLoads(pool, names, KEYS_PER_GROUP),
+    readFleetHealth(pool, { reconcileWindowMs: fleetPolicy.reconcileWindowMs, dlqWindowMs: policy.windowMs }),
   ]);
   return withTransaction(pool, async (c) => {
     const latestRows = await lockLatestEpisodes(c, now);
@@ -162,6 +170,7 @@ export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: Al
         ),
       );
     }
+    observations.push(...observeFleet(fleet, latest, policy, fleetPolicy));
     observations.push(...unobserved(latest, new Set(observations.map((o) => o.key)), policy));
     const res: EvaluationResult = { tasks: tasks.length, observed: observations.length, fired: 0, resolved: 0, escalated: 0, open: 0, notificationsQueued: 0 };
     for (const obs of observations) {

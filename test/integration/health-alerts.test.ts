@@ -14,6 +14,12 @@ import { isCoreError } from '../../server/core/errors';
 import { fakeCoordinator } from '../support/engine-fixtures';
 import { claimExecutions } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
+import { registerCoordinator, cleanupStaleMembers } from '../../server/db/coordinator-membership';
+import { syncOwnership } from '../../server/db/partition-ownership';
+import { reconcileTask } from '../../server/db/reconcile-counters';
+import { DEFAULT_FLEET_POLICY, type FleetPolicy } from '../../server/core/alert-fleet-rules';
+import { getTaskPartitions } from '../../server/presenters/task-metrics';
+import { listCoordinators } from '../../server/presenters/coordinators';
 
 let db: TestDatabase;
 const policy: AlertPolicy = { ...DEFAULT_ALERT_POLICY, forMs: 0, clearForMs: 0, windowMs: 60_000 };
@@ -31,6 +37,7 @@ beforeAll(async () => {
     { name: 'slowed', partitions: 1, backpressure: { policy: 'throttle', maxDepth: 5, throttleDelayMs: 1, throttleMaxDelayMs: 10 } },
     { name: 'parked', partitions: 1, backpressure: { policy: 'spill', maxDepth: 5 } },
     { name: 'backlog', partitions: 1 },
+    { name: 'fleet', partitions: 4 },
   ]);
 });
 
@@ -50,7 +57,7 @@ describe('backpressure outcomes', () => {
     expect(spilled.spilled).toBe(4);
 
     const counters = await db.pool.query(
-      `SELECT task, shed_total, rejected_total, throttled_total, spilled_total FROM partition_stats WHERE task <> 'backlog' ORDER BY task`,
+      `SELECT task, shed_total, rejected_total, throttled_total, spilled_total FROM partition_stats WHERE task IN ('lossy', 'parked', 'slowed', 'strict') ORDER BY task`,
     );
     expect(counters.rows).toEqual([
       { task: 'lossy', shed_total: 20, rejected_total: 0, throttled_total: 0, spilled_total: 0 },
@@ -81,7 +88,7 @@ describe('backpressure outcomes', () => {
 
   it('the outcomes reach the roll-up series, the task charts and /metrics', async () => {
     await rollupMetrics(db.pool, new Date(Date.now() + 20_000));
-    const series = await db.pool.query(`SELECT task, shed, rejected, throttled, spills FROM metric_rollup_series WHERE resolution_s = 10 AND task <> 'backlog' ORDER BY task`);
+    const series = await db.pool.query(`SELECT task, shed, rejected, throttled, spills FROM metric_rollup_series WHERE resolution_s = 10 AND task IN ('lossy', 'parked', 'slowed', 'strict') ORDER BY task`);
     expect(series.rows).toEqual([
       { task: 'lossy', shed: 20, rejected: 0, throttled: 0, spills: 0 },
       { task: 'parked', shed: 0, rejected: 0, throttled: 0, spills: 4 },
@@ -130,5 +137,84 @@ describe('wait vs run time', () => {
     expect(wait).toMatchObject({ status: 'firing', severity: 'warning', threshold: 30_000 });
     expect(wait.evidence.runP99Ms).toBeLessThan(5000);
     expect(await alerts('backlog', 'p99LatencyMs')).toEqual([]);
+  });
+});
+
+const fleetPolicy: FleetPolicy = { ...DEFAULT_FLEET_POLICY, forMs: 0 };
+const open = async (task: string, rule: string) =>
+  (await db.pool.query(`SELECT * FROM alerts WHERE task = $1 AND rule = $2 AND status IN ('firing', 'acknowledged') ORDER BY id`, [task, rule])).rows;
+const member = async (name: string) => {
+  const id = await registerCoordinator(db.pool, {
+    name, host: 'test', pid: process.pid, tasks: ['fleet'], slots: 4, metricsPort: null, timings: { heartbeatMs: 200, staleMs: 1000, leaseGraceMs: 0 },
+  });
+  await syncOwnership(db.pool, id, [0, 1, 2, 3].map((partition) => ({ task: 'fleet', partition })), 1000);
+  return id;
+};
+
+describe('fleet health', () => {
+  it('a killed coordinator raises the stale and unowned-partition alerts; they resolve when a replacement joins', async () => {
+    const first = await member('first');
+    expect((await listCoordinators(db.pool)).coordinators.find((c) => c.id === first)).toMatchObject({
+      status: 'live', timings: { heartbeatMs: 200, staleMs: 1000, leaseGraceMs: 0 },
+    });
+    await evaluateAlerts(db.pool, new Date(), policy, fleetPolicy);
+    expect(await open('fleet', 'unownedPartitions')).toEqual([]);
+    expect(await open('', 'coordinatorStale')).toEqual([]);
+
+    // kill -9: no more heartbeats. Judged by its own 1 s threshold; the cleanup stops it and frees its partitions.
+    await db.pool.query(`UPDATE coordinators SET last_heartbeat_at = now() - interval '5 seconds' WHERE id = $1`, [first]);
+    expect((await listCoordinators(db.pool)).coordinators.find((c) => c.id === first)?.status).toBe('stale');
+    await cleanupStaleMembers(db.pool, 1000, 3_600_000);
+    await evaluateAlerts(db.pool, new Date(), policy, fleetPolicy);
+    const [stale] = await open('', 'coordinatorStale');
+    expect(stale).toMatchObject({ subject: 'first@test', severity: 'critical' });
+    expect(stale.evidence).toMatchObject({ coordinator: first, staleMs: 1000, replacedBy: null, status: 'stopped' });
+    const [unowned] = await open('fleet', 'unownedPartitions');
+    expect(unowned).toMatchObject({ severity: 'critical', last_value: 4 });
+    expect(unowned.evidence).toMatchObject({ unowned: [0, 1, 2, 3], partitions: 4 });
+
+    // A replacement joins and takes the partitions: both resolve (clearForMs 0).
+    await member('second');
+    await evaluateAlerts(db.pool, new Date(), policy, fleetPolicy);
+    expect(await open('', 'coordinatorStale')).toEqual([]);
+    expect(await open('fleet', 'unownedPartitions')).toEqual([]);
+    const resolved = await db.pool.query(`SELECT rule, status FROM alerts WHERE (rule = 'coordinatorStale' OR (rule = 'unownedPartitions' AND task = 'fleet')) ORDER BY rule`);
+    expect(resolved.rows).toEqual([
+      { rule: 'coordinatorStale', status: 'resolved' },
+      { rule: 'unownedPartitions', status: 'resolved' },
+    ]);
+  });
+
+  it('a long transaction holding a snapshot raises the vacuum-horizon alert, resolved when it ends', async () => {
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT count(*) FROM executions');
+      await new Promise((r) => setTimeout(r, 1200));
+      const strict = { ...fleetPolicy, vacuumHorizonMs: { warning: 1000, critical: 600_000 } };
+      await evaluateAlerts(db.pool, new Date(), policy, strict);
+      const [h] = await open('', 'vacuumHorizon');
+      expect(h).toMatchObject({ subject: 'postgres', severity: 'warning', threshold: 1000 });
+      expect(h.evidence.oldestSnapshotMs).toBeGreaterThanOrEqual(1000);
+      await holder.query('COMMIT');
+      await evaluateAlerts(db.pool, new Date(), policy, strict);
+      expect(await open('', 'vacuumHorizon')).toEqual([]);
+    } finally {
+      holder.release();
+    }
+  });
+
+  it('a reconciler repair shows on the task and, repeated, raises the reconcile alert', async () => {
+    await db.pool.query(`UPDATE partition_stats SET depth = depth + 7 WHERE task = 'fleet' AND partition = 2`);
+    const repaired = await reconcileTask(db.pool, 'fleet');
+    expect(repaired).toEqual([expect.objectContaining({ counter: 'partition.depth', partition: 2, recorded: 7, actual: 0 })]);
+
+    const page = await getTaskPartitions(db.pool, 'fleet');
+    expect(page.reconcileRepairs).toEqual([expect.objectContaining({ counter: 'partition.depth', partition: 2, recorded: 7, actual: 0 })]);
+
+    await evaluateAlerts(db.pool, new Date(), policy, { ...fleetPolicy, reconcileRepairs: { warning: 0, critical: 10 } });
+    const [r] = await open('fleet', 'reconcileRepairs');
+    expect(r).toMatchObject({ severity: 'warning', last_value: 1 });
+    expect(r.evidence.recent).toEqual([expect.objectContaining({ counter: 'partition.depth', partition: 2 })]);
   });
 });
