@@ -25,8 +25,8 @@ import {
 import { flooredImbalance, rate } from './metrics';
 import { routingOf, thresholdsOf } from './stored-definition';
 
-/** One rule's verdict for one subject: the alert it would open, plus the reading. */
-export interface Observation {
+/** What an alert episode is about and how it opens (the columns alert-store writes). */
+export interface AlertSubject {
   key: string;
   task: string;
   rule: AlertRule;
@@ -37,6 +37,10 @@ export interface Observation {
   severity: AlertSeverity;
   threshold: number | null;
   remedy: string | null;
+}
+
+/** One rule's verdict for one subject: the alert it would open, plus the reading. */
+export interface Observation extends AlertSubject {
   breaching: boolean;
   value: number | null;
   evidence: Record<string, unknown>;

@@ -3,23 +3,13 @@
 // roll-ups so an evaluation never waits on the roll-up service; the window is a few
 // minutes, read through metric_samples_at_idx.
 import type { Db } from './pool';
+import type { WindowTotals } from '../core/alert-observation';
 
-export interface SampleWindowRow {
+/** A task's (or partition's) window totals: core WindowTotals plus where they come from. */
+export interface SampleWindowRow extends WindowTotals {
   task: string;
   partition: number;
   samples: number;
-  arrivals: number;
-  processed: number;
-  failed: number;
-  retried: number;
-  dead_lettered: number;
-  shed: number;
-  rejected: number;
-  spills: number;
-  throttled: number;
-  latency_p99_ms: number | null;
-  wait_p99_ms: number | null;
-  run_p99_ms: number | null;
 }
 
 export async function readSampleWindowTotals(db: Db, since: Date): Promise<SampleWindowRow[]> {
