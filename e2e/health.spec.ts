@@ -10,7 +10,7 @@ import { seedObserve } from './support/observe-seed';
 import { registerCoordinator } from '../server/db/coordinator-membership';
 import { rollupMetrics } from '../server/control-plane/services/rollup-metrics';
 
-test.describe.configure({ timeout: 90_000 });
+test.describe.configure({ timeout: 300_000 });
 
 const SHOTS = process.env.HEALTH_SHOTS_DIR;
 
