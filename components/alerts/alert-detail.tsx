@@ -168,7 +168,7 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
               {a.task}
             </Link>
           ) : (
-            <span className="font-mono">{a.task} (removed)</span>
+            <span className="font-mono">{a.task === '' ? 'fleet' : `${a.task} (removed)`}</span>
           )}
         </Fact>
         <Fact label="Fired">

@@ -213,6 +213,28 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
       out.push({ text: main, href: taskHref(task, 'sec-backpressure'), label: 'Edit backpressure' });
       out.push({ text: 'A faster drain removes the overflow at its source.', href: taskHref(task, 'sec-general'), label: 'Raise concurrency' });
       break;
+    case 'waitP99Ms':
+      out.push({ text: main, href: taskHref(task, 'sec-general'), label: 'Raise concurrency' });
+      out.push({ text: 'Partition owners and whether each is live.', href: `/tasks/${encodeURIComponent(task)}/metrics`, label: 'Open the task metrics' });
+      break;
+    case 'coordinatorStale':
+    case 'configBehind':
+      out.push({ text: main, href: '/coordinators', label: 'Open the coordinators' });
+      break;
+    case 'unownedPartitions':
+    case 'reconcileRepairs':
+      out.push({ text: main, href: `/tasks/${encodeURIComponent(task)}/metrics`, label: 'Open the task metrics' });
+      if (rule === 'unownedPartitions') out.push({ text: 'Which coordinators are live and what they serve.', href: '/coordinators', label: 'Open the coordinators' });
+      break;
+    case 'dlqNearFull':
+      out.push({ text: main, href: `/dead-letters?task=${encodeURIComponent(task)}`, label: 'Open dead letters' });
+      break;
+    case 'maintenanceFailing':
+    case 'dbConnections':
+    case 'vacuumHorizon':
+    case 'deadTuples':
+      out.push({ text: main, href: '/coordinators', label: 'Open the coordinators' });
+      break;
   }
   if (isThresholdRule(rule)) {
     out.push({ text: 'If this level is normal for the task, move its warning and critical lines.', href: taskHref(task, 'sec-thresholds'), label: 'Edit thresholds' });

@@ -20,6 +20,8 @@ import { reconcileTask } from '../../server/db/reconcile-counters';
 import { DEFAULT_FLEET_POLICY, type FleetPolicy } from '../../server/core/alert-fleet-rules';
 import { getTaskPartitions } from '../../server/presenters/task-metrics';
 import { listCoordinators } from '../../server/presenters/coordinators';
+import { getAlert } from '../../server/presenters/alerts';
+import { createPrisma } from '../../server/db/prisma';
 
 let db: TestDatabase;
 const policy: AlertPolicy = { ...DEFAULT_ALERT_POLICY, forMs: 0, clearForMs: 0, windowMs: 60_000 };
@@ -169,6 +171,10 @@ describe('fleet health', () => {
     const [stale] = await open('', 'coordinatorStale');
     expect(stale).toMatchObject({ subject: 'first@test', severity: 'critical' });
     expect(stale.evidence).toMatchObject({ coordinator: first, staleMs: 1000, replacedBy: null, status: 'stopped' });
+    // The alert pages: one summary line, evidence without a task chart, remedies that link.
+    const detail = await getAlert(createPrisma(db.pool), db.pool, { id: Number(stale.id) });
+    expect(detail).toMatchObject({ summary: 'Coordinator stale — fleet: first@test', chart: null, taskExists: false });
+    expect(detail.remedies).toEqual([expect.objectContaining({ href: '/coordinators', text: expect.stringMatching(/restart it or start another/) })]);
     const [unowned] = await open('fleet', 'unownedPartitions');
     expect(unowned).toMatchObject({ severity: 'critical', last_value: 4 });
     expect(unowned.evidence).toMatchObject({ unowned: [0, 1, 2, 3], partitions: 4 });
