@@ -11,7 +11,8 @@ import { deferredChartData, depthChartData, metricChartData, throughputChartData
 
 const bucketNote = (s: number) => (s >= 60 ? `${s / 60} min buckets` : `${s} s buckets`);
 
-export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loading?: boolean }) {
+/** `health`: also the run/wait and backpressure panels (the task drill-down; the Overview keeps its six). */
+export function TaskChartsGrid({ charts, loading, health = false }: { charts: TaskCharts; loading?: boolean; health?: boolean }) {
   const common = { from: charts.from, to: charts.to, resolutionS: charts.resolutionS, loading, emptyText: 'No samples for this task in this range' };
   const t = charts.thresholds;
   const depth = depthChartData(charts);
@@ -33,11 +34,15 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
       <ThresholdChart id="dlq-rate" title="DLQ rate" subtitle="dead-lettered ÷ finished executions" kind="percent" thresholds={t.dlqRate} {...dlq} {...common} />
       <ThresholdChart id="p99" title="p99 latency" subtitle="enqueue → finish, highest sample p99 in the bucket" kind="ms" thresholds={t.p99LatencyMs} {...p99} {...common} />
       <ThresholdChart id="throughput" title="Throughput" subtitle="executions finished and arriving per second" kind="rate" thresholds={null} {...tput} {...common} />
-      <ThresholdChart id="run-p99" title="p99 run time" subtitle="claimed → finished, the task's p99 lines" kind="ms" thresholds={t.p99LatencyMs} {...run} {...common} />
-      <ThresholdChart id="wait-p99" title="p99 wait time" subtitle="ready (run_at) → claimed; delays and backoffs excluded" kind="ms" thresholds={charts.waitP99Ms} {...wait} {...common} />
-      <ThresholdChart id="shed" title="Shed" subtitle="executions dropped by the shed policy per second · any is critical" kind="rate" thresholds={charts.backpressure.shedPerSecond} {...shed} {...common} />
-      <ThresholdChart id="reject-rate" title="Reject rate" subtitle="enqueues refused (429) ÷ offered" kind="percent" thresholds={charts.backpressure.rejectRate} {...reject} {...common} />
-      <ThresholdChart id="backpressure" title="Backpressure outcomes" subtitle="throttled (delayed), spilled (parked) and rejected per second" kind="rate" thresholds={null} {...deferred} {...common} />
+      {health && (
+        <>
+          <ThresholdChart id="run-p99" title="p99 run time" subtitle="claimed → finished, the task's p99 lines" kind="ms" thresholds={t.p99LatencyMs} {...run} {...common} />
+          <ThresholdChart id="wait-p99" title="p99 wait time" subtitle="ready (run_at) → claimed; delays and backoffs excluded" kind="ms" thresholds={charts.waitP99Ms} {...wait} {...common} />
+          <ThresholdChart id="shed" title="Shed" subtitle="executions dropped by the shed policy per second · any is critical" kind="rate" thresholds={charts.backpressure.shedPerSecond} {...shed} {...common} />
+          <ThresholdChart id="reject-rate" title="Reject rate" subtitle="enqueues refused (429) ÷ offered" kind="percent" thresholds={charts.backpressure.rejectRate} {...reject} {...common} />
+          <ThresholdChart id="backpressure" title="Backpressure outcomes" subtitle="throttled (delayed), spilled (parked) and rejected per second" kind="rate" thresholds={null} {...deferred} {...common} />
+        </>
+      )}
     </div>
   );
 }

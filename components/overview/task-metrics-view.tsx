@@ -99,7 +99,7 @@ export function TaskMetricsView({ task }: { task: string }) {
         <RangePicker value={range} onChange={(r) => router.replace(href({ range: r }), { scroll: false })} />
       </div>
       {charts.error && <Callout tone="danger">{charts.error.message}</Callout>}
-      {charts.data && <TaskChartsGrid charts={charts.data} loading={charts.isPlaceholderData} />}
+      {charts.data && <TaskChartsGrid charts={charts.data} loading={charts.isPlaceholderData} health />}
 
       <Panel
         title="Partitions"
