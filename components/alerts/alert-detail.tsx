@@ -29,6 +29,18 @@ const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   p99LatencyMs: 'ms',
   hotPartition: 'ratio',
   hotKey: 'percent',
+  shedPerSecond: 'rate',
+  rejectRate: 'percent',
+  waitP99Ms: 'ms',
+  coordinatorStale: 'ms',
+  unownedPartitions: 'count',
+  configBehind: 'count',
+  maintenanceFailing: 'ms',
+  reconcileRepairs: 'count',
+  dlqNearFull: 'percent',
+  dbConnections: 'percent',
+  vacuumHorizon: 'ms',
+  deadTuples: 'percent',
 };
 
 const CHART_KIND: Record<NonNullable<AlertDetail['chart']>['metric'], ValueKind> = {
@@ -214,7 +226,7 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
               {a.task}
             </Link>
           ) : (
-            <span className="font-mono">{a.task} (removed)</span>
+            <span className="font-mono">{a.task === '' ? 'fleet' : `${a.task} (removed)`}</span>
           )}
         </Fact>
         <Fact label="Fired">

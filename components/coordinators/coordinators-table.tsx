@@ -96,7 +96,7 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
       <Panel
         title={`Coordinators (${data.coordinators.filter((c) => c.status === 'live' || c.status === 'draining').length} live)`}
         labelledBy="coordinators-title"
-        actions={<span className="text-[12px] text-muted">Stale after {data.staleAfterMs / 1000} s without a heartbeat</span>}
+        actions={<span className="text-[12px] text-muted">Each stale after its own threshold without a heartbeat (default {data.staleAfterMs / 1000} s)</span>}
       >
         {data.coordinators.length === 0 ? (
           <EmptyState title="No coordinators have registered">
@@ -133,7 +133,10 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                     <Td>
                       <Timestamp date={c.startedAt} />
                     </Td>
-                    <Td className={cx('text-right font-mono text-[12px] whitespace-nowrap tabular-nums', c.status === 'stale' && 'text-danger')}>{age(c.heartbeatAgeMs)} ago</Td>
+                    <Td className={cx('text-right font-mono text-[12px] whitespace-nowrap tabular-nums', c.status === 'stale' && 'text-danger')}>
+                      {age(c.heartbeatAgeMs)} ago
+                      <span className="block text-[11px] text-muted" data-testid="coordinator-timings">{timingsText(c.timings)}</span>
+                    </Td>
                     <Td className="text-[12px]">
                       <span className="font-mono tabular-nums">{c.ownedPartitions}</span>
                       {c.ownedByTask.length > 0 && (
@@ -192,4 +195,12 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
       </Panel>
     </div>
   );
+}
+
+/** A member's own timings: beat interval, stale threshold, lease grace (defaults where it wrote none). */
+function timingsText(t: { heartbeatMs: number | null; staleMs: number; leaseGraceMs: number | null }): string {
+  const s = (ms: number) => `${ms / 1000} s`;
+  return [t.heartbeatMs !== null ? `beat ${s(t.heartbeatMs)}` : null, `stale ${s(t.staleMs)}`, t.leaseGraceMs !== null ? `grace ${s(t.leaseGraceMs)}` : null]
+    .filter((x) => x !== null)
+    .join(' · ');
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { depthChartData, metricChartData, throughputChartData } from './chart-data';
+import { deferredChartData, depthChartData, metricChartData, throughputChartData } from './chart-data';
 import { reduceDepthSeries, TOP_PARTITIONS, type ChartPoint } from '@/server/presenters/task-metrics';
 
 const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> = {}): ChartPoint => ({
@@ -12,6 +12,13 @@ const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> =
   p99LatencyMs: null,
   throughput: null,
   arrivalRate: null,
+  shedRate: null,
+  rejectedRate: null,
+  throttledRate: null,
+  spilledRate: null,
+  rejectRate: null,
+  waitP99Ms: null,
+  runP99Ms: null,
   ...extra,
 });
 
@@ -50,5 +57,19 @@ describe('metric and throughput rows', () => {
   });
   it('finished and arrivals', () => {
     expect(throughputChartData([point(0, [], { throughput: 3, arrivalRate: 4 })]).rows).toEqual([{ t: 0, finished: 3, arrivals: 4 }]);
+  });
+});
+
+describe('backpressure charts', () => {
+  it('throttled, spilled and rejected per second, gaps kept', () => {
+    const d = deferredChartData([point(0, [], { throttledRate: 2, spilledRate: 0.5, rejectedRate: 1 }), point(10, [])]);
+    expect(d.rows).toEqual([
+      { t: 0, throttled: 2, spilled: 0.5, rejected: 1 },
+      { t: 10, throttled: null, spilled: null, rejected: null },
+    ]);
+    expect(d.series.map((s) => s.key)).toEqual(['throttled', 'spilled', 'rejected']);
+  });
+  it('shed per second as its own thresholded series', () => {
+    expect(metricChartData([point(0, [], { shedRate: 3 })], 'shedRate', 'shed /s').rows).toEqual([{ t: 0, shedRate: 3 }]);
   });
 });

@@ -30,7 +30,7 @@ export function depthChartData(c: Pick<TaskCharts, 'points' | 'partitions' | 'de
   };
 }
 
-type Metric = 'imbalance' | 'retryRate' | 'dlqRate' | 'p99LatencyMs';
+type Metric = 'imbalance' | 'retryRate' | 'dlqRate' | 'p99LatencyMs' | 'shedRate' | 'rejectRate' | 'waitP99Ms' | 'runP99Ms';
 
 export function metricChartData(points: ChartPoint[], metric: Metric, name: string): ChartData {
   return {
@@ -45,6 +45,18 @@ export function throughputChartData(points: ChartPoint[]): ChartData {
     series: [
       { key: 'finished', name: 'finished /s', color: 'var(--accent)' },
       { key: 'arrivals', name: 'arrivals /s', color: seriesColor(1), dashed: true },
+    ],
+  };
+}
+
+/** Backpressure outcomes that are not dropped work: throttled (delayed) and spilled (parked) per second. */
+export function deferredChartData(points: ChartPoint[]): ChartData {
+  return {
+    rows: points.map((p) => ({ t: p.t, throttled: p.throttledRate, spilled: p.spilledRate, rejected: p.rejectedRate })),
+    series: [
+      { key: 'throttled', name: 'throttled /s', color: 'var(--accent)' },
+      { key: 'spilled', name: 'spilled /s', color: seriesColor(1), dashed: true },
+      { key: 'rejected', name: 'rejected /s', color: seriesColor(2) },
     ],
   };
 }

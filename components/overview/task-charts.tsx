@@ -1,10 +1,13 @@
 'use client';
-// The six charts of one task (Overview and the task drill-down), each against the
-// task's own thresholds: depth per partition, imbalance, retry rate, DLQ rate, p99
-// latency, and throughput (finished vs arrivals, which has no threshold).
+// The charts of one task (Overview and the task drill-down), each against the task's own
+// thresholds: depth per partition, imbalance, retry rate, DLQ rate, p99 latency, and
+// throughput (finished vs arrivals, which has no threshold); then the backpressure
+// outcomes against the alert policy's lines: shed per second (any is critical), the
+// reject rate, and the throttled / spilled / rejected rates; and p99 run time (against the
+// task's p99 lines) apart from p99 wait (against the policy's wait lines).
 import type { ChartPoint, TaskCharts } from '@/server/presenters/task-metrics';
 import { ThresholdChart } from '@/components/charts/threshold-chart';
-import { depthChartData, metricChartData, throughputChartData } from './chart-data';
+import { deferredChartData, depthChartData, metricChartData, throughputChartData } from './chart-data';
 import { fitTimeDomain } from '@/server/core/chart-scale';
 
 /** The first bucket with any value: the charts of one task share one axis fitted to it. */
@@ -17,7 +20,8 @@ function firstPointWithData(points: ChartPoint[]): number | null {
 
 const bucketNote = (s: number) => (s >= 60 ? `${s / 60} min buckets` : `${s} s buckets`);
 
-export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loading?: boolean }) {
+/** `health`: also the run/wait and backpressure panels (the task drill-down; the Overview keeps its six). */
+export function TaskChartsGrid({ charts, loading, health = false }: { charts: TaskCharts; loading?: boolean; health?: boolean }) {
   const x = fitTimeDomain(charts.from, charts.to, firstPointWithData(charts.points), charts.resolutionS * 1000);
   const common = { from: x.from, fitX: false, to: charts.to, resolutionS: charts.resolutionS, loading, emptyText: 'No samples for this task in this range', markers: charts.markers };
   const t = charts.thresholds;
@@ -28,6 +32,11 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
   const p99 = metricChartData(charts.points, 'p99LatencyMs', 'p99 enqueue → finish');
   const tput = throughputChartData(charts.points);
   const fitted = charts.requestedRange !== undefined && charts.range !== charts.requestedRange;
+  const shed = metricChartData(charts.points, 'shedRate', 'shed /s');
+  const reject = metricChartData(charts.points, 'rejectRate', 'rejected ÷ offered');
+  const deferred = deferredChartData(charts.points);
+  const run = metricChartData(charts.points, 'runP99Ms', 'p99 claimed → finished');
+  const wait = metricChartData(charts.points, 'waitP99Ms', 'p99 ready → claimed');
   return (
     <>
     {fitted && (
@@ -42,6 +51,15 @@ export function TaskChartsGrid({ charts, loading }: { charts: TaskCharts; loadin
       <ThresholdChart id="dlq-rate" title="DLQ rate" subtitle="dead-lettered ÷ finished executions" kind="percent" thresholds={t.dlqRate} {...dlq} {...common} />
       <ThresholdChart id="p99" title="p99 latency" subtitle="enqueue → finish, highest sample p99 in the bucket" kind="ms" thresholds={t.p99LatencyMs} {...p99} {...common} />
       <ThresholdChart id="throughput" title="Throughput" subtitle="executions finished and arriving per second" kind="rate" thresholds={null} {...tput} {...common} />
+      {health && (
+        <>
+          <ThresholdChart id="run-p99" title="p99 run time" subtitle="claimed → finished, the task's p99 lines" kind="ms" thresholds={t.p99LatencyMs} {...run} {...common} />
+          <ThresholdChart id="wait-p99" title="p99 wait time" subtitle="ready (run_at) → claimed; delays and backoffs excluded" kind="ms" thresholds={charts.waitP99Ms} {...wait} {...common} />
+          <ThresholdChart id="shed" title="Shed" subtitle="executions dropped by the shed policy per second · any is critical" kind="rate" thresholds={charts.backpressure.shedPerSecond} {...shed} {...common} />
+          <ThresholdChart id="reject-rate" title="Reject rate" subtitle="enqueues refused (429) ÷ offered" kind="percent" thresholds={charts.backpressure.rejectRate} {...reject} {...common} />
+          <ThresholdChart id="backpressure" title="Backpressure outcomes" subtitle="throttled (delayed), spilled (parked) and rejected per second" kind="rate" thresholds={null} {...deferred} {...common} />
+        </>
+      )}
     </div>
     </>
   );

@@ -19,6 +19,7 @@ import { LiveToggle, RangePicker } from './range-picker';
 import { parseRange } from './overview-search-params';
 import { TaskChartsGrid } from './task-charts';
 import { REFRESH_MS } from './overview-view';
+import { ReconcileRepairs } from '@/components/tasks/reconcile-repairs';
 
 function forecast(p: PartitionRow): { text: string; tone: string } {
   if (p.depth === 0) return { text: 'empty', tone: 'text-subtle' };
@@ -98,7 +99,7 @@ export function TaskMetricsView({ task }: { task: string }) {
         <RangePicker value={range} onChange={(r) => router.replace(href({ range: r }), { scroll: false })} />
       </div>
       {charts.error && <Callout tone="danger">{charts.error.message}</Callout>}
-      {charts.data && <TaskChartsGrid charts={charts.data} loading={charts.isPlaceholderData} />}
+      {charts.data && <TaskChartsGrid charts={charts.data} loading={charts.isPlaceholderData} health />}
 
       <Panel
         title="Partitions"
@@ -218,6 +219,7 @@ export function TaskMetricsView({ task }: { task: string }) {
           </Table>
         </Panel>
       )}
+      {parts.data && <ReconcileRepairs repairs={parts.data.reconcileRepairs} />}
     </div>
   );
 }

@@ -82,7 +82,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   const metrics = new CoordinatorMetrics();
   const signal = new LocalSignal();
 
-  const id = await registerCoordinator(pool, { name, host: os.hostname(), pid: process.pid, tasks: served, slots, metricsPort: opts.metricsPort ?? null });
+  const id = await registerCoordinator(pool, {
+    name, host: os.hostname(), pid: process.pid, tasks: served, slots, metricsPort: opts.metricsPort ?? null,
+    timings: { heartbeatMs: timings.heartbeatMs, staleMs: timings.staleMs, leaseGraceMs: timings.leaseGraceMs },
+  });
   const ownership = new Ownership(pool, id, timings.staleMs);
   // Tracing never stops the work: if the OpenTelemetry SDK cannot start, run without it.
   const tracing =

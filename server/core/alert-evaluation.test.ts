@@ -158,7 +158,9 @@ describe("alertTiming: a task's alertAfterMs replaces the policy's forMs", () =>
 });
 
 describe('isThresholdRule', () => {
-  it.each<[AlertRule, boolean]>(ALERT_RULES.map((r) => [r, !['hotPartition', 'hotKey'].includes(r)]))('%s → %s', (rule, want) =>
+  // Only the rules that read one of the task's own warning/critical lines.
+  const taskLines = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs'];
+  it.each<[AlertRule, boolean]>(ALERT_RULES.map((r) => [r, taskLines.includes(r)]))('%s → %s', (rule, want) =>
     expect(isThresholdRule(rule)).toBe(want),
   );
 });

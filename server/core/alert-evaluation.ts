@@ -6,7 +6,14 @@
 import type { ThresholdPair, ThresholdMetric, TaskThresholds } from './thresholds';
 import type { AlertRuleTiming } from './alert-rules';
 
-export const ALERT_RULES = ['depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs', 'hotPartition', 'hotKey'] as const;
+export const ALERT_RULES = [
+  'depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs', 'hotPartition', 'hotKey',
+  // backpressure outcomes and wait time (alert-observation.ts)
+  'shedPerSecond', 'rejectRate', 'waitP99Ms',
+  // fleet health (alert-fleet-rules.ts): task '' unless the rule is about one task
+  'coordinatorStale', 'unownedPartitions', 'configBehind', 'maintenanceFailing', 'reconcileRepairs',
+  'dlqNearFull', 'dbConnections', 'vacuumHorizon', 'deadTuples',
+] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 export type AlertSeverity = 'warning' | 'critical';
 
@@ -28,6 +35,15 @@ export interface AlertPolicy {
   windowMs: number;
   hotPartition: { factor: number; floorDepth: number };
   hotKey: { dominantShare: number; floor: number };
+  /** Imbalance is not judged while the task's total depth is below this (a ratio of tiny depths flaps). */
+  imbalanceMinTotalDepth: number;
+  /**
+   * Backpressure outcomes over the window: shed executions per second (dropped work:
+   * any shed is critical by default) and rejected ÷ offered (arrivals + rejected).
+   */
+  backpressure: { shedPerSecond: ThresholdPair; rejectRate: ThresholdPair };
+  /** p99 wait (ready at run_at → claimed); the task's p99LatencyMs lines judge run time. */
+  waitP99Ms: ThresholdPair;
 }
 
 /** How often the control plane's evaluate-alerts service runs: the resolution of every for/clear duration. */
@@ -40,6 +56,9 @@ export const DEFAULT_ALERT_POLICY: AlertPolicy = {
   windowMs: 5 * 60_000,
   hotPartition: { factor: 3, floorDepth: 100 },
   hotKey: { dominantShare: 0.5, floor: 50 },
+  imbalanceMinTotalDepth: 100,
+  backpressure: { shedPerSecond: { warning: 0, critical: 0 }, rejectRate: { warning: 0.01, critical: 0.25 } },
+  waitP99Ms: { warning: 30_000, critical: 300_000 },
 };
 
 export function checkPolicy(p: AlertPolicy): AlertPolicy {
@@ -54,6 +73,13 @@ export function checkPolicy(p: AlertPolicy): AlertPolicy {
   if (!(p.hotPartition.floorDepth >= 0)) bad('hotPartition.floorDepth', p.hotPartition.floorDepth);
   if (!(p.hotKey.dominantShare > 0 && p.hotKey.dominantShare <= 1)) bad('hotKey.dominantShare', p.hotKey.dominantShare);
   if (!(p.hotKey.floor >= 0)) bad('hotKey.floor', p.hotKey.floor);
+  if (!(p.imbalanceMinTotalDepth >= 0) || !Number.isFinite(p.imbalanceMinTotalDepth)) bad('imbalanceMinTotalDepth', p.imbalanceMinTotalDepth);
+  const pair = (name: string, t: ThresholdPair) => {
+    if (!(t.warning >= 0 && t.critical >= t.warning) || !Number.isFinite(t.critical)) bad(name, t.warning);
+  };
+  pair('backpressure.shedPerSecond', p.backpressure.shedPerSecond);
+  pair('backpressure.rejectRate', p.backpressure.rejectRate);
+  pair('waitP99Ms', p.waitP99Ms);
   return p;
 }
 
@@ -137,6 +163,18 @@ export const ALERT_RULE_LABEL: Record<AlertRule, string> = {
   p99LatencyMs: 'p99 latency',
   hotPartition: 'Hot partition',
   hotKey: 'Hot key',
+  shedPerSecond: 'Shed executions',
+  rejectRate: 'Reject rate',
+  waitP99Ms: 'p99 wait',
+  coordinatorStale: 'Coordinator stale',
+  unownedPartitions: 'Partitions without a live owner',
+  configBehind: 'Config not applied',
+  maintenanceFailing: 'Maintenance service failing',
+  reconcileRepairs: 'Reconciler repairing drift',
+  dlqNearFull: 'DLQ near maxDepth',
+  dbConnections: 'Postgres connections',
+  vacuumHorizon: 'Vacuum horizon held',
+  deadTuples: 'Execution dead tuples',
 };
 
 /** The remedy shown beside a threshold alert (hot partitions use hotPartitionRemedy). */
@@ -157,4 +195,10 @@ export function thresholdRemedy(rule: ThresholdMetric): string {
 
 export function hotKeyRemedy(group: string, key: string): string {
   return `Key "${key}" dominates group "${group}": give it a per-key override in the task's group limits (lower to protect the others, higher if it is legitimately large), or spread it over a finer key.`;
+}
+
+export function backpressureRemedy(rule: 'shedPerSecond' | 'rejectRate'): string {
+  return rule === 'shedPerSecond'
+    ? 'Partitions are past maxDepth and the shed policy is dropping executions: raise concurrency or add coordinators so the backlog drains, raise backpressure.maxDepth, or switch the policy to spill if this work must not be lost.'
+    : 'Enqueue calls are refused with 429 because partitions are past maxDepth: drain faster (concurrency, coordinators, partitions), raise backpressure.maxDepth, or have producers honour Retry-After.';
 }

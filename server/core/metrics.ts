@@ -28,6 +28,18 @@ export function imbalanceRatio(depths: readonly number[]): number {
   return max / (sum / depths.length);
 }
 
+/**
+ * The imbalance an alert or a health badge should judge: null (not judged) while the
+ * total depth is below `minTotalDepth`, since max ÷ mean of tiny depths (one execution
+ * on one of eight partitions reads 8×) says nothing and flips with every claim.
+ */
+export function flooredImbalance(depths: readonly number[], minTotalDepth: number): number | null {
+  const ratio = imbalanceRatio(depths);
+  let total = 0;
+  for (const d of depths) total += d;
+  return total < minTotalDepth ? null : ratio;
+}
+
 /** numerator ÷ denominator, or null when the denominator is 0 (no events in the window). */
 export function rate(numerator: number, denominator: number): number | null {
   if (!Number.isFinite(numerator) || !Number.isFinite(denominator) || numerator < 0 || denominator < 0) {

@@ -5,6 +5,7 @@
 import type { Db } from './pool';
 import type { AlertState, AlertStatus } from '../core/alert-rules';
 import type { AlertRule, AlertSeverity } from '../core/alert-evaluation';
+import type { AlertSubject } from '../core/alert-observation';
 
 export interface AlertRow {
   id: number;
@@ -110,18 +111,9 @@ export async function lockAlert(db: Db, id: number): Promise<AlertRow | null> {
   return r.rows[0] ?? null;
 }
 
-export interface NewAlert {
-  key: string;
-  task: string;
-  rule: AlertRule;
-  subject: string;
-  partition: number | null;
-  groupName: string | null;
-  groupKey: string | null;
-  severity: AlertSeverity;
-  threshold: number | null;
+/** An episode to open: its subject (core AlertSubject) and evidence. */
+export interface NewAlert extends AlertSubject {
   evidence: unknown;
-  remedy: string | null;
 }
 
 export async function insertAlert(db: Db, a: NewAlert, s: AlertState): Promise<AlertRow> {

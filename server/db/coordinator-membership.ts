@@ -11,12 +11,16 @@ export interface RegisterInput {
   tasks: string[];
   slots: number;
   metricsPort: number | null;
+  /** This member's timings (server/core/coordinator-timings.ts), shown by the console and
+   *  used to judge its liveness (server/db/coordinator-liveness.ts); null: the defaults. */
+  timings?: { heartbeatMs: number; staleMs: number; leaseGraceMs: number };
 }
 
 export async function registerCoordinator(db: Db, c: RegisterInput): Promise<string> {
   const r = await db.query<{ id: string }>(
-    `INSERT INTO coordinators (name, host, pid, tasks, slots, metrics_port) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [c.name, c.host, c.pid, c.tasks, c.slots, c.metricsPort],
+    `INSERT INTO coordinators (name, host, pid, tasks, slots, metrics_port, heartbeat_ms, stale_ms, lease_grace_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [c.name, c.host, c.pid, c.tasks, c.slots, c.metricsPort, c.timings?.heartbeatMs ?? null, c.timings?.staleMs ?? null, c.timings?.leaseGraceMs ?? null],
   );
   return r.rows[0]!.id;
 }

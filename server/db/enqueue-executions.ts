@@ -248,8 +248,10 @@ export interface PartitionEnqueueDelta {
 export const ENQUEUE_CHANNEL = 'sluice_enqueue';
 
 /** Moves the (already locked) partition counters for what this transaction enqueued,
- *  and with `wake` queues the sluice_enqueue notification in the same round trip. */
-export async function addEnqueueCounters(db: Db, task: string, deltas: readonly PartitionEnqueueDelta[], wake = false): Promise<void> {
+ *  and with `wake` queues the sluice_enqueue notification in the same round trip.
+ *  `throttled`: the accepted executions were delayed by the throttle policy (counted
+ *  in throttled_total, the backpressure chart's "throttled /s"). */
+export async function addEnqueueCounters(db: Db, task: string, deltas: readonly PartitionEnqueueDelta[], wake = false, throttled = false): Promise<void> {
   const d = deltas.filter((x) => x.accepted + x.spilled + x.shed > 0);
   if (d.length === 0) return;
   await db.query(
@@ -257,12 +259,13 @@ export async function addEnqueueCounters(db: Db, task: string, deltas: readonly 
        UPDATE partition_stats ps
        SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,
            arrivals_total = ps.arrivals_total + d.accepted + d.spilled + d.shed,
-           spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed, updated_at = now()
+           spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed,
+           throttled_total = ps.throttled_total + CASE WHEN $7 THEN d.accepted ELSE 0 END, updated_at = now()
        FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS d(partition, accepted, spilled, shed)
        WHERE ps.task = $1 AND ps.partition = d.partition
      )
      SELECT CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
-    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake],
+    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake, throttled],
   );
 }
 

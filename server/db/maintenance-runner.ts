@@ -109,9 +109,10 @@ export async function runServiceOnce<B extends RunnerBase>(pool: pg.Pool, svc: M
     }
     await client.query(
       `UPDATE maintenance_runs SET last_started_at = now(), last_coordinator = $2, runs = runs + 1,
-              lease_owner = $3, lease_until = CASE WHEN $4::int > 0 THEN now() + make_interval(secs => $4 / 1000.0) END
+              lease_owner = $3, lease_until = CASE WHEN $4::int > 0 THEN now() + make_interval(secs => $4 / 1000.0) END,
+              interval_ms = CASE WHEN $5::int > 0 THEN $5 ELSE interval_ms END
         WHERE name = $1`,
-      [name, base.coordinatorId ?? null, owner, steps ? (svc.leaseMs ?? DEFAULT_LEASE_MS) : 0],
+      [name, base.coordinatorId ?? null, owner, steps ? (svc.leaseMs ?? DEFAULT_LEASE_MS) : 0, Math.round(opts.intervalMs)],
     );
     claimed = true;
     if (steps) {

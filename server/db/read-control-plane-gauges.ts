@@ -4,6 +4,7 @@
 // (the trigger-kept dlq_fingerprint_stats counters, never a scan of dead_letters),
 // coordinators by state (a small table) and the age of the oldest snapshot held.
 import type { Db } from './pool';
+import { coordinatorLive } from './coordinator-liveness';
 
 export interface ControlPlaneGauges {
   alerts: { task: string; rule: string; severity: string; status: string; n: number }[];
@@ -18,8 +19,8 @@ export interface ControlPlaneGauges {
   oldestSnapshotS: number;
 }
 
-/** staleMs: a coordinator whose last heartbeat is older (database clock) is not live. */
-export async function readControlPlaneGauges(db: Db, staleMs: number): Promise<ControlPlaneGauges> {
+/** Coordinators are judged by the one liveness predicate (server/db/coordinator-liveness.ts). */
+export async function readControlPlaneGauges(db: Db): Promise<ControlPlaneGauges> {
   const r = await db.query<{ g: ControlPlaneGauges }>(
     `SELECT json_build_object(
        'alerts', coalesce((SELECT json_agg(a) FROM (
@@ -39,11 +40,10 @@ export async function readControlPlaneGauges(db: Db, staleMs: number): Promise<C
        'oldestSnapshotS', (SELECT coalesce(max(extract(epoch FROM now() - xact_start)), 0) FROM pg_stat_activity
            WHERE datname = current_database() AND backend_xmin IS NOT NULL AND pid <> pg_backend_pid()),
        'coordinators', (SELECT json_build_object(
-           'live', count(*) FILTER (WHERE NOT draining AND last_heartbeat_at >= now() - make_interval(secs => $1 / 1000.0)),
-           'draining', count(*) FILTER (WHERE draining),
-           'registered', count(*)) FROM coordinators WHERE stopped_at IS NULL)
+           'live', count(*) FILTER (WHERE NOT c.draining AND ${coordinatorLive('c')}),
+           'draining', count(*) FILTER (WHERE c.draining),
+           'registered', count(*)) FROM coordinators c WHERE c.stopped_at IS NULL)
      ) AS g`,
-    [staleMs],
   );
   return r.rows[0]!.g;
 }

@@ -1,8 +1,9 @@
-// The Overview's fleet strip in one round trip: coordinators (live = heartbeat within
-// `staleMs` by the database clock, not stopped), open alerts by severity, and the roll-up
+// The Overview's fleet strip in one round trip: coordinators (live and not draining, by
+// the one liveness predicate, server/db/coordinator-liveness.ts), open alerts by severity, and the roll-up
 // cursor of the finest resolution (for "data is N s behind"). Each part is a small
 // table or a partial index (alerts_open_key).
 import type { Db } from './pool';
+import { coordinatorLive } from './coordinator-liveness';
 
 export interface FleetSummaryRow {
   coordinators_live: number;
@@ -15,11 +16,10 @@ export interface FleetSummaryRow {
   db_now: Date;
 }
 
-export async function readFleetSummary(db: Db, staleMs: number): Promise<FleetSummaryRow> {
+export async function readFleetSummary(db: Db): Promise<FleetSummaryRow> {
   const r = await db.query<FleetSummaryRow>(
     `SELECT
-       (SELECT count(*)::int FROM coordinators WHERE stopped_at IS NULL AND NOT draining
-          AND last_heartbeat_at >= now() - make_interval(secs => $1 / 1000.0)) AS coordinators_live,
+       (SELECT count(*)::int FROM coordinators c WHERE NOT c.draining AND ${coordinatorLive('c')}) AS coordinators_live,
        (SELECT count(*)::int FROM coordinators WHERE stopped_at IS NULL) AS coordinators_registered,
        (SELECT count(*)::int FROM coordinators WHERE stopped_at IS NULL AND draining) AS coordinators_draining,
        (SELECT count(*)::int FROM alerts WHERE status = 'firing' AND severity = 'critical') AS alerts_firing_critical,
@@ -27,7 +27,6 @@ export async function readFleetSummary(db: Db, staleMs: number): Promise<FleetSu
        (SELECT count(*)::int FROM alerts WHERE status = 'acknowledged') AS alerts_acknowledged,
        (SELECT rolled_until FROM metric_rollup_state WHERE resolution_s = 10) AS rolled_until,
        now() AS db_now`,
-    [staleMs],
   );
   return r.rows[0]!;
 }

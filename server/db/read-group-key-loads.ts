@@ -4,15 +4,10 @@
 // rest are ranked per group by in_flight + queued and the top `perGroup` returned.
 // group_slots holds one row per key in use, so this stays a counter read.
 import type { Db } from './pool';
+import type { GroupKeyLoad } from '../core/alert-observation';
 
-export interface GroupKeyLoadRow {
+export interface GroupKeyLoadRow extends GroupKeyLoad {
   task: string;
-  group_name: string;
-  group_key: string;
-  in_flight: number;
-  queued: number;
-  group_total: number;
-  group_active: number;
 }
 
 export async function readGroupKeyLoads(db: Db, tasks: readonly string[], perGroup: number): Promise<GroupKeyLoadRow[]> {

@@ -22,9 +22,17 @@ export interface SeriesBucketRow {
   dead_lettered: number | null;
   latency_p99_ms: number | null;
   latency_p50_ms: number | null;
+  /** Backpressure outcomes of the task total (null in buckets rolled before they were kept). */
+  shed: number | null;
+  rejected: number | null;
+  spills: number | null;
+  throttled: number | null;
+  wait_p99_ms: number | null;
+  run_p99_ms: number | null;
 }
 
-type SeriesTuple = [number, number[], number[], number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null, number | null];
+type N = number | null;
+type SeriesTuple = [number, number[], number[], N, N, N, N, N, N, N, N, N, N, N, N, N, N, N];
 
 export async function readTaskSeries(db: Db, task: string, resolutionS: RollupResolution, from: Date, to: Date): Promise<SeriesBucketRow[]> {
   // The whole range comes back as one json value (parsed by JSON.parse, natively): node-pg's
@@ -32,7 +40,8 @@ export async function readTaskSeries(db: Db, task: string, resolutionS: RollupRe
   const r = await db.query<{ j: SeriesTuple[] }>(
     `SELECT coalesce(json_agg(json_build_array(
               (extract(epoch FROM bucket) * 1000)::bigint, partitions, depths, total_depth, covered_ms,
-              arrivals, processed, failed, retried, dead_lettered, latency_p99_ms, latency_p50_ms) ORDER BY bucket), '[]') AS j
+              arrivals, processed, failed, retried, dead_lettered, latency_p99_ms, latency_p50_ms,
+              shed, rejected, spills, throttled, wait_p99_ms, run_p99_ms) ORDER BY bucket), '[]') AS j
      FROM metric_rollup_series
      WHERE resolution_s = $1 AND task = $2 AND bucket >= $3 AND bucket <= $4`,
     [resolutionS, task, from, to],
@@ -50,5 +59,11 @@ export async function readTaskSeries(db: Db, task: string, resolutionS: RollupRe
     dead_lettered: x[9],
     latency_p99_ms: x[10],
     latency_p50_ms: x[11],
+    shed: x[12],
+    rejected: x[13],
+    spills: x[14],
+    throttled: x[15],
+    wait_p99_ms: x[16],
+    run_p99_ms: x[17],
   }));
 }

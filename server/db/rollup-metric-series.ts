@@ -9,7 +9,8 @@ import type { RollupResolution } from '../core/rollup-buckets';
 export async function rollupMetricSeries(db: Db, resolutionS: RollupResolution, from: Date): Promise<number> {
   const r = await db.query(
     `INSERT INTO metric_rollup_series AS s (resolution_s, task, bucket, partitions, depths, total_depth, covered_ms,
-                                           arrivals, processed, failed, retried, dead_lettered, latency_p50_ms, latency_p99_ms, canceled)
+                                           arrivals, processed, failed, retried, dead_lettered, latency_p50_ms, latency_p99_ms, canceled,
+                                           shed, rejected, spills, throttled, wait_p99_ms, run_p99_ms)
      SELECT $1::int, task, bucket,
             coalesce(array_agg(partition ORDER BY partition) FILTER (WHERE partition >= 0), '{}'),
             coalesce(array_agg(depth_max ORDER BY partition) FILTER (WHERE partition >= 0), '{}'),
@@ -22,7 +23,13 @@ export async function rollupMetricSeries(db: Db, resolutionS: RollupResolution, 
             max(dead_lettered) FILTER (WHERE partition = -1),
             max(latency_p50_ms) FILTER (WHERE partition = -1),
             max(latency_p99_ms) FILTER (WHERE partition = -1),
-            max(canceled) FILTER (WHERE partition = -1)
+            max(canceled) FILTER (WHERE partition = -1),
+            max(shed) FILTER (WHERE partition = -1),
+            max(rejected) FILTER (WHERE partition = -1),
+            max(spills) FILTER (WHERE partition = -1),
+            max(throttled) FILTER (WHERE partition = -1),
+            max(wait_p99_ms) FILTER (WHERE partition = -1),
+            max(run_p99_ms) FILTER (WHERE partition = -1)
      FROM metric_rollups
      WHERE resolution_s = $1 AND bucket >= $2
      GROUP BY task, bucket
@@ -30,7 +37,9 @@ export async function rollupMetricSeries(db: Db, resolutionS: RollupResolution, 
        partitions = excluded.partitions, depths = excluded.depths, total_depth = excluded.total_depth,
        covered_ms = excluded.covered_ms, arrivals = excluded.arrivals, processed = excluded.processed,
        failed = excluded.failed, retried = excluded.retried, dead_lettered = excluded.dead_lettered,
-       latency_p50_ms = excluded.latency_p50_ms, latency_p99_ms = excluded.latency_p99_ms, canceled = excluded.canceled`,
+       latency_p50_ms = excluded.latency_p50_ms, latency_p99_ms = excluded.latency_p99_ms, canceled = excluded.canceled,
+       shed = excluded.shed, rejected = excluded.rejected, spills = excluded.spills, throttled = excluded.throttled,
+       wait_p99_ms = excluded.wait_p99_ms, run_p99_ms = excluded.run_p99_ms`,
     [resolutionS, from],
   );
   return r.rowCount ?? 0;

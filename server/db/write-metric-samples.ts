@@ -26,6 +26,11 @@ export function histogramQuantile(counts: readonly number[], q: number): number 
   return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]!;
 }
 
+/** This interval's counts per bucket: the cumulative histogram minus the cursor's copy (17 buckets). */
+function histDelta(now: readonly number[], before: readonly number[] | null): number[] {
+  return Array.from({ length: 17 }, (_, i) => Math.max(0, Number(now[i] ?? 0) - Number(before?.[i] ?? 0)));
+}
+
 interface StatRow {
   task: string;
   partition: number;
@@ -40,7 +45,11 @@ interface StatRow {
   shed_total: number;
   rejected_total: number;
   canceled_total: number;
+  spilled_total: number;
+  throttled_total: number;
   lat_hist: number[];
+  wait_hist: number[];
+  run_hist: number[];
   now: Date;
   c_at: Date | null;
   c_arrivals: number | null;
@@ -51,10 +60,14 @@ interface StatRow {
   c_shed: number | null;
   c_rejected: number | null;
   c_canceled: number | null;
+  c_spills: number | null;
+  c_throttled: number | null;
   c_hist: number[] | null;
+  c_wait: number[] | null;
+  c_run: number[] | null;
 }
 
-const TOTALS = ['arrivals', 'processed', 'failed', 'retried', 'dead', 'shed', 'rejected', 'canceled'] as const;
+const TOTALS = ['arrivals', 'processed', 'failed', 'retried', 'dead', 'shed', 'rejected', 'canceled', 'spills', 'throttled'] as const;
 
 export interface SampleWriteResult {
   samples: number;
@@ -64,10 +77,12 @@ export interface SampleWriteResult {
 export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<SampleWriteResult> {
   const r = await db.query<StatRow>(
     `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total, ps.processed_total, ps.failed_total,
-            ps.retried_total, ps.dead_total, ps.shed_total, ps.rejected_total, ps.canceled_total, ps.lat_hist, now() AS now,
+            ps.retried_total, ps.dead_total, ps.shed_total, ps.rejected_total, ps.canceled_total, ps.spilled_total, ps.throttled_total,
+            ps.lat_hist, ps.wait_hist, ps.run_hist, now() AS now,
             c.at AS c_at, c.arrivals_total AS c_arrivals, c.processed_total AS c_processed, c.failed_total AS c_failed,
             c.retried_total AS c_retried, c.dead_total AS c_dead, c.shed_total AS c_shed, c.rejected_total AS c_rejected,
-            c.canceled_total AS c_canceled, c.lat_hist AS c_hist
+            c.canceled_total AS c_canceled, c.spilled_total AS c_spills, c.throttled_total AS c_throttled, c.lat_hist AS c_hist,
+            c.wait_hist AS c_wait, c.run_hist AS c_run
      FROM partition_stats ps
      JOIN task_runtime t ON t.task = ps.task AND t.active
      LEFT JOIN metric_cursor c ON c.task = ps.task AND c.partition = ps.partition
@@ -75,26 +90,33 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
   );
   if (r.rows.length === 0) return { samples: 0, topKeys: 0 };
   const now = r.rows[0]!.now;
-  type Sample = { task: string; partition: number; intervalMs: number; depth: number; inFlight: number; spilled: number; d: Record<(typeof TOTALS)[number], number>; hist: number[] };
+  type Sample = {
+    task: string; partition: number; intervalMs: number; depth: number; inFlight: number; spilled: number;
+    d: Record<(typeof TOTALS)[number], number>; hist: number[]; wait: number[]; run: number[];
+  };
   const samples: Sample[] = [];
   const perTask = new Map<string, Sample>();
   for (const row of r.rows) {
-    const hist = Array.from({ length: 17 }, (_, i) => Number(row.lat_hist[i] ?? 0) - Number(row.c_hist?.[i] ?? 0)).map((x) => Math.max(0, x));
+    const hist = histDelta(row.lat_hist, row.c_hist);
+    const wait = histDelta(row.wait_hist, row.c_wait);
+    const run = histDelta(row.run_hist, row.c_run);
     const cur: Record<(typeof TOTALS)[number], number> = {
       arrivals: row.arrivals_total, processed: row.processed_total, failed: row.failed_total, retried: row.retried_total,
       dead: row.dead_total, shed: row.shed_total, rejected: row.rejected_total, canceled: row.canceled_total,
+      spills: row.spilled_total, throttled: row.throttled_total,
     };
     const prev: Record<(typeof TOTALS)[number], number | null> = {
       arrivals: row.c_arrivals, processed: row.c_processed, failed: row.c_failed, retried: row.c_retried,
       dead: row.c_dead, shed: row.c_shed, rejected: row.c_rejected, canceled: row.c_canceled,
+      spills: row.c_spills, throttled: row.c_throttled,
     };
     const d = Object.fromEntries(TOTALS.map((k) => [k, Math.max(0, Number(cur[k]) - Number(prev[k] ?? 0))])) as Sample['d'];
     const intervalMs = row.c_at ? Math.max(0, now.getTime() - row.c_at.getTime()) : 0;
-    const s: Sample = { task: row.task, partition: row.partition, intervalMs, depth: Number(row.depth), inFlight: row.in_flight, spilled: Number(row.spilled), d, hist };
+    const s: Sample = { task: row.task, partition: row.partition, intervalMs, depth: Number(row.depth), inFlight: row.in_flight, spilled: Number(row.spilled), d, hist, wait, run };
     samples.push(s);
     const t = perTask.get(row.task);
     if (!t) {
-      perTask.set(row.task, { ...s, partition: -1, d: { ...d }, hist: [...hist] });
+      perTask.set(row.task, { ...s, partition: -1, d: { ...d }, hist: [...hist], wait: [...wait], run: [...run] });
     } else {
       t.intervalMs = Math.max(t.intervalMs, intervalMs);
       t.depth += s.depth;
@@ -102,16 +124,19 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
       t.spilled += s.spilled;
       for (const k of TOTALS) t.d[k] += d[k];
       hist.forEach((v, i) => (t.hist[i]! += v));
+      wait.forEach((v, i) => (t.wait[i]! += v));
+      run.forEach((v, i) => (t.run[i]! += v));
     }
   }
   const all = [...samples, ...perTask.values()];
   await db.query(
     `INSERT INTO metric_samples (task, partition, at, interval_ms, depth, in_flight, spilled, arrivals, processed, failed, retried,
-                                 dead_lettered, shed, rejected, latency_p50_ms, latency_p99_ms, canceled)
-     SELECT task, partition, $1, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx
+                                 dead_lettered, shed, rejected, latency_p50_ms, latency_p99_ms, canceled, spills, throttled, wait_p99_ms, run_p99_ms)
+     SELECT task, partition, $1, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx, sps, th, wp99, rp99
      FROM unnest($2::text[], $3::int[], $4::int[], $5::bigint[], $6::int[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[],
-                 $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::float8[], $16::float8[], $17::bigint[])
-       AS x(task, partition, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx)
+                 $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::float8[], $16::float8[], $17::bigint[], $18::bigint[], $19::bigint[],
+                 $20::float8[], $21::float8[])
+       AS x(task, partition, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx, sps, th, wp99, rp99)
      ON CONFLICT (task, partition, at) DO NOTHING`,
     [
       now,
@@ -119,25 +144,31 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
       all.map((s) => s.spilled), all.map((s) => s.d.arrivals), all.map((s) => s.d.processed), all.map((s) => s.d.failed),
       all.map((s) => s.d.retried), all.map((s) => s.d.dead), all.map((s) => s.d.shed), all.map((s) => s.d.rejected),
       all.map((s) => histogramQuantile(s.hist, 0.5)), all.map((s) => histogramQuantile(s.hist, 0.99)), all.map((s) => s.d.canceled),
+      all.map((s) => s.d.spills), all.map((s) => s.d.throttled),
+      all.map((s) => histogramQuantile(s.wait, 0.99)), all.map((s) => histogramQuantile(s.run, 0.99)),
     ],
   );
   // The cursor takes exactly the values diffed above (not a re-read), so events that
   // land between the read and this write show up in the next sample instead of vanishing.
   await db.query(
     `INSERT INTO metric_cursor AS c (task, partition, at, arrivals_total, processed_total, failed_total, retried_total, dead_total,
-                                     shed_total, rejected_total, lat_hist, canceled_total)
-     SELECT task, partition, $1, a, p, f, r, d, sh, rj, h::bigint[], cx
-     FROM unnest($2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[])
-       AS u(task, partition, a, p, f, r, d, sh, rj, h, cx)
+                                     shed_total, rejected_total, lat_hist, canceled_total, spilled_total, throttled_total, wait_hist, run_hist)
+     SELECT task, partition, $1, a, p, f, r, d, sh, rj, h::bigint[], cx, sps, th, wh::bigint[], rh::bigint[]
+     FROM unnest($2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[],
+                 $13::bigint[], $14::bigint[], $15::text[], $16::text[])
+       AS u(task, partition, a, p, f, r, d, sh, rj, h, cx, sps, th, wh, rh)
      ON CONFLICT (task, partition) DO UPDATE SET at = excluded.at, arrivals_total = excluded.arrivals_total,
        processed_total = excluded.processed_total, failed_total = excluded.failed_total, retried_total = excluded.retried_total,
        dead_total = excluded.dead_total, shed_total = excluded.shed_total, rejected_total = excluded.rejected_total, lat_hist = excluded.lat_hist,
-       canceled_total = excluded.canceled_total`,
+       canceled_total = excluded.canceled_total, spilled_total = excluded.spilled_total, throttled_total = excluded.throttled_total,
+       wait_hist = excluded.wait_hist, run_hist = excluded.run_hist`,
     [
       now,
       r.rows.map((x) => x.task), r.rows.map((x) => x.partition), r.rows.map((x) => x.arrivals_total), r.rows.map((x) => x.processed_total),
       r.rows.map((x) => x.failed_total), r.rows.map((x) => x.retried_total), r.rows.map((x) => x.dead_total), r.rows.map((x) => x.shed_total),
       r.rows.map((x) => x.rejected_total), r.rows.map((x) => `{${x.lat_hist.join(',')}}`), r.rows.map((x) => x.canceled_total),
+      r.rows.map((x) => x.spilled_total), r.rows.map((x) => x.throttled_total),
+      r.rows.map((x) => `{${x.wait_hist.join(',')}}`), r.rows.map((x) => `{${x.run_hist.join(',')}}`),
     ],
   );
   const top = await db.query(

@@ -9,6 +9,7 @@ import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, isThresholdRule, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
 import type { AlertStatus } from '../core/alert-rules';
+import { alertSummary } from '../core/alert-observation';
 import { median } from '../core/metrics';
 import { bucketAxis, resolutionForRange } from '../core/rollup-buckets';
 import { readTaskSeries } from '../db/read-task-series';
@@ -79,14 +80,6 @@ const ALERT_COLUMNS = `id, key, task, rule, subject, partition, group_name AS "g
   resolved_at AS "resolvedAt", resolved_by AS "resolvedBy", silenced_until AS "silencedUntil", silenced_by AS "silencedBy",
   last_value AS "lastValue", peak_value AS "peakValue", threshold, evidence, remedy`;
 
-export function summaryOf(a: { task: string; rule: string; partition: number | null; groupName: string | null; groupKey: string | null }): string {
-  const label = ALERT_RULE_LABEL[a.rule as AlertRule] ?? a.rule;
-  if (a.rule === 'hotPartition') return `${label} — ${a.task} partition ${a.partition}`;
-  if (a.rule === 'hotKey') return `${label} — ${a.task} ${a.groupName}=${a.groupKey}`;
-  if (a.rule === 'depth' && a.partition !== null) return `${label} — ${a.task} (partition ${a.partition})`;
-  return `${label} — ${a.task}`;
-}
-
 function toItem(a: AlertModel): AlertListItem {
   return {
     id: Number(a.id),
@@ -98,7 +91,7 @@ function toItem(a: AlertModel): AlertListItem {
     partition: a.partition,
     groupName: a.groupName,
     groupKey: a.groupKey,
-    summary: summaryOf(a),
+    summary: alertSummary(a),
     severity: a.severity as AlertSeverity,
     status: a.status as AlertStatus,
     value: a.lastValue,
@@ -268,8 +261,35 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
     case 'dlqRate':
       out.push({ text: main, href: `/dead-letters?task=${encodeURIComponent(task)}`, label: 'Open dead letters' });
       break;
+    case 'shedPerSecond':
+    case 'rejectRate':
+      out.push({ text: main, href: taskHref(task, 'sec-backpressure'), label: 'Edit backpressure' });
+      out.push({ text: 'A faster drain removes the overflow at its source.', href: taskHref(task, 'sec-general'), label: 'Raise concurrency' });
+      break;
+    case 'waitP99Ms':
+      out.push({ text: main, href: taskHref(task, 'sec-general'), label: 'Raise concurrency' });
+      out.push({ text: 'Partition owners and whether each is live.', href: `/tasks/${encodeURIComponent(task)}/metrics`, label: 'Open the task metrics' });
+      break;
+    case 'coordinatorStale':
+    case 'configBehind':
+      out.push({ text: main, href: '/coordinators', label: 'Open the coordinators' });
+      break;
+    case 'unownedPartitions':
+    case 'reconcileRepairs':
+      out.push({ text: main, href: `/tasks/${encodeURIComponent(task)}/metrics`, label: 'Open the task metrics' });
+      if (rule === 'unownedPartitions') out.push({ text: 'Which coordinators are live and what they serve.', href: '/coordinators', label: 'Open the coordinators' });
+      break;
+    case 'dlqNearFull':
+      out.push({ text: main, href: `/dead-letters?task=${encodeURIComponent(task)}`, label: 'Open dead letters' });
+      break;
+    case 'maintenanceFailing':
+    case 'dbConnections':
+    case 'vacuumHorizon':
+    case 'deadTuples':
+      out.push({ text: main, href: '/coordinators', label: 'Open the coordinators' });
+      break;
   }
-  if (rule !== 'hotPartition' && rule !== 'hotKey') {
+  if (isThresholdRule(rule)) {
     out.push({ text: 'If this level is normal for the task, move its warning and critical lines.', href: taskHref(task, 'sec-thresholds'), label: 'Edit thresholds' });
   }
   return out;
@@ -281,7 +301,8 @@ export function evidenceWindow(firedAt: number, resolvedAt: number | null, now: 
   return { fromMs: Math.min(firedAt - 30 * 60_000, toMs - 60 * 60_000), toMs };
 }
 
-const METRIC_OF: Record<AlertRule, NonNullable<AlertDetail['chart']>['metric']> = {
+/** The chart an alert's evidence shows; rules without one (fleet rules, backpressure) show their evidence only. */
+const METRIC_OF: Partial<Record<AlertRule, NonNullable<AlertDetail['chart']>['metric']>> = {
   depth: 'depth',
   hotPartition: 'depth',
   hotKey: 'depth',
@@ -304,13 +325,13 @@ export async function getAlert(db: Db, input: z.output<typeof alertDetailInput>,
   const task = (await readActiveTasks(db)).find((t) => t.task === a.task);
 
   let chart: AlertDetail['chart'] = null;
-  if (task) {
+  const metric = METRIC_OF[item.rule];
+  if (task && metric) {
     const { fromMs, toMs } = evidenceWindow(a.firedAt.getTime(), a.resolvedAt?.getTime() ?? null, now.getTime());
     const resolutionS = resolutionForRange(toMs - fromMs);
     const axis = bucketAxis(toMs, toMs - fromMs, resolutionS);
     const rows = await readTaskSeries(db, a.task, resolutionS, new Date(axis[0]!), new Date(toMs));
     const byBucket = new Map(rows.map((r) => [r.bucket.getTime(), r]));
-    const metric = METRIC_OF[item.rule];
     const subject = item.partition;
     const thresholds = thresholdsOf(task.definition);
     const points: EvidencePoint[] = axis.map((t) => {

@@ -10,18 +10,27 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readTaskWindowTotals } from '../db/read-window-totals';
 import { renderFamilies, type MetricFamily } from '../core/prometheus-text';
 import { imbalanceRatio } from '../core/metrics';
-import { OWNER_STALE_MS, RECENT_WINDOW_MS } from './task-metrics';
+import { RECENT_WINDOW_MS } from './task-metrics';
+
+const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
 export async function controlPlaneMetricsText(db: Db): Promise<string> {
   const [g, partitions, windows] = await Promise.all([
-    readControlPlaneGauges(db, OWNER_STALE_MS),
+    readControlPlaneGauges(db),
     readPartitionLive(db, null),
     readTaskWindowTotals(db, new Date(Date.now() - RECENT_WINDOW_MS)),
   ]);
   const firing = g.alerts.filter((a) => a.status === 'firing');
-  const byTask = new Map<string, { depth: number[]; inFlight: number; finished: Record<'succeeded' | 'dead' | 'canceled', number> }>();
+  type Outcome = (typeof BACKPRESSURE_OUTCOMES)[number];
+  const byTask = new Map<string, { depth: number[]; inFlight: number; finished: Record<'succeeded' | 'dead' | 'canceled', number>; backpressure: Record<Outcome, number> }>();
   for (const p of partitions) {
-    const t = byTask.get(p.task) ?? { depth: [], inFlight: 0, finished: { succeeded: 0, dead: 0, canceled: 0 } };
+    const t = byTask.get(p.task) ?? {
+      depth: [], inFlight: 0, finished: { succeeded: 0, dead: 0, canceled: 0 }, backpressure: { rejected: 0, throttled: 0, shed: 0, spilled: 0 },
+    };
+    t.backpressure.rejected += Number(p.rejected_total);
+    t.backpressure.throttled += Number(p.throttled_total);
+    t.backpressure.shed += Number(p.shed_total);
+    t.backpressure.spilled += Number(p.spilled_total);
     t.depth.push(Number(p.depth));
     t.inFlight += Number(p.in_flight);
     t.finished.succeeded += Number(p.processed_total);
@@ -54,6 +63,12 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       help: 'Executions finished since the task was created, per task and outcome (succeeded, dead, canceled by an operator); all coordinators together.',
       type: 'counter',
       samples: tasks.flatMap(([task, t]) => (['succeeded', 'dead', 'canceled'] as const).map((outcome) => ({ labels: { task, outcome }, value: t.finished[outcome] }))),
+    },
+    {
+      name: 'sluice_task_backpressure_total',
+      help: 'Executions past maxDepth since the task was created, per task and outcome: rejected (429), throttled (accepted with a delay), shed (dropped), spilled (parked in overflow).',
+      type: 'counter',
+      samples: tasks.flatMap(([task, t]) => BACKPRESSURE_OUTCOMES.map((outcome) => ({ labels: { task, outcome }, value: t.backpressure[outcome] }))),
     },
     {
       name: 'sluice_task_imbalance_ratio',

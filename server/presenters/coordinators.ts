@@ -5,24 +5,17 @@
 // each took from commit to applied. One scan of coordinators (a handful of rows), one
 // grouped scan of partition_owners by owner, one PK read of the latest version.
 import type pg from 'pg';
-import { resolveTimings } from '../core/coordinator-timings';
+import { coordinatorStatus, DEFAULT_STALE_MS, staleMsOf } from '../db/coordinator-liveness';
 
 type Db = pg.Pool | pg.PoolClient;
 
 /**
- * A member silent this long is stale: it no longer counts for ownership or rollout. The
- * coordinators' own threshold (SLUICE_STALE_MS, default 10 s, server/core/coordinator-timings.ts),
- * so this page and partition ownership agree on who is live.
+ * The stale threshold for members that did not write their own (rows from before
+ * coordinators.stale_ms): each member is judged by the threshold it runs with, by the one
+ * predicate in server/db/coordinator-liveness.ts, so this page, the Overview and
+ * ownership agree on who is live.
  */
-export const COORDINATOR_STALE_MS = staleThreshold();
-
-function staleThreshold(): number {
-  try {
-    return resolveTimings({}, process.env).staleMs;
-  } catch {
-    return resolveTimings({}, {}).staleMs; // a bad SLUICE_* value: the coordinators refuse to start anyway
-  }
-}
+export const COORDINATOR_STALE_MS = DEFAULT_STALE_MS;
 
 export interface CoordinatorView {
   id: string;
@@ -34,6 +27,8 @@ export interface CoordinatorView {
   lastHeartbeatAt: Date;
   heartbeatAgeMs: number;
   status: 'live' | 'draining' | 'stale' | 'stopped';
+  /** This member's own timings (null: registered before they were recorded; the defaults apply). */
+  timings: { heartbeatMs: number | null; staleMs: number; leaseGraceMs: number | null };
   slots: number;
   inFlight: number;
   ownedPartitions: number;
@@ -79,6 +74,10 @@ interface Row {
   started_at: Date;
   last_heartbeat_at: Date;
   age_ms: number;
+  status: CoordinatorView['status'];
+  heartbeat_ms: number | null;
+  stale_ms: number;
+  lease_grace_ms: number | null;
   stopped: boolean;
   draining: boolean;
   slots: number;
@@ -90,8 +89,7 @@ interface Row {
   push_ms: number | null;
 }
 
-export async function listCoordinators(db: Db, opts: { staleMs?: number } = {}): Promise<CoordinatorsPage> {
-  const staleMs = opts.staleMs ?? COORDINATOR_STALE_MS;
+export async function listCoordinators(db: Db): Promise<CoordinatorsPage> {
   const latest = await db.query<{ version: number; created_at: Date; author: string; message: string }>(
     'SELECT version, created_at, author, message FROM config_versions ORDER BY version DESC LIMIT 1',
   );
@@ -99,6 +97,7 @@ export async function listCoordinators(db: Db, opts: { staleMs?: number } = {}):
   const rows = await db.query<Row>(
     `SELECT c.id, c.name, c.host, c.pid, c.tasks, c.started_at, c.last_heartbeat_at,
             (extract(epoch FROM (now() - c.last_heartbeat_at)) * 1000)::float8 AS age_ms,
+            ${coordinatorStatus('c')} AS status, c.heartbeat_ms, ${staleMsOf('c')} AS stale_ms, c.lease_grace_ms,
             c.stopped_at IS NOT NULL AS stopped, c.draining, c.slots, c.in_flight,
             c.applied_version, c.applied_at, c.apply_ms, c.apply_error,
             -- Push latency only means something for a member that was running when the
@@ -121,7 +120,7 @@ export async function listCoordinators(db: Db, opts: { staleMs?: number } = {}):
   }
 
   const coordinators: CoordinatorView[] = rows.rows.map((r) => {
-    const status: CoordinatorView['status'] = r.stopped ? 'stopped' : r.age_ms > staleMs ? 'stale' : r.draining ? 'draining' : 'live';
+    const status = r.status;
     const byTask = ownedBy.get(r.id) ?? [];
     const onLatest = v !== null && r.applied_version === v.version;
     return {
@@ -134,6 +133,7 @@ export async function listCoordinators(db: Db, opts: { staleMs?: number } = {}):
       lastHeartbeatAt: r.last_heartbeat_at,
       heartbeatAgeMs: Math.max(0, Math.round(r.age_ms)),
       status,
+      timings: { heartbeatMs: r.heartbeat_ms, staleMs: r.stale_ms, leaseGraceMs: r.lease_grace_ms },
       slots: r.slots,
       inFlight: r.in_flight,
       ownedPartitions: byTask.reduce((s, t) => s + t.partitions.length, 0),
@@ -166,5 +166,5 @@ export async function listCoordinators(db: Db, opts: { staleMs?: number } = {}):
       maxPushLatencyMs: latencies.length ? Math.max(...latencies) : null,
     };
   }
-  return { staleAfterMs: staleMs, rollout, coordinators };
+  return { staleAfterMs: COORDINATOR_STALE_MS, rollout, coordinators };
 }

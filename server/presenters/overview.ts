@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import type { Db } from '../db/pool';
 import { evaluateTaskHealth, type TaskHealth, type ThresholdStatus } from '../core/thresholds';
-import { imbalanceRatio, perSecond, rate } from '../core/metrics';
+import { flooredImbalance, perSecond, rate } from '../core/metrics';
+import { DEFAULT_ALERT_POLICY } from '../core/alert-evaluation';
 import { thresholdsOf } from '../core/stored-definition';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
@@ -13,7 +14,7 @@ import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
 import { readReplicaLag, type ReplicaLag } from '../db/read-replica-lag';
-import { buildTaskCharts, OWNER_STALE_MS, readFittedChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
+import { buildTaskCharts, readFittedChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.strictObject({
   range: timeRangeSchema.default('1h'),
@@ -73,7 +74,7 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
   // too (only the default "worst task" has to wait for the cards).
   const [tasks, fleet, alertCounts, totals, live, chosenRows, replica] = await Promise.all([
     readActiveTasks(readDb),
-    readFleetSummary(db, OWNER_STALE_MS),
+    readFleetSummary(db),
     readOpenAlertCounts(db),
     readTaskWindowTotals(readDb, new Date(now.getTime() - RECENT_WINDOW_MS)),
     readPartitionLive(readDb, null),
@@ -93,7 +94,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
     const w = totalsByTask.get(t.task);
     const health = evaluateTaskHealth(thresholdsOf(t.definition), {
       maxDepth: depths.length ? Math.max(...depths) : null,
-      imbalance: depths.length ? imbalanceRatio(depths) : null,
+      // the alert's floor: no imbalance verdict while the total depth is tiny
+      imbalance: depths.length ? flooredImbalance(depths, DEFAULT_ALERT_POLICY.imbalanceMinTotalDepth) : null,
       retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
       dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
       p99LatencyMs: w?.latency_p99_ms ?? null,

@@ -8,6 +8,7 @@ import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
 import { thresholdsOf } from '../core/stored-definition';
 import type { TaskThresholds } from '../core/thresholds';
+import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../core/alert-evaluation';
 import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
 import { drainForecastMs, imbalanceRatio, perSecond, rate } from '../core/metrics';
 import { bucketAxis, resolutionForRange, ROLLUP_RESOLUTIONS_S, ROLLUP_RETENTION_MS, TIME_RANGE_MS, TIME_RANGES, type RollupResolution, type TimeRange } from '../core/rollup-buckets';
@@ -20,6 +21,7 @@ import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { fitRange } from '../core/chart-scale';
 import { readChartMarkers, type ChartMarkerRow } from '../db/read-chart-markers';
 import { readFirstRollupBucket } from '../db/read-first-rollup-bucket';
+import { readReconcileLog } from '../db/read-reconcile-log';
 
 export const timeRangeSchema = z.enum(TIME_RANGES, { error: `must be one of ${TIME_RANGES.join(', ')}` });
 export const taskNameInput = inputText.min(1, 'is required').max(63, 'is too long');
@@ -47,6 +49,15 @@ export interface ChartPoint {
   /** Per second over the bucket. */
   throughput: number | null;
   arrivalRate: number | null;
+  /** Backpressure outcomes per second over the bucket, and rejected ÷ offered (arrivals + rejected). */
+  shedRate: number | null;
+  rejectedRate: number | null;
+  throttledRate: number | null;
+  spilledRate: number | null;
+  rejectRate: number | null;
+  /** p99 wait (ready → claimed) and run (claimed → finished), highest sample p99 in the bucket. */
+  waitP99Ms: number | null;
+  runP99Ms: number | null;
 }
 
 export interface TaskCharts {
@@ -60,6 +71,10 @@ export interface TaskCharts {
   to: number;
   partitions: number;
   thresholds: TaskThresholds;
+  /** The alert policy's backpressure lines (shed per second: any is critical; reject rate). */
+  backpressure: AlertPolicy['backpressure'];
+  /** The alert policy's wait-time lines (run time is judged by thresholds.p99LatencyMs). */
+  waitP99Ms: AlertPolicy['waitP99Ms'];
   /** What each point's `depth` array holds: one partition per entry, or the deepest few and the max of the rest. */
   depthSeries: DepthSeries[];
   points: ChartPoint[];
@@ -146,7 +161,10 @@ function clampWindowMs(coveredMs: number | null, resolutionS: number): number {
 export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partitions: number, resolutionS: number): ChartPoint {
   const depth: (number | null)[] = new Array(partitions).fill(null);
   if (!row) {
-    return { t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null };
+    return {
+      t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null,
+      shedRate: null, rejectedRate: null, throttledRate: null, spilledRate: null, rejectRate: null, waitP99Ms: null, runP99Ms: null,
+    };
   }
   const present: number[] = [];
   row.partitions.forEach((p, i) => {
@@ -170,6 +188,13 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
     p99LatencyMs: row.latency_p99_ms,
     throughput: hasTotal ? perSecond(processed + dead, windowMs) : null,
     arrivalRate: row.arrivals === null ? null : perSecond(row.arrivals, windowMs),
+    shedRate: row.shed === null ? null : perSecond(row.shed, windowMs),
+    rejectedRate: row.rejected === null ? null : perSecond(row.rejected, windowMs),
+    throttledRate: row.throttled === null ? null : perSecond(row.throttled, windowMs),
+    spilledRate: row.spills === null ? null : perSecond(row.spills, windowMs),
+    rejectRate: row.rejected === null ? null : rate(row.rejected, (row.arrivals ?? 0) + row.rejected),
+    waitP99Ms: row.wait_p99_ms,
+    runP99Ms: row.run_p99_ms,
   };
 }
 
@@ -238,6 +263,8 @@ export function buildTaskCharts(task: ActiveTaskRow, fitted: FittedRows, now: Da
     to: now.getTime(),
     partitions: task.partitions,
     thresholds: thresholdsOf(task.definition),
+    backpressure: DEFAULT_ALERT_POLICY.backpressure,
+    waitP99Ms: DEFAULT_ALERT_POLICY.waitP99Ms,
     depthSeries: reduced.series,
     points: reduced.points,
     pointsWithData: rows.length,
@@ -277,18 +304,18 @@ export interface TaskPartitions {
   imbalance: number;
   partitions: PartitionRow[];
   topKeys: { group: string; key: string; inFlight: number; queued: number; share: number }[];
+  /** The reconciler's recent repairs of this task's counters, newest first (each one an engine bug signal). */
+  reconcileRepairs: { at: Date; counter: string; partition: number | null; groupName: string | null; groupKey: string | null; recorded: number; actual: number }[];
 }
-
-/** A coordinator counts as live when it beat within this long (the engine's default stale threshold). */
-export const OWNER_STALE_MS = 30_000;
 
 export async function getTaskPartitions(db: Db, taskName: string, now = new Date()): Promise<TaskPartitions> {
   const task = await findTask(db, taskName);
   const thresholds = thresholdsOf(task.definition);
-  const [live, totals, keys] = await Promise.all([
+  const [live, totals, keys, repairs] = await Promise.all([
     readPartitionLive(db, [task.task]),
     readPartitionWindowTotals(db, task.task, new Date(now.getTime() - RECENT_WINDOW_MS)),
     readGroupKeyLoads(db, [task.task], 5),
+    readReconcileLog(db, task.task, 20),
   ]);
   const byPartition = new Map<number, WindowTotals>(totals.map((t) => [t.partition, t]));
   const depths = live.map((p) => p.depth);
@@ -317,7 +344,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
             id: p.owner_id,
             name: p.owner_name ?? p.owner_id,
             host: p.owner_host ?? '',
-            live: !p.owner_stopped && p.owner_heartbeat_at !== null && now.getTime() - p.owner_heartbeat_at.getTime() <= OWNER_STALE_MS,
+            live: p.owner_live,
             heartbeatAt: p.owner_heartbeat_at,
           }
         : null,
@@ -336,6 +363,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
       queued: k.queued,
       share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0,
     })),
+    reconcileRepairs: repairs.map((r) => ({ at: r.at, counter: r.counter, partition: r.partition, groupName: r.group_name, groupKey: r.group_key, recorded: r.recorded, actual: r.actual })),
   };
 }
 

@@ -8,7 +8,7 @@ import { findTask } from '../core/config-edits';
 import { readTaskLoad, type TaskLoad } from '../db/task-load';
 import { latestConfigVersion } from '../db/config-versions';
 import { currentConfigOf } from '../core/stored-config';
-import { COORDINATOR_STALE_MS } from './coordinators';
+import { coordinatorLive } from '../db/coordinator-liveness';
 
 type Db = pg.Pool | pg.PoolClient;
 
@@ -57,10 +57,9 @@ async function ownedPartitionCounts(db: Db, tasks: readonly string[]): Promise<M
   const r = await db.query<{ task: string; n: number }>(
     `SELECT o.task, count(*)::int AS n
      FROM partition_owners o JOIN coordinators c ON c.id = o.owner
-     WHERE o.task = ANY ($1::text[]) AND c.stopped_at IS NULL
-       AND c.last_heartbeat_at >= now() - make_interval(secs => $2 / 1000.0)
+     WHERE o.task = ANY ($1::text[]) AND ${coordinatorLive('c')}
      GROUP BY o.task`,
-    [[...tasks], COORDINATOR_STALE_MS],
+    [[...tasks]],
   );
   return new Map(r.rows.map((x) => [x.task, x.n]));
 }

@@ -1,7 +1,7 @@
 // The alert engine. `evaluateAlerts` (run by the evaluate-alerts control-plane service)
-// reads each active task's live counters and recent samples, turns its thresholds and
-// the hot-partition / hot-key detectors into observations (hysteresis applied to open
-// alerts), steps each alert's state machine (core stepAlert: for-duration before firing —
+// reads each active task's live counters and recent samples, turns them into
+// observations (core observeTask, server/core/alert-observation.ts: thresholds,
+// backpressure, hot partitions / keys, hysteresis applied to open alerts), steps each alert's state machine (core stepAlert: for-duration before firing —
 // the task's thresholds.alertAfterMs, else the policy's — and clear-duration before
 // resolving), and writes episodes, events and webhook
 // notifications in one transaction. Operator actions (acknowledge, silence, resolve) run
@@ -10,45 +10,17 @@
 import { z } from 'zod';
 import type pg from 'pg';
 import { CoreError } from '../core/errors';
-import {
-  acknowledgeAlert,
-  detectHotKeys,
-  detectHotPartitions,
-  hotPartitionRemedy,
-  resolveAlert,
-  silenceAlert,
-  stepAlert,
-  type AlertEvent,
-  type AlertRuleTiming,
-  type AlertState,
-  type HotPartition,
-  type KeyLoad,
-} from '../core/alert-rules';
-import {
-  ALERT_RULE_LABEL,
-  alertKey,
-  alertTiming,
-  checkPolicy,
-  DEFAULT_ALERT_POLICY,
-  detectorSeverity,
-  escalate,
-  hotKeyRemedy,
-  relaxedHotKey,
-  relaxedHotPartition,
-  SEVERITY_RANK,
-  THRESHOLD_RULES,
-  thresholdBreach,
-  thresholdRemedy,
-  type AlertPolicy,
-  type AlertRule,
-} from '../core/alert-evaluation';
-import { imbalanceRatio, rate } from '../core/metrics';
+import { acknowledgeAlert, resolveAlert, silenceAlert, stepAlert, type AlertEvent, type AlertState } from '../core/alert-rules';
+import { alertTiming, checkPolicy, DEFAULT_ALERT_POLICY, escalate, SEVERITY_RANK, type AlertPolicy } from '../core/alert-evaluation';
+import { alertSummary, KEYS_PER_GROUP, observeTask, type Observation } from '../core/alert-observation';
+import { DEFAULT_FLEET_POLICY, observeFleet, type FleetPolicy } from '../core/alert-fleet-rules';
+import { readFleetHealth } from '../db/read-fleet-health';
 import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
-import { readSampleWindowTotals, type SampleWindowRow } from '../db/read-sample-window-totals';
-import { readGroupKeyLoads, type GroupKeyLoadRow } from '../db/read-group-key-loads';
+import { readSampleWindowTotals } from '../db/read-sample-window-totals';
+import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import {
   deleteAlert,
   insertAlert,
@@ -59,174 +31,13 @@ import {
   updateAlert,
   type AlertEventType,
   type AlertRow,
-  type NewAlert,
 } from '../db/alert-store';
-import { routingOf, thresholdsOf } from '../core/stored-definition';
 import { enqueueAlertNotification, type AlertNotificationEvent } from './webhooks';
 import { parseInput } from '../core/validate-input';
 import { inputText } from '../core/input-text';
 
-/** One rule's verdict for one subject in this evaluation: the alert it would open, plus the reading. */
-export interface Observation extends NewAlert {
-  breaching: boolean;
-  value: number | null;
-  evidence: Record<string, unknown>;
-  /** How long it must breach before firing (the task's alertAfterMs, else the policy's) and clear before resolving. */
-  timing: AlertRuleTiming;
-}
-
-/** Keys considered per group when computing hot-key shares (the rest are summed). */
-const KEYS_PER_GROUP = 20;
-const OTHERS = '\u0000others';
-
-const isOpen = (r: AlertRow | undefined) => r !== undefined && (r.status === 'firing' || r.status === 'acknowledged');
-/** An episode still in progress (pending too): it needs an observation even when clear. */
-const inProgress = (r: AlertRow | undefined) => r !== undefined && r.status !== 'resolved';
-
 /** Events the engine records: the core's fired/resolved plus severity escalation. */
 type EngineEvent = Omit<AlertEvent, 'type'> & { type: AlertEvent['type'] | 'escalated' };
-
-interface TaskInputs {
-  task: string;
-  definition: unknown;
-  depths: number[];
-  arrivals: number[];
-  totals: SampleWindowRow | undefined;
-  keyLoads: GroupKeyLoadRow[];
-}
-
-/** Pure: one task's observations, given the latest episode of each key (for hysteresis). */
-export function observeTask(t: TaskInputs, latest: Map<string, AlertRow>, policy: AlertPolicy): Observation[] {
-  const thresholds = thresholdsOf(t.definition);
-  const timing = alertTiming(policy, thresholds);
-  const out: Observation[] = [];
-  const base = (rule: AlertRule, subject = '') => ({
-    timing,
-    key: alertKey(t.task, rule, subject),
-    task: t.task,
-    rule,
-    subject,
-    partition: null as number | null,
-    groupName: null as string | null,
-    groupKey: null as string | null,
-  });
-
-  // Threshold rules.
-  const deepest = t.depths.length ? t.depths.indexOf(Math.max(...t.depths)) : -1;
-  const w = t.totals;
-  const values: Record<(typeof THRESHOLD_RULES)[number], number | null> = {
-    depth: deepest >= 0 ? t.depths[deepest]! : null,
-    imbalance: t.depths.length ? imbalanceRatio(t.depths) : null,
-    retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
-    dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
-    p99LatencyMs: w?.latency_p99_ms ?? null,
-  };
-  for (const rule of THRESHOLD_RULES) {
-    const b = base(rule);
-    const open = isOpen(latest.get(b.key));
-    const verdict = thresholdBreach(values[rule], thresholds[rule], open, policy.hysteresis);
-    if (!verdict.breaching && !inProgress(latest.get(b.key))) continue;
-    out.push({
-      ...b,
-      partition: rule === 'depth' && deepest >= 0 ? deepest : null,
-      breaching: verdict.breaching,
-      value: values[rule],
-      severity: verdict.severity,
-      threshold: thresholds[rule].warning,
-      evidence: {
-        warning: thresholds[rule].warning,
-        critical: thresholds[rule].critical,
-        value: values[rule],
-        ...(rule === 'depth' || rule === 'imbalance' ? { depths: t.depths, deepestPartition: deepest } : {}),
-        ...(w && rule !== 'depth' && rule !== 'imbalance'
-          ? { window: { processed: w.processed, failed: w.failed, retried: w.retried, deadLettered: w.dead_lettered, windowMs: policy.windowMs } }
-          : {}),
-      },
-      remedy: thresholdRemedy(rule),
-    });
-  }
-
-  // Hot partitions: strict detection for new episodes, relaxed for open ones.
-  if (t.depths.length >= 2) {
-    const arrivals = t.arrivals.length === t.depths.length ? t.arrivals : [];
-    const strict = detectHotPartitions({ depths: t.depths, arrivals, ...policy.hotPartition });
-    const relaxed = detectHotPartitions({ depths: t.depths, arrivals, ...relaxedHotPartition(policy.hotPartition, policy.hysteresis) });
-    const routing = routingOf(t.definition);
-    for (let p = 0; p < t.depths.length; p++) {
-      const b = { ...base('hotPartition', String(p)), partition: p };
-      const open = isOpen(latest.get(b.key));
-      const hit: HotPartition | undefined = (open ? relaxed : strict).find((h) => h.partition === p);
-      if (!hit && !inProgress(latest.get(b.key))) continue;
-      const ratio = hit ? Math.max(hit.depthRatio ?? Infinity, hit.arrivalRatio ?? 0) : null;
-      out.push({
-        ...b,
-        breaching: hit !== undefined,
-        value: hit ? (Number.isFinite(ratio!) ? ratio : null) : null,
-        severity: hit ? detectorSeverity(hit.depthRatio === null ? null : ratio, policy.hotPartition.factor * 3) : 'warning',
-        threshold: policy.hotPartition.factor,
-        evidence: {
-          depths: t.depths,
-          arrivals,
-          partition: p,
-          ...(hit
-            ? {
-                reasons: hit.reasons,
-                depth: hit.depth,
-                siblingMedianDepth: hit.siblingMedianDepth,
-                depthRatio: hit.depthRatio,
-                arrivalsInWindow: hit.arrivals,
-                siblingMedianArrivals: hit.siblingMedianArrivals,
-                arrivalRatio: hit.arrivalRatio,
-              }
-            : {}),
-          factor: policy.hotPartition.factor,
-          floorDepth: policy.hotPartition.floorDepth,
-          windowMs: policy.windowMs,
-          routing: routing.strategy,
-        },
-        remedy: hit ? hotPartitionRemedy(routing.strategy, hit.reasons) : null,
-      });
-    }
-  }
-
-  // Hot keys, per group: the top keys plus the rest summed into one stand-in entry.
-  const groups = new Map<string, GroupKeyLoadRow[]>();
-  for (const k of t.keyLoads) groups.set(k.group_name, [...(groups.get(k.group_name) ?? []), k]);
-  const seen = new Set<string>();
-  for (const [group, rows] of groups) {
-    const listed = rows.reduce((n, r) => n + r.in_flight + r.queued, 0);
-    const rest = Math.max(0, rows[0]!.group_total - listed);
-    const loads: KeyLoad[] = rows.map((r) => ({ key: r.group_key, inFlight: r.in_flight, queued: r.queued }));
-    if (rest > 0) loads.push({ key: OTHERS, inFlight: 0, queued: rest });
-    const strict = detectHotKeys(loads, policy.hotKey).filter((k) => k.key !== OTHERS);
-    const relaxed = detectHotKeys(loads, relaxedHotKey(policy.hotKey, policy.hysteresis)).filter((k) => k.key !== OTHERS);
-    const candidates = new Set([...strict.map((k) => k.key), ...[...latest.entries()].filter(([k, r]) => inProgress(r) && k.startsWith(`${t.task}|hotKey|${group}=`)).map(([k]) => k).map((k) => k.slice(`${t.task}|hotKey|${group}=`.length))]);
-    for (const key of candidates) {
-      const b = { ...base('hotKey', `${group}=${key}`), groupName: group, groupKey: key };
-      seen.add(b.key);
-      const open = isOpen(latest.get(b.key));
-      const hit = (open ? relaxed : strict).find((k) => k.key === key);
-      out.push({
-        ...b,
-        breaching: hit !== undefined,
-        value: hit?.share ?? null,
-        severity: hit ? detectorSeverity(hit.share, (1 + policy.hotKey.dominantShare) / 2) : 'warning',
-        threshold: policy.hotKey.dominantShare,
-        evidence: {
-          group,
-          key,
-          groupLoad: rows[0]!.group_total,
-          activeKeys: rows[0]!.group_active,
-          topKeys: rows.slice(0, 10).map((r) => ({ key: r.group_key, inFlight: r.in_flight, queued: r.queued })),
-          dominantShare: policy.hotKey.dominantShare,
-          floor: policy.hotKey.floor,
-        },
-        remedy: hit ? hotKeyRemedy(group, key) : null,
-      });
-    }
-  }
-  return out;
-}
 
 /** Open or still-silenced keys nobody observed this round (task removed, key gone idle): clear. */
 function unobserved(latest: Map<string, AlertRow>, observed: Set<string>, policy: AlertPolicy): Observation[] {
@@ -253,12 +64,8 @@ function unobserved(latest: Map<string, AlertRow>, observed: Set<string>, policy
   return out;
 }
 
-export function alertSummary(r: Pick<AlertRow, 'task' | 'rule' | 'subject' | 'partition' | 'group_name' | 'group_key'>): string {
-  const label = ALERT_RULE_LABEL[r.rule];
-  if (r.rule === 'hotPartition') return `${label}: ${r.task} partition ${r.partition}`;
-  if (r.rule === 'hotKey') return `${label}: ${r.task} ${r.group_name}=${r.group_key}`;
-  return `${label}: ${r.task}`;
-}
+const summaryOf = (r: Pick<AlertRow, 'task' | 'rule' | 'subject' | 'partition' | 'group_name' | 'group_key'>) =>
+  alertSummary({ ...r, groupName: r.group_name, groupKey: r.group_key });
 
 function notification(r: AlertRow) {
   return {
@@ -275,7 +82,7 @@ function notification(r: AlertRow) {
     firedAt: r.fired_at,
     resolvedAt: r.resolved_at,
     resolvedBy: r.resolved_by,
-    summary: alertSummary(r),
+    summary: summaryOf(r),
     remedy: r.remedy,
   };
 }
@@ -326,15 +133,21 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   return result;
 }
 
-export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: AlertPolicy = DEFAULT_ALERT_POLICY): Promise<EvaluationResult> {
+export async function evaluateAlerts(
+  pool: pg.Pool,
+  now = new Date(),
+  policy: AlertPolicy = DEFAULT_ALERT_POLICY,
+  fleetPolicy: FleetPolicy = DEFAULT_FLEET_POLICY,
+): Promise<EvaluationResult> {
   checkPolicy(policy);
   const at = now.getTime();
   const tasks = await readActiveTasks(pool);
   const names = tasks.map((t) => t.task);
-  const [live, windowRows, keyLoads] = await Promise.all([
+  const [live, windowRows, keyLoads, fleet] = await Promise.all([
     readPartitionLive(pool, names),
     readSampleWindowTotals(pool, new Date(at - policy.windowMs)),
     readGroupKeyLoads(pool, names, KEYS_PER_GROUP),
+    readFleetHealth(pool, { reconcileWindowMs: fleetPolicy.reconcileWindowMs, dlqWindowMs: policy.windowMs }),
   ]);
   return withTransaction(pool, async (c) => {
     const latestRows = await lockLatestEpisodes(c, now);
@@ -359,6 +172,7 @@ export async function evaluateAlerts(pool: pg.Pool, now = new Date(), policy: Al
         ),
       );
     }
+    observations.push(...observeFleet(fleet, latest, policy, fleetPolicy));
     observations.push(...unobserved(latest, new Set(observations.map((o) => o.key)), policy));
     const res: EvaluationResult = { tasks: tasks.length, observed: observations.length, fired: 0, resolved: 0, escalated: 0, open: 0, notificationsQueued: 0 };
     for (const obs of observations) {
@@ -438,7 +252,7 @@ async function recordOperatorAction(
     targetId: String(row.id),
     before: auditView(row),
     after: auditView(after),
-    meta: { summary: alertSummary(row), ...a.meta },
+    meta: { summary: summaryOf(row), ...a.meta },
   });
 }
 
@@ -503,7 +317,7 @@ export async function resolveAlertById(pool: pg.Pool, actor: Actor, input: z.inp
       await insertAlertEvent(c, { alertId: row.id, at: now, type: 'resolved', actor: actor.label, value: e.value, severity: row.severity, silenced: e.silenced });
       if (!e.silenced) await enqueueAlertNotification(c, 'alert.resolved', notification(after));
     }
-    await recordAudit(c, actor, { action: 'alert.resolve', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: alertSummary(row) } });
+    await recordAudit(c, actor, { action: 'alert.resolve', targetType: 'alert', targetId: String(row.id), before: auditView(row), after: auditView(after), meta: { summary: summaryOf(row) } });
     return after;
   });
 }

@@ -289,7 +289,7 @@ async function enqueueOnce(
         shed.forEach((i) => bump(i, 'shed'));
         // Wake idle coordinators when something is claimable now (not delayed, not blocked).
         const wake = accepted.some((i, k) => inserted[k]!.state === 'queued' && prepared[i]!.delayMs + throttledMs === 0);
-        await addEnqueueCounters(client, taskName, [...deltas.values()], wake);
+        await addEnqueueCounters(client, taskName, [...deltas.values()], wake, throttledMs > 0);
 
         // Repeats of a key inside the batch point at its first occurrence.
         prepared.forEach((p, i) => {

@@ -110,6 +110,11 @@ describe('the expositions', () => {
     expect(controlPlaneText).toMatch(/^sluice_task_finished_total\{task="rec",outcome="succeeded"\} 21$/m);
     expect(controlPlaneText).toMatch(/^sluice_task_finished_total\{task="rec",outcome="dead"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_task_finished_total\{task="rec",outcome="canceled"\} 1$/m);
+    // backpressure outcomes (nothing went past maxDepth here): one sample per outcome
+    expect(controlPlaneText).toContain('# TYPE sluice_task_backpressure_total counter');
+    for (const outcome of ['rejected', 'throttled', 'shed', 'spilled']) {
+      expect(controlPlaneText).toMatch(new RegExp(`^sluice_task_backpressure_total\\{task="rec",outcome="${outcome}"\\} 0$`, 'm'));
+    }
     expect(controlPlaneText).toMatch(/^sluice_dead_letters_pending\{task="rec"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_coordinators\{state="live"\} 1$/m);
     expect(controlPlaneText).toMatch(/^sluice_alerts_firing_all 0$/m);

@@ -87,7 +87,8 @@ BEGIN
 
   SELECT po.owner, c.name, c.last_heartbeat_at, c.stopped_at, c.draining,
          (c.id IS NOT NULL AND c.stopped_at IS NULL AND NOT c.draining
-          AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)) AS live
+          -- the owner's own stale threshold (server/db/coordinator-liveness.ts), p_stale_ms for older rows
+          AND c.last_heartbeat_at >= now() - make_interval(secs => coalesce(c.stale_ms, p_stale_ms) / 1000.0)) AS live
     INTO v_own
   FROM partition_owners po LEFT JOIN coordinators c ON c.id = po.owner
   WHERE po.task = e.task AND po.partition = e.partition;

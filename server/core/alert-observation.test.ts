@@ -1,0 +1,158 @@
+import { describe, it, expect } from 'vitest';
+import { alertSummary, backpressureRates, observeTask, type EpisodeView, type TaskInputs, type WindowTotals } from './alert-observation';
+import { DEFAULT_ALERT_POLICY, type AlertPolicy } from './alert-evaluation';
+import { stepAlert, type AlertState } from './alert-rules';
+import { flooredImbalance } from './metrics';
+
+const policy: AlertPolicy = { ...DEFAULT_ALERT_POLICY, windowMs: 60_000 };
+const window = (w: Partial<WindowTotals> = {}): WindowTotals => ({
+  arrivals: 0, processed: 0, failed: 0, retried: 0, dead_lettered: 0, shed: 0, rejected: 0, spills: 0, throttled: 0, latency_p99_ms: null, wait_p99_ms: null, run_p99_ms: null, ...w,
+});
+const task = (t: Partial<TaskInputs> = {}): TaskInputs => ({ task: 'orders', definition: { name: 'orders' }, depths: [0, 0, 0, 0], arrivals: [], totals: undefined, keyLoads: [], ...t });
+const none = new Map<string, EpisodeView>();
+const rules = (obs: ReturnType<typeof observeTask>) => obs.map((o) => `${o.rule}${o.subject ? `:${o.subject}` : ''}=${o.breaching ? o.severity : 'clear'}`);
+
+describe('observeTask: threshold rules', () => {
+  it.each([
+    // depths, window, expected verdicts (only breaching or in-progress subjects are observed)
+    ['idle task', [0, 0, 0, 0], undefined, []],
+    ['deep partition 2', [10, 10, 1500, 10], undefined, ['depth=warning', 'imbalance=warning', 'hotPartition:2=critical']],
+    ['critical depth', [6000, 6000, 6000, 6000], undefined, ['depth=critical']],
+    ['retries above 10%', [0, 0, 0, 0], window({ processed: 80, failed: 20, retried: 20 }), ['retryRate=warning']],
+    ['dead letters above 5%', [0, 0, 0, 0], window({ processed: 90, dead_lettered: 10 }), ['dlqRate=critical']],
+    ['p99 above 30 s', [0, 0, 0, 0], window({ processed: 1, latency_p99_ms: 31_000 }), ['p99LatencyMs=critical']],
+  ] as const)('%s', (_name, depths, totals, want) => {
+    expect(rules(observeTask(task({ depths: [...depths], totals }), none, policy))).toEqual(want);
+  });
+
+  it('depth alerts name the deepest partition and carry the depths as evidence', () => {
+    const [o] = observeTask(task({ depths: [10, 10, 1500, 10] }), none, policy);
+    expect(o).toMatchObject({ key: 'orders|depth|', partition: 2, value: 1500, threshold: 1000, evidence: { depths: [10, 10, 1500, 10], deepestPartition: 2 } });
+  });
+
+  it('an in-progress episode is observed even when clear (its clear-duration must run)', () => {
+    const latest = new Map<string, EpisodeView>([['orders|retryRate|', { status: 'firing' }]]);
+    expect(rules(observeTask(task(), latest, policy))).toEqual(['retryRate=clear']);
+  });
+
+  it('a resolved episode is not kept alive', () => {
+    const latest = new Map<string, EpisodeView>([['orders|retryRate|', { status: 'resolved' }]]);
+    expect(observeTask(task(), latest, policy)).toEqual([]);
+  });
+});
+
+describe('imbalance floor', () => {
+  it.each([
+    // depths, floor, ratio (null = not judged)
+    [[1, 0, 0, 0, 0, 0, 0, 0], 100, null], // 8× of a total depth of 1
+    [[99, 0, 0, 0], 100, null],
+    [[100, 0, 0, 0], 100, 4],
+    [[1, 0, 0, 0, 0, 0, 0, 0], 0, 8],
+    [[0, 0], 0, 1],
+  ])('%j with floor %i → %s', (depths, floor, want) => expect(flooredImbalance(depths, floor)).toBe(want));
+
+  it('no imbalance alert below the total-depth floor, one above it', () => {
+    expect(rules(observeTask(task({ depths: [1, 0, 0, 0, 0, 0, 0, 0] }), none, policy))).not.toContain('imbalance=critical');
+    const deep = observeTask(task({ depths: [400, 0, 0, 0, 0, 0, 0, 0] }), none, policy).find((o) => o.rule === 'imbalance');
+    expect(deep).toMatchObject({ breaching: true, severity: 'critical', value: 8, evidence: { totalDepth: 400, minTotalDepth: 100 } });
+  });
+
+  it('flapping case: a trickle hopping between partitions never opens an episode', () => {
+    // One or two executions at a time, landing on a different partition each evaluation
+    // (every 15 s for 10 minutes): without the floor this reads 4–8× and flaps.
+    let state: AlertState | undefined;
+    const episodes: string[] = [];
+    const unfloored = { ...policy, imbalanceMinTotalDepth: 0 };
+    const run = (p: AlertPolicy) => {
+      state = undefined;
+      episodes.length = 0;
+      for (let i = 0; i < 40; i++) {
+        const depths = [0, 0, 0, 0, 0, 0, 0, 0];
+        depths[i % 8] = 1 + (i % 2);
+        const latest = new Map<string, EpisodeView>(state ? [['orders|imbalance|', { status: state.status }]] : []);
+        const o = observeTask(task({ depths }), latest, { ...p, forMs: 0, clearForMs: 0 }).find((x) => x.rule === 'imbalance');
+        const depthNow = i % 2 === 0 ? 1 : 2;
+        const step = stepAlert(state, { breaching: o?.breaching ?? false, value: o?.value ?? null, at: i * 15_000 }, { forMs: 0, clearForMs: 0 });
+        for (const e of step.events) episodes.push(`${e.type}@${depthNow}`);
+        state = step.state;
+      }
+      return episodes.filter((e) => e.startsWith('fired')).length;
+    };
+    expect(run(unfloored)).toBeGreaterThan(0); // the case is real without the floor
+    expect(run(policy)).toBe(0);
+  });
+});
+
+describe('backpressure rules', () => {
+  it.each([
+    // window, expected
+    ['nothing past maxDepth', window({ arrivals: 600 }), []],
+    ['one shed execution is critical', window({ arrivals: 600, shed: 1 }), ['shedPerSecond=critical']],
+    ['rejects under 1% are fine', window({ arrivals: 1000, rejected: 5 }), []],
+    ['rejects above 1% warn', window({ arrivals: 900, rejected: 100 }), ['rejectRate=warning']],
+    ['rejects above 25% are critical', window({ arrivals: 600, rejected: 400 }), ['rejectRate=critical']],
+    ['throttled and spilled do not alert', window({ arrivals: 600, throttled: 300, spills: 200 }), []],
+  ] as const)('%s', (_name, totals, want) => {
+    expect(rules(observeTask(task({ totals }), none, policy))).toEqual(want);
+  });
+
+  it('shed evidence: per-second rates over the window, the task policy and maxDepth', () => {
+    const def = { name: 'orders', backpressure: { policy: 'shed', maxDepth: 50 } };
+    const o = observeTask(task({ definition: def, totals: window({ arrivals: 120, shed: 30, rejected: 0 }) }), none, policy).find((x) => x.rule === 'shedPerSecond')!;
+    expect(o.value).toBeCloseTo(0.5);
+    expect(o.evidence).toMatchObject({ policy: 'shed', maxDepth: 50, perSecond: { shed: 0.5, rejected: 0, throttled: 0, spilled: 0 }, window: { shed: 30, windowMs: 60_000 } });
+    expect(o.remedy).toMatch(/shed policy is dropping executions/);
+  });
+
+  it('backpressureRates: null without a window', () => {
+    expect(backpressureRates(undefined, 60_000)).toBeNull();
+    expect(backpressureRates(window({ rejected: 60, throttled: 6, shed: 0, spills: 600 }), 60_000)).toEqual({ rejected: 1, throttled: 0.1, shed: 0, spilled: 10 });
+  });
+});
+
+describe('wait vs run time', () => {
+  it.each([
+    // window, expected: the task's p99 lines (5 s / 30 s) judge run time; wait has its own (30 s / 5 min)
+    ['a retry backoff makes enqueue → finish slow, not run', window({ processed: 10, latency_p99_ms: 60_000, run_p99_ms: 200, wait_p99_ms: 100 }), []],
+    ['slow handlers: run p99 above 5 s', window({ processed: 10, latency_p99_ms: 7000, run_p99_ms: 6000, wait_p99_ms: 100 }), ['p99LatencyMs=warning']],
+    ['a backlog: wait p99 above 30 s', window({ processed: 10, latency_p99_ms: 40_000, run_p99_ms: 100, wait_p99_ms: 35_000 }), ['waitP99Ms=warning']],
+    ['a long backlog: wait p99 above 5 min', window({ processed: 10, latency_p99_ms: 400_000, run_p99_ms: 100, wait_p99_ms: 310_000 }), ['waitP99Ms=critical']],
+    ['no run histogram yet: enqueue → finish stands in', window({ processed: 10, latency_p99_ms: 6000 }), ['p99LatencyMs=warning']],
+  ] as const)('%s', (_name, totals, want) => {
+    expect(rules(observeTask(task({ totals }), none, policy))).toEqual(want);
+  });
+
+  it('the latency alert says what it measured', () => {
+    const o = observeTask(task({ totals: window({ processed: 1, latency_p99_ms: 9000, run_p99_ms: 8000, wait_p99_ms: 900 }) }), none, policy)[0]!;
+    expect(o.evidence).toMatchObject({ measured: 'run', waitP99Ms: 900, endToEndP99Ms: 9000, value: 8000 });
+  });
+});
+
+describe('hot partitions and hot keys', () => {
+  it('a hot partition past the floor and factor is observed with its routing', () => {
+    const obs = observeTask(task({ depths: [900, 10, 10, 10], definition: { name: 'orders', routing: { strategy: 'hash', keyPath: 'k' } } }), none, policy);
+    const hot = obs.find((o) => o.rule === 'hotPartition')!;
+    expect(hot).toMatchObject({ key: 'orders|hotPartition|0', partition: 0, breaching: true, evidence: { routing: 'hash', partition: 0 } });
+  });
+
+  it('a dominant key of a group is observed, the others-summed stand-in never is', () => {
+    const keyLoads = [
+      { group_name: 'tenant', group_key: 'acme', in_flight: 5, queued: 195, group_total: 260, group_active: 3 },
+      { group_name: 'tenant', group_key: 'beta', in_flight: 5, queued: 20, group_total: 260, group_active: 3 },
+    ];
+    const obs = observeTask(task({ keyLoads }), none, policy).filter((o) => o.rule === 'hotKey');
+    expect(obs.map((o) => o.subject)).toEqual(['tenant=acme']);
+    expect(obs[0]).toMatchObject({ groupName: 'tenant', groupKey: 'acme', breaching: true });
+  });
+});
+
+describe('alertSummary: one line per alert, everywhere', () => {
+  const a = { task: 'orders', subject: '', partition: null, groupName: null, groupKey: null };
+  it.each([
+    [{ ...a, rule: 'depth', partition: 3 }, 'Partition depth — orders (partition 3)'],
+    [{ ...a, rule: 'hotPartition', subject: '2', partition: 2 }, 'Hot partition — orders partition 2'],
+    [{ ...a, rule: 'hotKey', subject: 'tenant=acme', groupName: 'tenant', groupKey: 'acme' }, 'Hot key — orders tenant=acme'],
+    [{ ...a, rule: 'shedPerSecond' }, 'Shed executions — orders'],
+    [{ ...a, task: '', rule: 'coordinatorStale', subject: 'c1@host' }, 'Coordinator stale — fleet: c1@host'],
+  ])('%j', (input, want) => expect(alertSummary(input)).toBe(want));
+});

@@ -1,0 +1,306 @@
+// Alert observation: one task's readings (live partition depths, the evaluator's sample
+// window, group-key loads) turned into one verdict per (rule, subject), given the latest
+// episode of each key (an open alert sees its line lowered by hysteresis; an episode in
+// progress needs an observation even when clear, so its clear-duration can run). The
+// evaluator (server/services/alerts.ts) reads the inputs and steps each verdict through
+// stepAlert; everything here is pure and table-tested (alert-observation.test.ts).
+// Pure: no I/O imports (server/core rule).
+import { detectHotKeys, detectHotPartitions, hotPartitionRemedy, type AlertRuleTiming, type AlertStatus, type HotPartition, type KeyLoad } from './alert-rules';
+import {
+  ALERT_RULE_LABEL,
+  alertKey,
+  alertTiming,
+  detectorSeverity,
+  hotKeyRemedy,
+  relaxedHotKey,
+  relaxedHotPartition,
+  THRESHOLD_RULES,
+  thresholdBreach,
+  thresholdRemedy,
+  backpressureRemedy,
+  type AlertPolicy,
+  type AlertRule,
+  type AlertSeverity,
+} from './alert-evaluation';
+import { flooredImbalance, rate } from './metrics';
+import { routingOf, thresholdsOf } from './stored-definition';
+
+/** What an alert episode is about and how it opens (the columns alert-store writes). */
+export interface AlertSubject {
+  key: string;
+  task: string;
+  rule: AlertRule;
+  subject: string;
+  partition: number | null;
+  groupName: string | null;
+  groupKey: string | null;
+  severity: AlertSeverity;
+  threshold: number | null;
+  remedy: string | null;
+}
+
+/** One rule's verdict for one subject: the alert it would open, plus the reading. */
+export interface Observation extends AlertSubject {
+  breaching: boolean;
+  value: number | null;
+  evidence: Record<string, unknown>;
+  /** How long it must breach before firing (the task's alertAfterMs, else the policy's) and clear before resolving. */
+  timing: AlertRuleTiming;
+}
+
+/** What observation needs of a key's latest episode. */
+export interface EpisodeView {
+  status: AlertStatus;
+}
+
+/** The evaluator's window totals for a task (partition −1 of metric_samples). */
+export interface WindowTotals {
+  arrivals: number;
+  processed: number;
+  failed: number;
+  retried: number;
+  dead_lettered: number;
+  shed: number;
+  rejected: number;
+  spills: number;
+  throttled: number;
+  /** enqueue → finish */
+  latency_p99_ms: number | null;
+  /** ready (run_at) → claimed; claimed → finished. null in windows sampled before they were kept. */
+  wait_p99_ms: number | null;
+  run_p99_ms: number | null;
+}
+
+export interface GroupKeyLoad {
+  group_name: string;
+  group_key: string;
+  in_flight: number;
+  queued: number;
+  group_total: number;
+  group_active: number;
+}
+
+export interface TaskInputs {
+  task: string;
+  definition: unknown;
+  depths: number[];
+  arrivals: number[];
+  totals: WindowTotals | undefined;
+  keyLoads: GroupKeyLoad[];
+}
+
+const WAIT_REMEDY =
+  'Ready executions wait long to be claimed: raise the task concurrency or per-key limits, add coordinators, or check the Coordinators page for partitions without a live owner.';
+
+/** Keys considered per group when computing hot-key shares (the rest are summed). */
+export const KEYS_PER_GROUP = 20;
+const OTHERS = '\u0000others';
+
+export const isOpenEpisode = (r: EpisodeView | undefined) => r !== undefined && (r.status === 'firing' || r.status === 'acknowledged');
+/** An episode still in progress (pending too): it needs an observation even when clear. */
+export const inProgressEpisode = (r: EpisodeView | undefined) => r !== undefined && r.status !== 'resolved';
+
+/** One line per alert, used by notifications, the audit log and the Alerts pages alike. */
+export function alertSummary(a: { task: string; rule: string; subject: string; partition: number | null; groupName: string | null; groupKey: string | null }): string {
+  const label = ALERT_RULE_LABEL[a.rule as AlertRule] ?? a.rule;
+  const who = a.task === '' ? 'fleet' : a.task;
+  if (a.rule === 'hotPartition') return `${label} — ${who} partition ${a.partition}`;
+  if (a.rule === 'hotKey') return `${label} — ${who} ${a.groupName}=${a.groupKey}`;
+  if (a.rule === 'depth' && a.partition !== null) return `${label} — ${who} (partition ${a.partition})`;
+  if (a.subject !== '') return `${label} — ${who}: ${a.subject}`;
+  return `${label} — ${who}`;
+}
+
+/** The per-second rates of the backpressure outcomes over the evaluation window; null without a window. */
+export function backpressureRates(w: WindowTotals | undefined, windowMs: number) {
+  if (!w) return null;
+  const per = (n: number) => (n * 1000) / windowMs;
+  return { rejected: per(w.rejected), throttled: per(w.throttled), shed: per(w.shed), spilled: per(w.spills) };
+}
+
+/** Pure: one task's observations, given the latest episode of each key (for hysteresis). */
+export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeView>, policy: AlertPolicy): Observation[] {
+  const thresholds = thresholdsOf(t.definition);
+  const timing = alertTiming(policy, thresholds);
+  const out: Observation[] = [];
+  const base = (rule: AlertRule, subject = '') => ({
+    timing,
+    key: alertKey(t.task, rule, subject),
+    task: t.task,
+    rule,
+    subject,
+    partition: null as number | null,
+    groupName: null as string | null,
+    groupKey: null as string | null,
+  });
+
+  // Threshold rules.
+  const deepest = t.depths.length ? t.depths.indexOf(Math.max(...t.depths)) : -1;
+  const totalDepth = t.depths.reduce((a, b) => a + b, 0);
+  const w = t.totals;
+  const values: Record<(typeof THRESHOLD_RULES)[number], number | null> = {
+    depth: deepest >= 0 ? t.depths[deepest]! : null,
+    // Below the floor a ratio means nothing (8× of a total depth of 1) and flaps.
+    imbalance: t.depths.length ? flooredImbalance(t.depths, policy.imbalanceMinTotalDepth) : null,
+    retryRate: w ? rate(w.retried, w.processed + w.failed) : null,
+    dlqRate: w ? rate(w.dead_lettered, w.processed + w.dead_lettered) : null,
+    // The design's processing-latency lines judge run time (a delayed execution or a
+    // retry backoff is not slow processing); enqueue → finish only where run is unknown.
+    p99LatencyMs: w ? (w.run_p99_ms ?? w.latency_p99_ms) : null,
+  };
+  for (const rule of THRESHOLD_RULES) {
+    const b = base(rule);
+    const open = isOpenEpisode(latest.get(b.key));
+    const verdict = thresholdBreach(values[rule], thresholds[rule], open, policy.hysteresis);
+    if (!verdict.breaching && !inProgressEpisode(latest.get(b.key))) continue;
+    out.push({
+      ...b,
+      partition: rule === 'depth' && deepest >= 0 ? deepest : null,
+      breaching: verdict.breaching,
+      value: values[rule],
+      severity: verdict.severity,
+      threshold: thresholds[rule].warning,
+      evidence: {
+        warning: thresholds[rule].warning,
+        critical: thresholds[rule].critical,
+        value: values[rule],
+        ...(rule === 'depth' || rule === 'imbalance' ? { depths: t.depths, deepestPartition: deepest } : {}),
+        ...(rule === 'imbalance' ? { totalDepth, minTotalDepth: policy.imbalanceMinTotalDepth } : {}),
+        ...(w && rule !== 'depth' && rule !== 'imbalance'
+          ? { window: { processed: w.processed, failed: w.failed, retried: w.retried, deadLettered: w.dead_lettered, windowMs: policy.windowMs } }
+          : {}),
+        ...(w && rule === 'p99LatencyMs' ? { measured: w.run_p99_ms !== null ? 'run' : 'enqueue → finish', waitP99Ms: w.wait_p99_ms, endToEndP99Ms: w.latency_p99_ms } : {}),
+      },
+      remedy: thresholdRemedy(rule),
+    });
+  }
+
+  // Backpressure outcomes: any shed is dropped work; rejections past a rate.
+  const rates = backpressureRates(w, policy.windowMs);
+  const offered = w ? w.arrivals + w.rejected : 0;
+  const bpValues = { shedPerSecond: rates?.shed ?? null, rejectRate: w ? rate(w.rejected, offered) : null } as const;
+  for (const rule of ['shedPerSecond', 'rejectRate'] as const) {
+    const b = base(rule);
+    const lines = policy.backpressure[rule];
+    const verdict = thresholdBreach(bpValues[rule], lines, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    if (!verdict.breaching && !inProgressEpisode(latest.get(b.key))) continue;
+    const def = t.definition as { backpressure?: { policy?: string; maxDepth?: number } } | null;
+    out.push({
+      ...b,
+      breaching: verdict.breaching,
+      value: bpValues[rule],
+      severity: verdict.severity,
+      threshold: lines.warning,
+      evidence: {
+        warning: lines.warning,
+        critical: lines.critical,
+        value: bpValues[rule],
+        perSecond: rates,
+        window: { arrivals: w?.arrivals ?? 0, rejected: w?.rejected ?? 0, shed: w?.shed ?? 0, spilled: w?.spills ?? 0, throttled: w?.throttled ?? 0, windowMs: policy.windowMs },
+        policy: def?.backpressure?.policy ?? null,
+        maxDepth: def?.backpressure?.maxDepth ?? null,
+        depths: t.depths,
+      },
+      remedy: backpressureRemedy(rule),
+    });
+  }
+
+  // Wait time (ready → claimed): its own lines, since the backlog, not the handler, is slow.
+  {
+    const b = base('waitP99Ms');
+    const value = w?.wait_p99_ms ?? null;
+    const verdict = thresholdBreach(value, policy.waitP99Ms, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    if (verdict.breaching || inProgressEpisode(latest.get(b.key))) {
+      out.push({
+        ...b,
+        breaching: verdict.breaching,
+        value,
+        severity: verdict.severity,
+        threshold: policy.waitP99Ms.warning,
+        evidence: { warning: policy.waitP99Ms.warning, critical: policy.waitP99Ms.critical, value, runP99Ms: w?.run_p99_ms ?? null, depths: t.depths, windowMs: policy.windowMs },
+        remedy: WAIT_REMEDY,
+      });
+    }
+  }
+
+  // Hot partitions: strict detection for new episodes, relaxed for open ones.
+  if (t.depths.length >= 2) {
+    const arrivals = t.arrivals.length === t.depths.length ? t.arrivals : [];
+    const strict = detectHotPartitions({ depths: t.depths, arrivals, ...policy.hotPartition });
+    const relaxed = detectHotPartitions({ depths: t.depths, arrivals, ...relaxedHotPartition(policy.hotPartition, policy.hysteresis) });
+    const routing = routingOf(t.definition);
+    for (let p = 0; p < t.depths.length; p++) {
+      const b = { ...base('hotPartition', String(p)), partition: p };
+      const open = isOpenEpisode(latest.get(b.key));
+      const hit: HotPartition | undefined = (open ? relaxed : strict).find((h) => h.partition === p);
+      if (!hit && !inProgressEpisode(latest.get(b.key))) continue;
+      const ratio = hit ? Math.max(hit.depthRatio ?? Infinity, hit.arrivalRatio ?? 0) : null;
+      out.push({
+        ...b,
+        breaching: hit !== undefined,
+        value: hit ? (Number.isFinite(ratio!) ? ratio : null) : null,
+        severity: hit ? detectorSeverity(hit.depthRatio === null ? null : ratio, policy.hotPartition.factor * 3) : 'warning',
+        threshold: policy.hotPartition.factor,
+        evidence: {
+          depths: t.depths,
+          arrivals,
+          partition: p,
+          ...(hit
+            ? {
+                reasons: hit.reasons,
+                depth: hit.depth,
+                siblingMedianDepth: hit.siblingMedianDepth,
+                depthRatio: hit.depthRatio,
+                arrivalsInWindow: hit.arrivals,
+                siblingMedianArrivals: hit.siblingMedianArrivals,
+                arrivalRatio: hit.arrivalRatio,
+              }
+            : {}),
+          factor: policy.hotPartition.factor,
+          floorDepth: policy.hotPartition.floorDepth,
+          windowMs: policy.windowMs,
+          routing: routing.strategy,
+        },
+        remedy: hit ? hotPartitionRemedy(routing.strategy, hit.reasons) : null,
+      });
+    }
+  }
+
+  // Hot keys, per group: the top keys plus the rest summed into one stand-in entry.
+  const groups = new Map<string, GroupKeyLoad[]>();
+  for (const k of t.keyLoads) groups.set(k.group_name, [...(groups.get(k.group_name) ?? []), k]);
+  for (const [group, rows] of groups) {
+    const listed = rows.reduce((n, r) => n + r.in_flight + r.queued, 0);
+    const rest = Math.max(0, rows[0]!.group_total - listed);
+    const loads: KeyLoad[] = rows.map((r) => ({ key: r.group_key, inFlight: r.in_flight, queued: r.queued }));
+    if (rest > 0) loads.push({ key: OTHERS, inFlight: 0, queued: rest });
+    const strict = detectHotKeys(loads, policy.hotKey).filter((k) => k.key !== OTHERS);
+    const relaxed = detectHotKeys(loads, relaxedHotKey(policy.hotKey, policy.hysteresis)).filter((k) => k.key !== OTHERS);
+    const prefix = `${t.task}|hotKey|${group}=`;
+    const inProgressKeys = [...latest.entries()].filter(([k, r]) => inProgressEpisode(r) && k.startsWith(prefix)).map(([k]) => k.slice(prefix.length));
+    const candidates = new Set([...strict.map((k) => k.key), ...inProgressKeys]);
+    for (const key of candidates) {
+      const b = { ...base('hotKey', `${group}=${key}`), groupName: group, groupKey: key };
+      const open = isOpenEpisode(latest.get(b.key));
+      const hit = (open ? relaxed : strict).find((k) => k.key === key);
+      out.push({
+        ...b,
+        breaching: hit !== undefined,
+        value: hit?.share ?? null,
+        severity: hit ? detectorSeverity(hit.share, (1 + policy.hotKey.dominantShare) / 2) : 'warning',
+        threshold: policy.hotKey.dominantShare,
+        evidence: {
+          group,
+          key,
+          groupLoad: rows[0]!.group_total,
+          activeKeys: rows[0]!.group_active,
+          topKeys: rows.slice(0, 10).map((r) => ({ key: r.group_key, inFlight: r.in_flight, queued: r.queued })),
+          dominantShare: policy.hotKey.dominantShare,
+          floor: policy.hotKey.floor,
+        },
+        remedy: hit ? hotKeyRemedy(group, key) : null,
+      });
+    }
+  }
+  return out;
+}
