@@ -261,3 +261,7 @@ console.log(`  executions size at the hold's start ${(sizeRef / 1048576).toFixed
 console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
 console.log(`  goals: held ≥ 0.90, after ≥ 0.98, size growth within ±20%, pickup p99 ≤ 25 ms`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');
+// Everything is stopped and closed above. Exit explicitly: one run in three (2026-11-24)
+// stayed alive after this point with no connection open — a timer left behind by one of
+// the stopped coordinators, not found yet — and a bench must end by itself.
+process.exit(0);

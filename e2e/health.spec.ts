@@ -48,7 +48,9 @@ test('backpressure, wait and run charts with their lines; reconciler repairs; co
   await expect(page.getByTestId('chart-shed').locator('[data-breach="critical"]').first()).toBeVisible();
   await expect(page.getByTestId('chart-wait-p99').locator('[data-breach="warning"]').first()).toBeVisible();
   await expect(page.getByTestId('chart-run-p99').locator('[data-breach]')).toHaveCount(0);
-  await expect(page.getByTestId('chart-backpressure').locator('.recharts-reference-line')).toHaveCount(0);
+  // No threshold lines on the outcomes chart (its reference lines are change markers only).
+  await expect(page.getByTestId('chart-backpressure').getByTestId(/^threshold-(warning|critical)$/)).toHaveCount(0);
+  await expect(page.getByTestId('chart-shed').getByTestId(/^threshold-(warning|critical)$/).first()).toBeAttached();
 
   const repairs = page.getByTestId('reconcile-repairs');
   await expect(repairs.getByRole('row')).toHaveCount(2);

@@ -120,7 +120,10 @@ export class ExecutionRunner {
     // settled promises (microtasks only: no timer or I/O ran, heartbeats stopped, the
     // member looked dead and its leases were rescued) until the grace period ran out.
     while (ledger.inFlight > completer.unflushed() && Date.now() < deadline) {
-      await Promise.race([Promise.allSettled(ledger.executions().map((r) => r.done)), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled(ledger.executions().map((r) => r.done)), new Promise((r) => (timer = setTimeout(r, Math.max(1, deadline - Date.now()))))]);
+      // The grace timer must not outlive the wait (it held a stopped coordinator's process open).
+      clearTimeout(timer);
     }
     for (const r of ledger.executions()) if (!r.abort.signal.aborted) r.abort.abort(new ShutdownAbort('coordinator shutting down'));
     await Promise.allSettled(ledger.executions().map((r) => r.done));

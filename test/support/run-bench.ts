@@ -13,11 +13,20 @@ export function runBench(script: string, args: string[], timeoutMs = 170_000): P
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: inject('pgAdminUrl') },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: the timeout kills tsx and the script it runs (killing tsx
+      // alone left the script running after the test).
+      detached: true,
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, output });
