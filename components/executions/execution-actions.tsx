@@ -10,7 +10,7 @@ import { useTRPC } from '@/components/trpc/trpc-provider';
 import { errorMessage } from '@/components/trpc/trpc-error';
 import { Button } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
-import { Modal } from '@/components/dlq/modal';
+import { Modal } from '@/components/dead-letters/modal';
 
 const CANCELABLE = new Set(['queued', 'scheduled', 'blocked', 'spilled', 'running']);
 

@@ -5,7 +5,7 @@ import Form from 'next/form';
 import { EXECUTION_STATES, type ExecutionFilter, type ExecutionOrder } from '@/server/core/execution-filter';
 import { Input, Select } from '@/components/ui/input';
 import { FilterActions, Labelled, TaskSelect, rawParam as raw } from '@/components/ui/filter-bar';
-import { utcInputValue } from '@/components/dlq/dlq-search-params';
+import { utcInputValue } from '@/components/dead-letters/dead-letter-search-params';
 import type { ExecutionSearchParams } from './execution-search-params';
 
 export function ExecutionFilters({

@@ -21,7 +21,7 @@ import { Callout } from '@/components/ui/callout';
 import { ApplyReview } from '@/components/config/apply-review';
 import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
 import { GroupsEditor } from './groups-editor';
-import { BackpressureSection, DlqSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
+import { BackpressureSection, DeadLetterSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
 import { PauseToggle } from './pause-toggle';
 import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
@@ -294,7 +294,7 @@ function TaskEditor({
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
             <RetrySection form={form} errors={errors} update={update} />
             <BackpressureSection form={form} errors={errors} update={update} />
-            <DlqSection form={form} errors={errors} update={update} />
+            <DeadLetterSection form={form} errors={errors} update={update} />
             <ThresholdsSection form={form} errors={errors} update={update} />
           </div>
         </fieldset>

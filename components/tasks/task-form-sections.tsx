@@ -162,7 +162,7 @@ export function BackpressureSection({ form, errors, update }: SectionProps) {
   );
 }
 
-export function DlqSection({ form, errors, update }: SectionProps) {
+export function DeadLetterSection({ form, errors, update }: SectionProps) {
   return (
     <Section id="sec-dlq" title="Dead-letter queue" description="Limits on what dead letters are kept.">
       <div className={grid}>

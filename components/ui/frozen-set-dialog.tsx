@@ -16,7 +16,7 @@ import { Input } from '@/components/ui/input';
 import { Field } from '@/components/ui/field';
 import { Callout } from '@/components/ui/callout';
 import { Timestamp } from '@/components/ui/timestamp';
-import { Modal } from '@/components/dlq/modal';
+import { Modal } from '@/components/dead-letters/modal';
 import { confirmationMatches } from '@/server/core/dead-letter-filter';
 
 /** What every frozen-set preview carries. */

@@ -11,15 +11,15 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';
 import { Callout } from '@/components/ui/callout';
 import { buttonClass } from '@/components/ui/button';
-import { DlqFilters } from '@/components/dlq/dlq-filters';
-import { FingerprintGroups } from '@/components/dlq/fingerprint-groups';
-import { DeadLetterTable } from '@/components/dlq/dead-letter-table';
-import { ReplayJobs } from '@/components/dlq/replay-jobs';
-import { deadLettersHref, filterFromSearchParams, type DlqSearchParams } from '@/components/dlq/dlq-search-params';
+import { DeadLetterFilters } from '@/components/dead-letters/dead-letter-filters';
+import { FingerprintGroups } from '@/components/dead-letters/fingerprint-groups';
+import { DeadLetterTable } from '@/components/dead-letters/dead-letter-table';
+import { ReplayJobs } from '@/components/dead-letters/replay-jobs';
+import { deadLettersHref, filterFromSearchParams, type DeadLetterSearchParams } from '@/components/dead-letters/dead-letter-search-params';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 
-export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<DlqSearchParams> }) {
+export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<DeadLetterSearchParams> }) {
   const user = await currentUser();
   if (!user) redirect('/login');
   const canOperate = roleAtLeast(user.role, 'operator');
@@ -49,7 +49,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         description="Executions that failed their last attempt. Replay them through the engine (rate-limited, tracked), or purge an exact, frozen set."
       />
       <Panel className="mb-4">
-        <DlqFilters sp={sp} filter={filter} tasks={tasks} />
+        <DeadLetterFilters sp={sp} filter={filter} tasks={tasks} />
         {problem && (
           <div className="p-3">
             <Callout tone="danger">{problem}</Callout>

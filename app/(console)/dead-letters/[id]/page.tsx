@@ -6,8 +6,8 @@ import { roleAtLeast } from '@/server/core/roles';
 import { DetailPageHeader, detailOr404 } from '@/components/ui/detail-page-header';
 import { Badge } from '@/components/ui/badge';
 import { Timestamp } from '@/components/ui/timestamp';
-import { DeadLetterDetail } from '@/components/dlq/dead-letter-detail';
-import { DeadLetterActions } from '@/components/dlq/dead-letter-actions';
+import { DeadLetterDetail } from '@/components/dead-letters/dead-letter-detail';
+import { DeadLetterActions } from '@/components/dead-letters/dead-letter-actions';
 
 type Params = { params: Promise<{ id: string }> };
 

@@ -4,9 +4,9 @@ import Form from 'next/form';
 import type { DeadLetterFilter } from '@/server/core/dead-letter-filter';
 import { Input, Select } from '@/components/ui/input';
 import { FilterActions, Labelled, TaskSelect, rawParam as raw } from '@/components/ui/filter-bar';
-import { utcInputValue, type DlqSearchParams } from './dlq-search-params';
+import { utcInputValue, type DeadLetterSearchParams } from './dead-letter-search-params';
 
-export function DlqFilters({ sp, filter, tasks }: { sp: DlqSearchParams; filter: DeadLetterFilter | null; tasks: string[] }) {
+export function DeadLetterFilters({ sp, filter, tasks }: { sp: DeadLetterSearchParams; filter: DeadLetterFilter | null; tasks: string[] }) {
   const v = (k: keyof DeadLetterFilter) => (filter ? ((filter[k] as string | undefined) ?? '') : raw(sp, k));
   return (
     <Form action="/dead-letters" aria-label="Filter dead letters" className="grid grid-cols-2 gap-3 p-3 md:grid-cols-4 xl:grid-cols-[repeat(8,minmax(0,1fr))_auto]">

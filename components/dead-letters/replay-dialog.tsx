@@ -13,7 +13,7 @@ import { Field } from '@/components/ui/field';
 import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
 import { replayRateProblem } from '@/server/core/replay-rate';
 import { frozenDeadLetterProps } from './frozen-dead-letters';
-import { describeScope, type UiScope } from './dlq-scope';
+import { describeScope, type UiScope } from './dead-letter-scope';
 
 export function ReplayDialog({
   scope,

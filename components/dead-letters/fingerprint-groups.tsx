@@ -6,7 +6,7 @@ import type { FingerprintGroups as Groups } from '@/server/presenters/dead-lette
 import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
-import { deadLettersHref } from './dlq-search-params';
+import { deadLettersHref } from './dead-letter-search-params';
 
 export function FingerprintGroups({ groups, sampledNewest, filter }: { groups: Groups['groups']; sampledNewest: number | null; filter: DeadLetterFilter }) {
   if (groups.length === 0) return null;

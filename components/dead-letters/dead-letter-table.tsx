@@ -14,8 +14,8 @@ import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
 import { ReplayDialog } from './replay-dialog';
 import { PurgeDialog } from './purge-dialog';
-import { deadLettersHref } from './dlq-search-params';
-import type { UiScope } from './dlq-scope';
+import { deadLettersHref } from './dead-letter-search-params';
+import type { UiScope } from './dead-letter-scope';
 
 type Dialog = { kind: 'replay' | 'purge'; scope: UiScope; count: number | null; capped: boolean } | null;
 

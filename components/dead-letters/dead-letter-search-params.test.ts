@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { deadLettersHref, filterFromSearchParams } from './dlq-search-params';
+import { deadLettersHref, filterFromSearchParams } from './dead-letter-search-params';
 
 describe('Dead letters URL', () => {
   it('reads filters, treating datetime-local values as UTC', () => {

@@ -4,14 +4,14 @@
 import { deadLetterFilterSchema, FILTER_KEYS, filterToSearchParams, type DeadLetterFilter } from '@/server/core/dead-letter-filter';
 import { parseUtc } from '@/components/audit/audit-search-params';
 
-export type DlqSearchParams = Record<string, string | string[] | undefined>;
+export type DeadLetterSearchParams = Record<string, string | string[] | undefined>;
 
 function one(v: string | string[] | undefined): string | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   return s === undefined || s.trim() === '' ? undefined : s.trim();
 }
 
-export function filterFromSearchParams(sp: DlqSearchParams): { filter: DeadLetterFilter | null; cursor: string | undefined; problems: string[] } {
+export function filterFromSearchParams(sp: DeadLetterSearchParams): { filter: DeadLetterFilter | null; cursor: string | undefined; problems: string[] } {
   const raw: Record<string, unknown> = {};
   for (const k of FILTER_KEYS) {
     const v = one(sp[k]);

@@ -7,7 +7,7 @@ import { Badge, type Tone } from '@/components/ui/badge';
 import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
-import { deadLettersHref } from './dlq-search-params';
+import { deadLettersHref } from './dead-letter-search-params';
 
 function Pre({ children, label }: { children: string; label: string }) {
   return (

@@ -10,7 +10,7 @@ import { useTRPC } from '@/components/trpc/trpc-provider';
 import { buttonClass } from '@/components/ui/button';
 import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
 import { frozenDeadLetterProps } from './frozen-dead-letters';
-import { describeScope, type UiScope } from './dlq-scope';
+import { describeScope, type UiScope } from './dead-letter-scope';
 
 export function PurgeDialog({
   scope,
