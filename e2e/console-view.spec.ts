@@ -114,6 +114,10 @@ test('a config change shows as a marker on the charts, linking to its version', 
   expect(rt.rows[0]!.paused).toBe(true);
 
   await page.goto(`/?task=${task}&live=off`);
+  // Paused and otherwise healthy: the card says Paused, not Healthy.
+  const card = page.getByTestId(`task-card-${task}`);
+  await expect(card).toContainText('Paused');
+  await expect(card.getByTestId('task-card-status')).toHaveCount(0);
   const depth = page.getByTestId('chart-depth');
   await expect(depth).toHaveAttribute('data-state', 'ready');
   const marker = depth.locator('[data-testid="chart-marker"][data-kind="pause"]');

@@ -19,7 +19,13 @@ test('an operator acknowledges a hot-partition alert and the audit log shows it'
   const operator = await seedUser('operator', 'observe-op');
   await signInViaApi(page.request, operator);
 
-  await page.goto(`/alerts?task=${seed.hotTask}`);
+  // From the Overview: the task card's "N alerts" opens the task's open alerts.
+  await page.goto(`/?task=${seed.hotTask}&live=off`);
+  const open = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE task = $1 AND status = 'firing'`, [seed.hotTask]);
+  const cardAlerts = page.getByTestId(`task-card-alerts-${seed.hotTask}`);
+  await expect(cardAlerts).toHaveText(`${open.rows[0]!.n} alert${open.rows[0]!.n === 1 ? '' : 's'}`);
+  await cardAlerts.click();
+  await expect(page).toHaveURL(new RegExp(`/alerts\\?(.*&)?task=${seed.hotTask}`));
   const row = page.getByTestId(`alert-row-${alert.id}`);
   await expect(row).toContainText(`Hot partition — ${seed.hotTask} partition ${seed.hotPartition}`);
   await row.click();

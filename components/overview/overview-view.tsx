@@ -4,6 +4,7 @@
 // refetches every 10 s and keeps the previous data on screen during a range change.
 import Link from 'next/link';
 import { executionsHref } from '@/components/executions/execution-search-params';
+import { alertsHref } from '@/components/alerts/alert-search-params';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -88,7 +89,7 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
   const breaches = [...card.health.breaches].sort((a, b) => SEVERITY_RANK[card.health.metrics[a].status] - SEVERITY_RANK[card.health.metrics[b].status]);
   const alerts = card.openAlerts.critical + card.openAlerts.warning;
   return (
-    <li>
+    <li className="relative">
       <Link
         href={href}
         scroll={false}
@@ -105,10 +106,13 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
         <div className="flex items-start justify-between gap-2">
           <span className="truncate font-mono text-[13px] font-semibold">{card.task}</span>
           <span className="flex items-center gap-1">
-            {card.paused && <Badge>Paused</Badge>}
-            <span title={card.worstFrom === 'alerts' ? 'From firing alerts; the metrics are within thresholds now' : undefined} data-testid="task-card-status">
-              <StatusBadge status={card.worst} />
-            </span>
+            {card.paused && <Badge tone="warning">Paused</Badge>}
+            {/* A paused task is not "healthy": with nothing wrong besides, the badge says paused only. */}
+            {!(card.paused && (card.worst === 'ok' || card.worst === 'unknown')) && (
+              <span title={card.worstFrom === 'alerts' ? 'From firing alerts; the metrics are within thresholds now' : undefined} data-testid="task-card-status">
+                <StatusBadge status={card.worst} />
+              </span>
+            )}
           </span>
         </div>
         <dl className="grid grid-cols-3 gap-2 text-[11px]">
@@ -139,9 +143,23 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
               {METRIC_LABEL[m]} {formatValue(card.health.metrics[m].value, METRIC_KIND[m])}
             </Badge>
           ))}
-          {alerts > 0 && <span className="ml-auto text-danger">{alerts} alert{alerts === 1 ? '' : 's'}</span>}
+          {/* Room for the alerts link below (a link cannot sit inside the card's link). */}
+          {alerts > 0 && (
+            <span className="invisible ml-auto" aria-hidden="true">
+              {alerts} alert{alerts === 1 ? '' : 's'}
+            </span>
+          )}
         </div>
       </Link>
+      {alerts > 0 && (
+        <Link
+          href={alertsHref({ status: 'open', task: card.task })}
+          className="absolute right-3 bottom-3 text-[11px] text-danger hover:underline"
+          data-testid={`task-card-alerts-${card.task}`}
+        >
+          {alerts} alert{alerts === 1 ? '' : 's'}
+        </Link>
+      )}
     </li>
   );
 }
