@@ -3,6 +3,15 @@ import type { DeadLetterFilter } from '@/server/core/dead-letter-filter';
 
 export type UiScope = { ids: number[] } | { filter: DeadLetterFilter };
 
+/** The props of a dialog acting on a scope (replay, purge); `done` is what onDone receives. */
+export interface ScopeDialogProps<Done extends unknown[] = []> {
+  scope: UiScope;
+  count: number | null;
+  countCapped?: boolean;
+  onClose: () => void;
+  onDone?: (...done: Done) => void;
+}
+
 export function describeScope(scope: UiScope, count: number | null, countCapped = false): string {
   if ('ids' in scope) return `${scope.ids.length} selected dead letter${scope.ids.length === 1 ? '' : 's'}`;
   const parts = Object.entries(scope.filter)

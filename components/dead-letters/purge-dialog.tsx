@@ -10,7 +10,7 @@ import { useTRPC } from '@/components/trpc/trpc-provider';
 import { buttonClass } from '@/components/ui/button';
 import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
 import { frozenDeadLetterProps } from './frozen-dead-letters';
-import { describeScope, type UiScope } from './dead-letter-scope';
+import { describeScope, type ScopeDialogProps } from './dead-letter-scope';
 
 export function PurgeDialog({
   scope,
@@ -18,13 +18,7 @@ export function PurgeDialog({
   countCapped,
   onClose,
   onDone,
-}: {
-  scope: UiScope;
-  count: number | null;
-  countCapped?: boolean;
-  onClose: () => void;
-  onDone?: () => void;
-}) {
+}: ScopeDialogProps) {
   const trpc = useTRPC();
   const preview = useMutation(trpc.deadLetters.previewPurge.mutationOptions());
   const purge = useMutation(trpc.deadLetters.purge.mutationOptions({ onSuccess: () => onDone?.() }));

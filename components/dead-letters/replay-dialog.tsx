@@ -13,7 +13,7 @@ import { Field } from '@/components/ui/field';
 import { FrozenSetDialog } from '@/components/ui/frozen-set-dialog';
 import { replayRateProblem } from '@/server/core/replay-rate';
 import { frozenDeadLetterProps } from './frozen-dead-letters';
-import { describeScope, type UiScope } from './dead-letter-scope';
+import { describeScope, type ScopeDialogProps } from './dead-letter-scope';
 
 export function ReplayDialog({
   scope,
@@ -21,13 +21,7 @@ export function ReplayDialog({
   countCapped,
   onClose,
   onDone,
-}: {
-  scope: UiScope;
-  count: number | null;
-  countCapped?: boolean;
-  onClose: () => void;
-  onDone?: (jobId: number) => void;
-}) {
+}: ScopeDialogProps<[jobId: number]>) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const requestId = useMemo(() => crypto.randomUUID(), []);

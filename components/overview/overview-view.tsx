@@ -5,6 +5,7 @@
 import Link from 'next/link';
 import { executionsHref } from '@/components/executions/execution-search-params';
 import { alertsHref } from '@/components/alerts/alert-search-params';
+import { replicaBehind } from '@/components/shell/replica-lag-notice';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
@@ -74,7 +75,7 @@ function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
       <Stat label="Alerts firing" value={String(firing)} tone={fleet.alertsFiring.critical ? 'danger' : firing ? 'warning' : undefined} href="/alerts" />
       {/* With a read replica, the charts are as old as the roll-up delay plus the replica's lag. */}
       <Stat
-        label={fleet.replica && fleet.replica.lagMs > (fleet.rollupLagMs ?? 0) ? 'Data delay (replica)' : 'Data delay'}
+        label={fleet.replica && replicaBehind({ lagMs: fleet.replica.lagMs, dataDelayMs: fleet.rollupLagMs }) ? 'Data delay (replica)' : 'Data delay'}
         value={fleet.rollupLagMs === null ? '—' : formatDuration(fleet.rollupLagMs + (fleet.replica?.lagMs ?? 0))}
         tone={fleet.rollupLagMs !== null && fleet.rollupLagMs + (fleet.replica?.lagMs ?? 0) > 60_000 ? 'warning' : undefined}
       />

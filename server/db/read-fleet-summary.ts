@@ -1,7 +1,7 @@
 // The Overview's fleet strip in one round trip: coordinators (live and not draining, by
-// the one liveness predicate, server/db/coordinator-liveness.ts), open alerts by severity, and the roll-up
-// cursor of the finest resolution (for "data is N s behind"). Each part is a small
-// table or a partial index (alerts_open_key).
+// the one liveness predicate, server/db/coordinator-liveness.ts) and the roll-up cursor of
+// the finest resolution (for "data is N s behind"). Open alert counts are not read here:
+// the strip sums them from the task cards (readOpenAlertCounts), so the two agree.
 import type { Db } from './pool';
 import { coordinatorLive } from './coordinator-liveness';
 
@@ -9,9 +9,6 @@ export interface FleetSummaryRow {
   coordinators_live: number;
   coordinators_registered: number;
   coordinators_draining: number;
-  alerts_firing_critical: number;
-  alerts_firing_warning: number;
-  alerts_acknowledged: number;
   rolled_until: Date | null;
   db_now: Date;
 }
@@ -22,9 +19,6 @@ export async function readFleetSummary(db: Db): Promise<FleetSummaryRow> {
        (SELECT count(*)::int FROM coordinators c WHERE NOT c.draining AND ${coordinatorLive('c')}) AS coordinators_live,
        (SELECT count(*)::int FROM coordinators WHERE stopped_at IS NULL) AS coordinators_registered,
        (SELECT count(*)::int FROM coordinators WHERE stopped_at IS NULL AND draining) AS coordinators_draining,
-       (SELECT count(*)::int FROM alerts WHERE status = 'firing' AND severity = 'critical') AS alerts_firing_critical,
-       (SELECT count(*)::int FROM alerts WHERE status = 'firing' AND severity = 'warning') AS alerts_firing_warning,
-       (SELECT count(*)::int FROM alerts WHERE status = 'acknowledged') AS alerts_acknowledged,
        (SELECT rolled_until FROM metric_rollup_state WHERE resolution_s = 10) AS rolled_until,
        now() AS db_now`,
   );
