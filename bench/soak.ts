@@ -216,7 +216,9 @@ for (let i = 1; i < samples.length; i++) {
     sizeMb: b.sizeBytes / 1048576,
     deadTuples: b.deadTuples,
     liveTuples: b.liveTuples,
-    held: a.at < holdTo && b.at > holdFrom,
+    // held for more than a second of the bucket (a sample taken a few ms after the hold
+    // began does not make the bucket before it 'held')
+    held: Math.min(b.at, holdTo) - Math.max(a.at, holdFrom) > 1000,
   });
 }
 const rateIn = (from: number, to: number) => {
@@ -226,8 +228,10 @@ const rateIn = (from: number, to: number) => {
   const b = inside[inside.length - 1]!;
   return (b.processed - a.processed) / ((b.at - a.at) / 1000);
 };
-// "Before": from the end of the first bucket (coordinators warm) to the hold's start.
-const before = rateIn(t0 + BUCKET_MS, holdFrom + 1000);
+// "Before": from the end of the first bucket (coordinators warm) to the hold's start —
+// from the start when the hold begins within two buckets (a 3-minute run has one bucket
+// before it; skipping it left no window and printed NaN).
+const before = rateIn(holdFrom - t0 >= 2 * BUCKET_MS ? t0 + BUCKET_MS : t0 - 1000, holdFrom + 1000);
 const held = rateIn(holdFrom - 1000, holdTo + 1000);
 const after = rateIn(holdTo - 1000, t0 + RUN_MS + 5000);
 const sizeAt = (t: number) => samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best)).sizeBytes;

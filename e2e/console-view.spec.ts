@@ -12,6 +12,7 @@ import { SYSTEM_ACTOR } from '../server/db/audit';
 import { insertSamples, setPartitionDepths } from '../test/support/observe-fixtures';
 import { rollupMetrics } from '../server/control-plane/services/rollup-metrics';
 import type { TaskDefinitionInput } from '../server/core/task-definition';
+import { insertDeadLetters } from '../test/support/dead-letter-fixtures';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -212,9 +213,21 @@ for (const width of [1440, 1280, 390]) {
   test(`every console page fits ${width} px and the nav is reachable`, async ({ page }) => {
     const task = `fit-${randomBytes(3).toString('hex')}`;
     await youngTask(task);
+    // Dead letters with a long error and long keys: what would push a row past a phone's edge.
+    const seeded = await insertDeadLetters(e2eDb(), [
+      {
+        task,
+        fingerprint: `fp${randomBytes(5).toString('hex')}`,
+        payload: { tenant: 'a-tenant-with-a-rather-long-name' },
+        groups: { tenant: 'a-tenant-with-a-rather-long-name' },
+        error: `UpstreamTimeoutError: POST https://payments.internal.example.com/v2/charges timed out after 30000 ms (attempt 5 of 5)`,
+        deadAt: new Date(),
+      },
+    ]);
+    const dead = seeded[0]!.id;
     await signIn(page);
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    for (const path of [...PAGES, `/tasks/${task}`, `/tasks/${task}/metrics`]) {
+    for (const path of [...PAGES, `/tasks/${task}`, `/tasks/${task}/metrics`, `/dead-letters/${dead}`, `/dead-letters?task=${task}`]) {
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1 }).first(), path).toBeVisible();
       await page.waitForLoadState('networkidle');
@@ -230,16 +243,47 @@ for (const width of [1440, 1280, 390]) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
       await expect(page.getByRole('heading', { level: 1, name: 'Tasks' })).toBeVisible();
       await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
+      // Tasks are cards, not a table; the card's Pause is on screen and works.
+      await expect(page.getByRole('table', { name: 'Tasks' })).toBeHidden();
+      const card = page.getByTestId(`task-list-card-${task}`);
+      await expect(card).toBeVisible();
+      await expect(card).toContainText('Partitions');
+      const pause = card.getByRole('button', { name: `Pause ${task}` });
+      const box = (await pause.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(width);
+      await pause.click();
+      await expect(card.getByRole('button', { name: `Resume ${task}` })).toBeVisible();
+      const rt = await e2eDb().query<{ paused: boolean }>('SELECT paused FROM task_runtime WHERE task = $1', [task]);
+      expect(rt.rows[0]!.paused).toBe(true);
+      await expect(card).toContainText('paused');
+      // Dead letters are cards too: select one from its card, the toolbar counts it.
+      await page.goto(`/dead-letters?task=${task}`);
+      await expect(page.getByRole('table', { name: 'Dead letters' })).toBeHidden();
+      const dl = page.getByTestId(`dead-letter-card-${dead}`);
+      await expect(dl).toBeVisible();
+      await expect(dl).toContainText('UpstreamTimeoutError');
+      await dl.getByRole('checkbox', { name: `Select dead letter ${dead}` }).check();
+      await expect(page.getByRole('toolbar', { name: 'Dead letter actions' })).toContainText('1 selected');
+      await expect(page.getByRole('button', { name: 'Replay selected' })).toBeEnabled();
+      await dl.getByRole('link', { name: `#${dead}` }).click();
+      await expect(page).toHaveURL(new RegExp(`/dead-letters/${dead}$`));
     } else {
       await page.goto('/tasks');
       await expect(page.getByTestId('nav-toggle')).toBeHidden();
       await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Executions' })).toBeVisible();
+      await expect(page.getByTestId('task-list-cards')).toBeHidden();
       // Nothing needed is behind a sideways scroll: the Pause button is on screen and the table does not scroll.
       const pause = page.getByRole('button', { name: `Pause ${task}` });
       const box = (await pause.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(width);
-      const scrolls = await page.getByRole('table', { name: 'Tasks' }).evaluate((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth);
-      expect(scrolls).toBe(false);
+      const scrolls = (name: string) => page.getByRole('table', { name }).evaluate((t) => t.parentElement!.scrollWidth > t.parentElement!.clientWidth);
+      expect(await scrolls('Tasks')).toBe(false);
+      await page.goto(`/dead-letters?task=${task}`);
+      await expect(page.getByTestId('dead-letter-cards')).toBeHidden();
+      await expect(page.getByTestId(`dead-letter-row-${dead}`)).toBeVisible();
+      expect(await scrolls('Dead letters')).toBe(false);
+      const replay = page.getByTestId(`dead-letter-row-${dead}`).getByText('pending');
+      expect((await replay.boundingBox())!.x + (await replay.boundingBox())!.width).toBeLessThanOrEqual(width);
     }
   });
 }

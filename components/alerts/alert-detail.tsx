@@ -21,7 +21,8 @@ import { SeverityBadge, StatusPill } from './alert-badges';
 import { alertsHref } from './alert-search-params';
 import { addOverrideHref, keysViewHref } from '@/server/core/key-views';
 
-const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
+/** How each rule's value reads (the list's rows and the detail alike). */
+export const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   depth: 'count',
   imbalance: 'ratio',
   retryRate: 'percent',
@@ -41,6 +42,7 @@ const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   dbConnections: 'percent',
   vacuumHorizon: 'ms',
   deadTuples: 'percent',
+  circuitOpen: 'count',
 };
 
 const CHART_KIND: Record<NonNullable<AlertDetail['chart']>['metric'], ValueKind> = {
@@ -63,7 +65,7 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
   return (
     <div className="min-w-0">
       <dt className="text-[11px] text-subtle">{label}</dt>
-      <dd className="truncate text-[13px]">{children}</dd>
+      <dd className="text-[13px] break-words">{children}</dd>
     </div>
   );
 }
@@ -212,7 +214,7 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
         {canAct ? <Actions a={a} onDone={onDone} /> : <span className="text-[12px] text-subtle">Operators can acknowledge, silence or resolve.</span>}
       </header>
 
-      <dl className="grid grid-cols-2 gap-3 rounded-md border border-border bg-surface-2/50 p-3 md:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-3 rounded-md border border-border bg-surface-2/50 p-3 md:grid-cols-4 xl:grid-cols-3 2xl:grid-cols-4">
         <Fact label="Rule">{a.ruleLabel}</Fact>
         <Fact label="Value (peak)">
           <span className="font-mono">{formatValue(a.value, kind)}</span> <span className="text-subtle">({formatValue(a.peakValue, kind)})</span>
@@ -276,10 +278,16 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
           <h3 id="alert-top-keys" className="mb-1 text-[12px] font-semibold">
             {a.topKeysAt === 'now' ? 'Top group keys now' : 'Top group keys during the episode'}{' '}
             <span className="font-normal text-subtle">
-              (queued + running{a.topKeysAt === 'episode' && a.episodeAlertId !== null ? `, as stored by alert #${a.episodeAlertId} while it fired` : ''})
+              (queued + running
+              {a.topKeysAt === 'episode' && a.episodeAlertId !== null
+                ? a.episodeAlertId === a.id
+                  ? ', as recorded while it fired'
+                  : `, as recorded by alert #${a.episodeAlertId} while it fired`
+                : ''}
+              )
             </span>
           </h3>
-          <ul className="flex flex-col gap-1" data-testid="alert-top-keys">
+          <ul className="flex flex-col gap-1" data-testid="alert-top-keys" data-at={a.topKeysAt}>
             {a.topKeys.map((k) => (
               <li key={`${k.group}=${k.key}`} className="grid grid-cols-[minmax(0,12rem)_1fr_auto] items-center gap-2 text-[12px]">
                 <Link className="truncate font-mono hover:underline" href={keysViewHref(a.task, k.group, k.key)} title={`${k.group}=${k.key} in the keys view`}>

@@ -1,6 +1,7 @@
 'use client';
-// The Alerts page: filters in the URL, the list (newest fired first, live), and the
-// selected alert's detail beside it.
+// The Alerts page: filters in the URL, the list (critical first, then the newest fired;
+// live), and the selected alert's detail beside it. AlertRow is also the row of the short
+// open-alert lists on the Overview and a task's page (open-alerts.tsx).
 import Link from 'next/link';
 import Form from 'next/form';
 import { useSearchParams } from 'next/navigation';
@@ -15,7 +16,7 @@ import { Timestamp } from '@/components/ui/timestamp';
 import { cx } from '@/components/ui/class-names';
 import { formatValue } from '@/components/charts/chart-format';
 import { alertListQueryInput, alertParams, alertsHref, type AlertListStatus, type AlertParams } from './alert-search-params';
-import { AlertDetailPanel } from './alert-detail';
+import { AlertDetailPanel, VALUE_KIND } from './alert-detail';
 import { SeverityBadge, StatusPill } from './alert-badges';
 import type { AlertListItem } from '@/server/presenters/alerts';
 
@@ -42,7 +43,7 @@ function Filters({ p }: { p: AlertParams }) {
           </Link>
         ))}
       </nav>
-      <Form action="/alerts" className="grid grid-cols-[1fr_1fr_1fr_auto] gap-2" aria-label="Filter alerts">
+      <Form action="/alerts" className="grid grid-cols-2 gap-2 sm:grid-cols-[1fr_1fr_1fr_auto]" aria-label="Filter alerts">
         {p.status !== 'open' && <input type="hidden" name="status" value={p.status} />}
         <Input name="task" aria-label="Task" placeholder="task" defaultValue={p.task ?? ''} />
         <Select name="rule" aria-label="Rule" defaultValue={p.rule ?? ''}>
@@ -66,34 +67,36 @@ function Filters({ p }: { p: AlertParams }) {
   );
 }
 
-/** The page's alerts grouped by incident, each group where its newest alert falls in the list. */
+/** The page's alerts grouped by incident, each group where its first (most severe) alert falls in the list. */
 function incidents(items: AlertListItem[]): AlertListItem[][] {
   const groups = new Map<number, AlertListItem[]>();
   for (const a of items) groups.set(a.incidentId, [...(groups.get(a.incidentId) ?? []), a]);
   return [...groups.values()];
 }
 
-const VALUE_KIND = (rule: AlertListItem['rule']) =>
-  rule === 'hotKey' || rule === 'retryRate' || rule === 'dlqRate' ? 'percent' : rule === 'p99LatencyMs' ? 'ms' : rule === 'depth' ? 'count' : 'ratio';
 
-function AlertRow({ a, p, selected }: { a: AlertListItem; p: AlertParams; selected: number | undefined }) {
+export function AlertRow({ a, href, selected }: { a: AlertListItem; href: string; selected?: number }) {
   return (
     <Link
-      href={alertsHref({ ...p, alert: a.id })}
+      href={href}
       scroll={false}
       aria-current={a.id === selected ? 'true' : undefined}
       data-testid={`alert-row-${a.id}`}
+      data-severity={a.severity}
+      data-fired-at={a.firedAt.getTime()}
       className={cx('flex flex-col gap-1 px-3 py-2.5 hover:bg-surface-2/60', a.id === selected && 'bg-accent-soft/60')}
     >
       <span className="flex items-center gap-2">
         <SeverityBadge severity={a.severity} />
-        <span className="min-w-0 flex-1 truncate text-[13px] font-medium">{a.summary}</span>
+        <span className="min-w-0 flex-1 text-[13px] font-medium break-words sm:truncate" title={a.summary}>
+          {a.summary}
+        </span>
         <StatusPill status={a.status} />
       </span>
       <span className="flex flex-wrap items-center gap-x-3 text-[11px] text-subtle">
         <Timestamp date={a.firedAt} />
         <span>
-          value <span className="font-mono text-muted">{formatValue(a.value, VALUE_KIND(a.rule))}</span>
+          value <span className="font-mono text-muted">{formatValue(a.value, VALUE_KIND[a.rule])}</span>
         </span>
         {a.acknowledgedBy && <span>ack by {a.acknowledgedBy}</span>}
         {a.silencedUntil && a.silencedUntil.getTime() > Date.now() && <span>silenced</span>}
@@ -130,17 +133,17 @@ export function AlertsView({ canAct }: { canAct: boolean }) {
             {incidents(items).map((g) =>
               g.length === 1 ? (
                 <li key={g[0]!.id}>
-                  <AlertRow a={g[0]!} p={p} selected={selected} />
+                  <AlertRow a={g[0]!} href={alertsHref({ ...p, alert: g[0]!.id })} selected={selected} />
                 </li>
               ) : (
                 <li key={`incident-${g[0]!.incidentId}`} data-testid={`alert-incident-${g[0]!.incidentId}`}>
                   <p className="flex items-center gap-2 bg-surface-2/60 px-3 pt-2 pb-1 text-[11px] font-semibold tracking-wide text-muted uppercase">
-                    Incident · <span className="font-mono normal-case">{g[0]!.task}</span> · {g.length} alerts
+                    Incident · <span className="font-mono normal-case">{g[0]!.task || 'fleet'}</span> · {g.length} alerts
                   </p>
                   <ul className="divide-y divide-border border-l-2 border-l-border-strong">
                     {g.map((a) => (
                       <li key={a.id}>
-                        <AlertRow a={a} p={p} selected={selected} />
+                        <AlertRow a={a} href={alertsHref({ ...p, alert: a.id })} selected={selected} />
                       </li>
                     ))}
                   </ul>
@@ -151,14 +154,19 @@ export function AlertsView({ canAct }: { canAct: boolean }) {
         )}
         {list.data?.nextCursor && (
           <p className="border-t border-border p-3 text-[12px] text-subtle">
-            Showing the newest {items.length}. Narrow the filters to see older ones.{' '}
+            Showing the first {items.length} (critical first, then the newest). Narrow the filters to see the rest.{' '}
             <Link className={buttonClass('ghost', 'sm')} href={alertsHref({ status: 'all' })}>
               All alerts
             </Link>
           </p>
         )}
       </section>
-      <div className="min-w-0">{selected ? <AlertDetailPanel id={selected} canAct={canAct} /> : null}</div>
+      {/* Below xl the list and the detail stack: the detail shows only for an alert picked
+          from the list, above it (a phone does not scroll past the list to an alert it did
+          not ask for); from xl it sits beside the list, the first alert picked by default. */}
+      <div className={cx('min-w-0', p.alert ? 'order-first xl:order-none' : 'hidden xl:block')}>
+        {selected ? <AlertDetailPanel id={selected} canAct={canAct} /> : null}
+      </div>
     </div>
   );
 }

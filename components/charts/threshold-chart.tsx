@@ -89,6 +89,15 @@ const STATUS_TEXT: Record<Status, string> = {
   unknown: 'text-subtle',
 };
 
+/**
+ * A threshold line's label. Warning and critical on one line (the shed rule's 0 and 0)
+ * get one label, on the critical line, instead of two printed over each other.
+ */
+function thresholdText(k: 'warning' | 'critical', t: { warning: number; critical: number }, kind: ValueKind, shownCount: number): string {
+  if (t.warning === t.critical && shownCount > 1) return k === 'critical' ? `warning = critical ${formatValue(t.critical, kind)}` : '';
+  return `${k} ${formatValue(t[k], kind)}`;
+}
+
 function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: number }; kind: 'warning' | 'critical'; value: number; text: string }) {
   const { viewBox, kind, value, text } = props;
   if (!viewBox || viewBox.x === undefined || viewBox.y === undefined || viewBox.width === undefined) return null;
@@ -313,7 +322,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
                     strokeWidth={1.25}
                     ifOverflow="hidden"
                     className={`threshold-${k}`}
-                    label={<ThresholdLabel kind={k} value={thresholds[k]} text={`${k} ${formatValue(thresholds[k], kind)}`} />}
+                    label={<ThresholdLabel kind={k} value={thresholds[k]} text={thresholdText(k, thresholds, kind, y.shown.length)} />}
                   />
                 ))}
               </>

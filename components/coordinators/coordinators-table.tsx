@@ -106,9 +106,8 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
           <Table aria-label="Coordinators">
             <thead>
               <tr>
-                <Th>Name</Th>
+                <Th>Name · host · pid</Th>
                 <Th>Status</Th>
-                <Th>Host · pid</Th>
                 <Th>Started (UTC)</Th>
                 <Th className="text-right">Heartbeat</Th>
                 <Th>Partitions</Th>
@@ -123,12 +122,15 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                 const out = c.status === 'stale' || c.status === 'stopped';
                 return (
                   <Tr key={c.id} data-coordinator={c.name} className={cx(out && 'opacity-60')}>
-                    <Td className="font-mono font-medium whitespace-nowrap">{c.name}</Td>
+                    <Td className="font-mono whitespace-nowrap">
+                      <span className="font-medium">{c.name}</span>
+                      {/* Host and pid under the name: the row keeps Drain on screen at 1280 px. */}
+                      <span className="block text-[11px] text-muted">
+                        {c.host} · {c.pid}
+                      </span>
+                    </Td>
                     <Td>
                       <Badge tone={STATUS[c.status]}>{c.status}</Badge>
-                    </Td>
-                    <Td className="font-mono text-[12px] whitespace-nowrap">
-                      {c.host} · {c.pid}
                     </Td>
                     <Td>
                       <Timestamp date={c.startedAt} />

@@ -9,7 +9,7 @@ import { utcInputValue, type DeadLetterSearchParams } from './dead-letter-search
 export function DeadLetterFilters({ sp, filter, tasks }: { sp: DeadLetterSearchParams; filter: DeadLetterFilter | null; tasks: string[] }) {
   const v = (k: keyof DeadLetterFilter) => (filter ? ((filter[k] as string | undefined) ?? '') : raw(sp, k));
   return (
-    <Form action="/dead-letters" aria-label="Filter dead letters" className="grid grid-cols-2 gap-3 p-3 md:grid-cols-4 xl:grid-cols-[repeat(8,minmax(0,1fr))_auto]">
+    <Form action="/dead-letters" aria-label="Filter dead letters" className="grid grid-cols-2 gap-3 p-3 md:grid-cols-4 2xl:grid-cols-[repeat(8,minmax(0,1fr))_auto]">
       <TaskSelect id="dlq-task" value={v('task')} tasks={tasks} current={filter?.task} />
       <Labelled label="Error text" htmlFor="dlq-q">
         <Input id="dlq-q" name="q" defaultValue={v('q')} placeholder="timeout, 503…" />
@@ -36,7 +36,7 @@ export function DeadLetterFilters({ sp, filter, tasks }: { sp: DeadLetterSearchP
           <option value="replayed">Replayed</option>
         </Select>
       </Labelled>
-      <FilterActions resetHref="/dead-letters" className="xl:col-span-1" />
+      <FilterActions resetHref="/dead-letters" className="2xl:col-span-1" />
     </Form>
   );
 }

@@ -1,11 +1,12 @@
 // The executions list. Key columns first (id, state, task); group keys link to the same
-// list filtered by that key. On a phone (below md) each row is a card instead, so nothing
-// scrolls sideways. Rendered on the server: plain links, no client code.
+// list filtered by that key. On a phone (below md) each row is a card instead (CardsOnPhone),
+// so nothing scrolls sideways. Rendered on the server: plain links, no client code.
 import Link from 'next/link';
 import type { ExecutionListRow } from '@/server/presenters/execution';
 import type { ExecutionFilter, ExecutionOrder } from '@/server/core/execution-filter';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
+import { Card, CardHead, CardsOnPhone } from '@/components/ui/card-list';
 import { Timestamp } from '@/components/ui/timestamp';
 import { ExecutionStateBadge } from './state-badge';
 import { executionsHref } from './execution-search-params';
@@ -47,16 +48,17 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
     );
   }
   return (
-    <>
-    <ul className="divide-y divide-border md:hidden" aria-label="Executions" data-testid="execution-cards">
-      {items.map((r) => (
-        <li key={r.id} className="flex flex-col gap-1 px-3 py-2.5 text-[12px]" data-testid={`execution-card-${r.id}`}>
-          <div className="flex items-center justify-between gap-2">
+    <CardsOnPhone
+      label="Executions"
+      testId="execution-cards"
+      cards={items.map((r) => (
+        <Card key={r.id} data-testid={`execution-card-${r.id}`}>
+          <CardHead>
             <Link href={`/executions/${r.id}`} className="font-mono text-[13px] text-accent hover:underline">
               #{r.id}
             </Link>
             <ExecutionStateBadge state={r.state} />
-          </div>
+          </CardHead>
           <div className="flex flex-wrap items-center gap-x-2 font-mono text-muted">
             {showTask && (
               <Link href={executionsHref({ ...filter, task: r.task }, { order })} className="text-fg hover:underline">
@@ -79,10 +81,9 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
           <div className="min-w-0 truncate">
             <Note r={r} />
           </div>
-        </li>
+        </Card>
       ))}
-    </ul>
-    <div className="hidden md:block">
+    >
     <Table aria-label="Executions">
       <thead>
         <tr>
@@ -142,7 +143,6 @@ export function ExecutionTable({ items, filter, order }: { items: ExecutionListR
         ))}
       </tbody>
     </Table>
-    </div>
-    </>
+    </CardsOnPhone>
   );
 }

@@ -28,6 +28,7 @@ function HoldLink({ h, task }: { h: WaitingHold; task: string }) {
       );
     case 'task_paused':
     case 'task_inactive':
+    case 'circuit_open':
       return (
         <Link href={`/tasks/${encodeURIComponent(task)}`} className="text-accent hover:underline">
           the task

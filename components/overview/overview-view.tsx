@@ -1,10 +1,12 @@
 'use client';
-// The Overview: fleet health, one card per task with its worst status, and the charts of
-// the selected task. Range, task and live refresh are in the URL; while live, the query
-// refetches every 10 s and keeps the previous data on screen during a range change.
+// The Overview: fleet health, one card per task with its worst status, the open alerts
+// (critical first), and the charts of the selected task. Range, task and live refresh
+// are in the URL; while live, the query refetches every 10 s and keeps the previous data
+// on screen during a range change.
 import Link from 'next/link';
 import { executionsHref } from '@/components/executions/execution-search-params';
 import { alertsHref } from '@/components/alerts/alert-search-params';
+import { OpenAlerts } from '@/components/alerts/open-alerts';
 import { replicaBehind } from '@/components/shell/replica-lag-notice';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
@@ -225,6 +227,7 @@ export function OverviewView() {
           </ul>
         </section>
       )}
+      {data && <OpenAlerts />}
       {!data && !q.error && (
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2" aria-busy="true" aria-label="Loading overview">
           {Array.from({ length: 4 }, (_, i) => (

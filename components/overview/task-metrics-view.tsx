@@ -21,6 +21,9 @@ import { TaskChartsGrid } from './task-charts';
 import { REFRESH_MS } from './overview-view';
 import { ReconcileRepairs } from '@/components/tasks/reconcile-repairs';
 
+/** Staged backpressure (issue 23): normal, throttle (arrivals delayed), policy (reject/shed/spill). */
+const STAGE_TONE = { normal: 'text-muted', throttle: 'text-warning', policy: 'text-danger' } as const;
+
 function forecast(p: PartitionRow): { text: string; tone: string } {
   if (p.depth === 0) return { text: 'empty', tone: 'text-subtle' };
   if (p.drainForecastMs === null) return { text: p.netDrainRate === null ? 'no samples' : 'growing', tone: p.netDrainRate === null ? 'text-subtle' : 'text-danger' };
@@ -129,6 +132,7 @@ export function TaskMetricsView({ task }: { task: string }) {
                 <Th className="text-right">Drain</Th>
                 <Th className="text-right">× mean</Th>
                 <Th>Drain forecast</Th>
+                <Th title={`Staged backpressure: throttle from depth ${parts.data.stageLines.throttleLine}, the policy from ${parts.data.stageLines.policyLine}; changes seen by enqueue`}>Stage</Th>
                 <Th>Owner</Th>
               </tr>
             </thead>
@@ -156,6 +160,10 @@ export function TaskMetricsView({ task }: { task: string }) {
                     </Td>
                     <Td className={cx('font-mono tabular-nums', f.tone)} data-testid="drain-forecast">
                       {f.text}
+                    </Td>
+                    <Td data-testid="bp-stage" title={`${p.stageChanges} stage change${p.stageChanges === 1 ? '' : 's'}`}>
+                      <span className={cx('text-[12px]', STAGE_TONE[p.stage])}>{p.stage}</span>
+                      {p.stageChanges > 0 && <span className="ml-1 font-mono text-[11px] text-subtle">×{p.stageChanges}</span>}
                     </Td>
                     <Td>
                       {p.owner ? (

@@ -7,6 +7,7 @@ const TABS = [
   { href: '/settings/users', label: 'Users' },
   { href: '/settings/tokens', label: 'API tokens' },
   { href: '/settings/webhooks', label: 'Webhooks' },
+  { href: '/settings/defaults', label: 'Defaults' },
 ];
 
 export function SettingsTabs() {

@@ -5,6 +5,8 @@
 // An edit based on a stale version is refused by the server (CONFLICT) and says so here,
 // with the choice to load the latest — nothing is merged silently. Viewers see the same
 // page read-only.
+import { CircuitBreakerSection } from './protect-sections';
+import { BreakerPanel } from './breaker-panel';
 import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
@@ -19,9 +21,13 @@ import { Badge } from '@/components/ui/badge';
 import { Button, buttonClass } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
 import { ApplyReview } from '@/components/config/apply-review';
+import { WhatIfPanel } from '@/components/config/what-if-panel';
 import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
+import { inheritField, releaseEdited, withInheritedValues } from './task-form-model';
+import { FieldOriginNote } from './field-origin';
 import { GroupsEditor } from './groups-editor';
 import { BackpressureSection, DeadLetterSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
+import { PrioritySection } from './priority-section';
 import { PauseToggle } from './pause-toggle';
 import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
@@ -75,7 +81,12 @@ function TaskEditor({
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const initial = useMemo(() => (definition ? formFromDefinition(definition) : emptyForm()), [definition]);
+  // Fleet defaults: inherited fields show (and a new task starts from) the values in effect.
+  const { data: fleet } = useSuspenseQuery(trpc.defaults.get.queryOptions());
+  const initial = useMemo(
+    () => withInheritedValues(definition ? formFromDefinition(definition) : emptyForm(), fleet.effective),
+    [definition, fleet.effective],
+  );
   // What the draft is based on: fixed when editing starts, so a newer stored version
   // makes the draft stale instead of silently rebasing it.
   const [base, setBase] = useState<{ form: TaskForm; version: number | null }>({ form: initial, version });
@@ -103,8 +114,9 @@ function TaskEditor({
 
   const update = (fn: (f: TaskForm) => void) => {
     setForm((prev) => {
-      const next = structuredClone(prev);
+      let next = structuredClone(prev);
       fn(next);
+      next = releaseEdited(prev, next);
       if (next.name !== prev.name) setNameTouched(true);
       return next;
     });
@@ -123,6 +135,13 @@ function TaskEditor({
       onError: onServerError,
     }),
   );
+  // The what-if replay runs beside the diff when an existing task's change is reviewed.
+  const whatIf = useMutation(trpc.tasks.whatIf.mutationOptions());
+  const [whatIfHours, setWhatIfHours] = useState(1);
+  const runWhatIf = (hours: number) => {
+    setWhatIfHours(hours);
+    whatIf.mutate({ task: formToInput(form) as Record<string, unknown>, windowHours: hours });
+  };
   const save = useMutation(
     trpc.tasks.save.mutationOptions({
       onSuccess: async (r) => {
@@ -157,7 +176,24 @@ function TaskEditor({
     setShowAll(true);
     if (errorCount > 0) return;
     preview.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: base.version });
+    if (mode === 'update') runWhatIf(whatIfHours);
   };
+
+  // ─── Fleet defaults: each inheritable field's effective value and its source ───
+  const origin = (path: Parameters<typeof inheritField>[1]) => (
+    <FieldOriginNote
+      path={path}
+      inherited={form.inherited.includes(path)}
+      source={fleet.sources[path] ?? 'built-in'}
+      inheritedValue={path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], fleet.effective)}
+      onUseDefault={!canEdit ? undefined : () => update((f) => Object.assign(f, inheritField(f, path, fleet.effective)))}
+    />
+  );
+  const alertAfterDefault = {
+    value: fleet.effective.alertPolicy.forMs,
+    source: fleet.sources['alertPolicy.forMs'] === 'default' ? 'fleet default' : 'built-in default',
+  };
+  // ─── end fleet defaults ───
 
   const conflict = [preview.error, save.error].find(isConflict);
   const otherError = [preview.error, save.error].find((e) => e && !isConflict(e) && Object.keys(fieldErrorsOf(e)).length === 0);
@@ -214,6 +250,7 @@ function TaskEditor({
       </div>
 
       {load && definition && <TaskLoadStrip load={load} concurrency={definition.concurrency} partitions={definition.partitions} />}
+      {mode === 'update' && definition && <BreakerPanel task={definition.name} canReset={canEdit} />}
 
       {readOnly && (
         <Callout tone="accent">Read-only: your role can view tasks but not change them. Operators and admins can edit.</Callout>
@@ -276,6 +313,17 @@ function TaskEditor({
           changes={review.changes}
           pending={save.isPending}
           error={otherError ? errorMessage(otherError) : undefined}
+          extra={
+            mode === 'update' ? (
+              <WhatIfPanel
+                preview={whatIf.data}
+                pending={whatIf.isPending}
+                error={whatIf.error ? errorMessage(whatIf.error) : undefined}
+                windowHours={whatIfHours}
+                onWindowHours={runWhatIf}
+              />
+            ) : undefined
+          }
           onCancel={() => {
             setReview(null);
             save.reset();
@@ -285,17 +333,20 @@ function TaskEditor({
       ) : (
         <fieldset disabled={readOnly} className="m-0 flex min-w-0 flex-col gap-4 border-0 p-0" aria-label="Task definition">
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
-            <GeneralSection form={form} errors={errors} update={update} creating={mode === 'create'} />
+            <GeneralSection form={form} errors={errors} update={update} creating={mode === 'create'} origin={origin} />
             <RoutingSection form={form} errors={errors} update={update} />
           </div>
           <Section id="sec-groups" title="Concurrency groups" description="Limits per key (tenant, customer, message …); an execution needs a slot in every group it has a key for.">
             <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} highlightUid={prefill && prefill.status !== 'no-group' ? prefill.uid : null} />
           </Section>
+          {/* Limits (issue #19) */}
+          <PrioritySection form={form} errors={errors} update={update} />
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
-            <RetrySection form={form} errors={errors} update={update} />
+            <RetrySection form={form} errors={errors} update={update} origin={origin} />
             <BackpressureSection form={form} errors={errors} update={update} />
             <DeadLetterSection form={form} errors={errors} update={update} />
-            <ThresholdsSection form={form} errors={errors} update={update} />
+            <ThresholdsSection form={form} errors={errors} update={update} origin={origin} alertAfterDefault={alertAfterDefault} />
+            <CircuitBreakerSection form={form} errors={errors} update={update} />
           </div>
         </fieldset>
       )}

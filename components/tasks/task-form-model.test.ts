@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
+import { inheritField, releaseEdited, withInheritedValues } from './task-form-model';
+import { INHERITABLE_PATHS } from '@/server/core/task-definition';
 import { taskDefinitionSchema } from '@/server/core/task-definition';
 import { configsEqual } from '@/server/core/config-diff';
 
@@ -113,5 +115,63 @@ describe('validateForm', () => {
       [`groups.0.overrides.#${acme.uid}.limit`]: 'must be at least 1',
       concurrency: 'x',
     });
+  });
+});
+
+// Limits (issue #19): priorities
+describe('priority block', () => {
+  it.each([
+    ['absent, untouched', undefined, (_: TaskForm) => {}, undefined],
+    ['absent, default changed', undefined, (f: TaskForm) => void (f.priority.default = 5), { default: 5, agingMs: 60_000 }],
+    ['absent, aging changed', undefined, (f: TaskForm) => void (f.priority.agingMs = 1000), { default: 0, agingMs: 1000 }],
+    ['explicit at the defaults, untouched', { default: 0, agingMs: 60_000 }, (_: TaskForm) => {}, { default: 0, agingMs: 60_000 }],
+    ['explicit, changed', { default: 3, agingMs: 500 }, (f: TaskForm) => void (f.priority.default = 4), { default: 4, agingMs: 500 }],
+  ])('%s', (_name, priority, change, out) => {
+    const def = taskDefinitionSchema.parse({ name: 't', ...(priority ? { priority } : {}) });
+    const input = formToInput(edit(formFromDefinition(def), change));
+    expect(input.priority).toEqual(out);
+    if (out === undefined) expect(configsEqual({ tasks: [taskDefinitionSchema.parse(input)] }, { tasks: [def] })).toBe(true);
+  });
+
+  it.each([
+    [(f: TaskForm) => void (f.priority.default = 1001), 'priority.default', 'must be at most 1000'],
+    [(f: TaskForm) => void (f.priority.default = -1), 'priority.default', 'must be at least 0'],
+    [(f: TaskForm) => void (f.priority.agingMs = 0), 'priority.agingMs', 'must be at least 1'],
+    [(f: TaskForm) => void (f.priority.agingMs = 1.5), 'priority.agingMs', 'must be a whole number'],
+  ])('reports %#: %s %s', (change, path, message) => {
+    expect(validateForm(edit(emptyForm(), (f) => { f.name = 'ok'; change(f); }))[path]).toBe(message);
+  });
+});
+
+// ─── Fleet defaults: inherited fields in the draft ───
+describe('inherited fields', () => {
+  const effective = { timeoutMs: 45_000, retry: { maxAttempts: 7, backoff: 'fixed', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }, thresholds: { depth: { warning: 5, critical: 10 } } };
+
+  it('a new task inherits every field and shows the fleet values', () => {
+    const f = withInheritedValues(emptyForm(), effective);
+    expect(f.inherited).toEqual([...INHERITABLE_PATHS]);
+    expect(f.timeoutMs).toBe(45_000);
+    expect(f.retry.maxAttempts).toBe(7);
+    expect(f.thresholds.depth).toEqual({ warning: 5, critical: 10 });
+    expect(formToInput(f).inherited).toEqual([...INHERITABLE_PATHS]);
+  });
+
+  it('editing an inherited field makes it the task’s own; others stay inherited', () => {
+    const prev = withInheritedValues(emptyForm(), effective);
+    const next = structuredClone(prev);
+    next.retry.maxAttempts = 2;
+    const released = releaseEdited(prev, next);
+    expect(released.inherited).not.toContain('retry.maxAttempts');
+    expect(released.inherited).toContain('retry.jitter');
+    // A no-op edit keeps everything inherited.
+    expect(releaseEdited(prev, structuredClone(prev)).inherited).toEqual(prev.inherited);
+  });
+
+  it('"Use default" hands a field back with the fleet value', () => {
+    const own = { ...withInheritedValues(emptyForm(), effective), inherited: [] as TaskForm['inherited'], timeoutMs: 5 };
+    const back = inheritField(own, 'timeoutMs', effective);
+    expect(back.timeoutMs).toBe(45_000);
+    expect(back.inherited).toEqual(['timeoutMs']);
+    expect(formToInput({ ...own, inherited: [] }).inherited).toBeUndefined();
   });
 });

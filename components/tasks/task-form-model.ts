@@ -9,12 +9,16 @@
 // lowercase phrase read after the field's label, saying what the value must be.
 import {
   groupSchema,
+  INHERITABLE_PATHS,
+  readPath,
   taskDefinitionSchema,
+  type InheritablePath,
   type TaskDefinition,
   type TaskDefinitionInput,
   type FieldError,
 } from '@/server/core/task-definition';
 import type { ThresholdMetric } from '@/server/core/thresholds';
+import { DEFAULT_TASK_PRIORITY, taskPriority } from '@/server/core/priority';
 
 export interface OverrideRow {
   uid: string;
@@ -47,6 +51,15 @@ export interface TaskForm {
   thresholds: Pick<TaskDefinition['thresholds'], ThresholdMetric>;
   /** thresholds.alertAfterMs as typed: '' = absent (the alert evaluator's default hold). */
   alertAfterMs: string;
+  // ---- Limits (issue #19): priorities ----
+  /** priority.default and priority.agingMs (server/core/priority.ts); `priorityExplicit`:
+   *  the definition had the block, so it is written back even at the defaults. */
+  priority: { default: number; agingMs: number };
+  priorityExplicit: boolean;
+  /** Issue 23: the circuit breaker (staged backpressure rides in backpressure.stages). */
+  circuitBreaker: TaskDefinition['circuitBreaker'];
+  /** Fleet defaults: the fields this task takes from the config's `defaults:` (block at the end). */
+  inherited: InheritablePath[];
 }
 
 let counter = 0;
@@ -71,16 +84,21 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
       overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
     })),
     retry: { ...d.retry },
-    backpressure: { ...d.backpressure },
+    backpressure: { ...d.backpressure, ...(d.backpressure.stages ? { stages: { ...d.backpressure.stages } } : {}) },
     dlq: { ...d.dlq },
     thresholds: structuredClone(lines),
     alertAfterMs: alertAfterMs === undefined ? '' : String(alertAfterMs),
+    // Limits (issue #19)
+    priority: taskPriority(d.priority),
+    priorityExplicit: d.priority !== undefined,
+    circuitBreaker: { ...d.circuitBreaker },
+    inherited: [...(d.inherited ?? [])],
   };
 }
 
-/** A new task: the schema's defaults with an empty name. */
+/** A new task: the schema's defaults with an empty name, inheriting every field it can. */
 export function emptyForm(): TaskForm {
-  return { ...formFromDefinition(taskDefinitionSchema.parse({ name: 'x' })), name: '' };
+  return { ...formFromDefinition(taskDefinitionSchema.parse({ name: 'x' })), name: '', inherited: [...INHERITABLE_PATHS] };
 }
 
 const optional = (s: string) => (s.trim() === '' ? undefined : s.trim());
@@ -108,6 +126,12 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
     backpressure: f.backpressure,
     dlq: f.dlq,
     thresholds: { ...f.thresholds, ...(alertAfter === undefined ? {} : { alertAfterMs: Number(alertAfter) }) },
+    // Limits (issue #19): the block only when the task had it or it differs from the defaults
+    ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
+      ? { priority: { default: f.priority.default, agingMs: f.priority.agingMs } }
+      : {}),
+    circuitBreaker: f.circuitBreaker,
+    ...(f.inherited.length ? { inherited: [...f.inherited] } : {}),
   };
 }
 
@@ -169,3 +193,39 @@ export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>):
   }
   return out;
 }
+
+// ─── Fleet defaults: inherited fields in the draft ───
+// An inherited field shows the fleet's value; typing into it makes it the task's own
+// (the editor's update runs releaseEdited); "Use default" hands it back (inheritField).
+
+function setPath(f: TaskForm, path: InheritablePath, value: unknown): void {
+  const [head, tail] = path.split('.') as [string, string | undefined];
+  const target = f as unknown as Record<string, Record<string, unknown>>;
+  if (tail === undefined) (f as unknown as Record<string, unknown>)[head] = structuredClone(value);
+  else target[head]![tail] = structuredClone(value);
+}
+
+/** The draft with each inherited field showing the value in effect (`effective`: the fleet defaults). */
+export function withInheritedValues(f: TaskForm, effective: object): TaskForm {
+  const out = structuredClone(f);
+  for (const p of out.inherited) {
+    const v = readPath(effective, p);
+    if (v !== undefined) setPath(out, p, v);
+  }
+  return out;
+}
+
+/** After an edit: an inherited field whose value changed is now the task's own. */
+export function releaseEdited(prev: TaskForm, next: TaskForm): TaskForm {
+  const edited = prev.inherited.filter((p) => JSON.stringify(readPath(prev, p)) !== JSON.stringify(readPath(next, p)));
+  return edited.length ? { ...next, inherited: next.inherited.filter((p) => !edited.includes(p)) } : next;
+}
+
+/** "Use default": the field goes back to the fleet's value and follows it from now on. */
+export function inheritField(f: TaskForm, path: InheritablePath, effective: object): TaskForm {
+  const out = structuredClone(f);
+  if (!out.inherited.includes(path)) out.inherited = INHERITABLE_PATHS.filter((p) => p === path || out.inherited.includes(p));
+  setPath(out, path, readPath(effective, path));
+  return out;
+}
+// ─── end fleet defaults ───

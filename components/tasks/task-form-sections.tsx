@@ -8,8 +8,10 @@ import { Field } from '@/components/ui/field';
 import { Input, Select } from '@/components/ui/input';
 import { Table, Td, Th } from '@/components/ui/table';
 import type { ThresholdMetric } from '@/server/core/thresholds';
+import type { InheritablePath } from '@/server/core/task-definition';
 import type { ErrorMap, TaskForm } from './task-form-model';
 import { NumberInput } from './number-input';
+import { BackpressureStagesFields } from './protect-sections';
 
 type Update = (fn: (f: TaskForm) => void) => void;
 interface SectionProps {
@@ -34,7 +36,23 @@ export function Section({ title, description, children, id }: { title: string; d
 
 const grid = 'grid grid-cols-1 gap-3 sm:grid-cols-2';
 
-export function GeneralSection({ form, errors, update, creating }: SectionProps & { creating: boolean }) {
+// ─── Fleet defaults: where an inheritable field's value comes from (task-editor.tsx renders it) ───
+export type OriginRender = (path: InheritablePath) => ReactNode;
+interface OriginProps {
+  origin?: OriginRender | undefined;
+}
+function WithOrigin({ origin, path, children }: { origin: OriginRender | undefined; path: InheritablePath; children: ReactNode }) {
+  if (!origin) return <>{children}</>;
+  return (
+    <div className="flex flex-col gap-1">
+      {children}
+      {origin(path)}
+    </div>
+  );
+}
+// ─── end fleet defaults ───
+
+export function GeneralSection({ form, errors, update, creating, origin }: SectionProps & OriginProps & { creating: boolean }) {
   return (
     <Section id="sec-general" title="General" description="Identity and the cluster-wide limits.">
       <div className={grid}>
@@ -50,9 +68,11 @@ export function GeneralSection({ form, errors, update, creating }: SectionProps 
         <Field label="Partitions" hint="Changing it moves queued work; stream order is kept" error={errors.partitions}>
           <NumberInput value={form.partitions} onValue={(v) => update((f) => void (f.partitions = v))} />
         </Field>
-        <Field label="Timeout (ms)" hint="A run longer than this fails the attempt" error={errors.timeoutMs}>
-          <NumberInput value={form.timeoutMs} onValue={(v) => update((f) => void (f.timeoutMs = v))} />
-        </Field>
+        <WithOrigin origin={origin} path="timeoutMs">
+          <Field label="Timeout (ms)" hint="A run longer than this fails the attempt" error={errors.timeoutMs}>
+            <NumberInput value={form.timeoutMs} onValue={(v) => update((f) => void (f.timeoutMs = v))} />
+          </Field>
+        </WithOrigin>
       </div>
     </Section>
   );
@@ -86,28 +106,38 @@ export function RoutingSection({ form, errors, update }: SectionProps) {
   );
 }
 
-export function RetrySection({ form, errors, update }: SectionProps) {
+export function RetrySection({ form, errors, update, origin }: SectionProps & OriginProps) {
   return (
     <Section id="sec-retry" title="Retry policy" description="After the last attempt the execution becomes a dead letter.">
       <div className={grid}>
-        <Field label="Max attempts" error={errors['retry.maxAttempts']}>
-          <NumberInput value={form.retry.maxAttempts} onValue={(v) => update((f) => void (f.retry.maxAttempts = v))} />
-        </Field>
-        <Field label="Backoff" error={errors['retry.backoff']}>
-          <Select value={form.retry.backoff} onChange={(e) => update((f) => void (f.retry.backoff = e.target.value as TaskForm['retry']['backoff']))}>
-            <option value="exponential">exponential</option>
-            <option value="fixed">fixed</option>
-          </Select>
-        </Field>
-        <Field label="Base delay (ms)" error={errors['retry.baseDelayMs']}>
-          <NumberInput value={form.retry.baseDelayMs} onValue={(v) => update((f) => void (f.retry.baseDelayMs = v))} />
-        </Field>
-        <Field label="Max delay (ms)" error={errors['retry.maxDelayMs']}>
-          <NumberInput value={form.retry.maxDelayMs} onValue={(v) => update((f) => void (f.retry.maxDelayMs = v))} />
-        </Field>
-        <Field label="Jitter (0–1)" hint="Fraction of the delay that is randomised" error={errors['retry.jitter']}>
-          <NumberInput value={form.retry.jitter} onValue={(v) => update((f) => void (f.retry.jitter = v))} />
-        </Field>
+        <WithOrigin origin={origin} path="retry.maxAttempts">
+          <Field label="Max attempts" error={errors['retry.maxAttempts']}>
+            <NumberInput value={form.retry.maxAttempts} onValue={(v) => update((f) => void (f.retry.maxAttempts = v))} />
+          </Field>
+        </WithOrigin>
+        <WithOrigin origin={origin} path="retry.backoff">
+          <Field label="Backoff" error={errors['retry.backoff']}>
+            <Select value={form.retry.backoff} onChange={(e) => update((f) => void (f.retry.backoff = e.target.value as TaskForm['retry']['backoff']))}>
+              <option value="exponential">exponential</option>
+              <option value="fixed">fixed</option>
+            </Select>
+          </Field>
+        </WithOrigin>
+        <WithOrigin origin={origin} path="retry.baseDelayMs">
+          <Field label="Base delay (ms)" error={errors['retry.baseDelayMs']}>
+            <NumberInput value={form.retry.baseDelayMs} onValue={(v) => update((f) => void (f.retry.baseDelayMs = v))} />
+          </Field>
+        </WithOrigin>
+        <WithOrigin origin={origin} path="retry.maxDelayMs">
+          <Field label="Max delay (ms)" error={errors['retry.maxDelayMs']}>
+            <NumberInput value={form.retry.maxDelayMs} onValue={(v) => update((f) => void (f.retry.maxDelayMs = v))} />
+          </Field>
+        </WithOrigin>
+        <WithOrigin origin={origin} path="retry.jitter">
+          <Field label="Jitter (0–1)" hint="Fraction of the delay that is randomised" error={errors['retry.jitter']}>
+            <NumberInput value={form.retry.jitter} onValue={(v) => update((f) => void (f.retry.jitter = v))} />
+          </Field>
+        </WithOrigin>
       </div>
     </Section>
   );
@@ -158,6 +188,7 @@ export function BackpressureSection({ form, errors, update }: SectionProps) {
           </Field>
         )}
       </div>
+      <BackpressureStagesFields form={form} errors={errors} update={update} />
     </Section>
   );
 }
@@ -185,7 +216,8 @@ const THRESHOLDS: { key: ThresholdMetric; label: string; unit: string; scale: nu
   { key: 'p99LatencyMs', label: 'p99 latency', unit: 'ms', scale: 1 },
 ];
 
-export function ThresholdsSection({ form, errors, update }: SectionProps) {
+export function ThresholdsSection({ form, errors, update, origin, alertAfterDefault }: SectionProps & OriginProps & { alertAfterDefault?: { value: number; source: string } }) {
+  const forMs = alertAfterDefault?.value ?? DEFAULT_ALERT_POLICY.forMs;
   return (
     <Section
       id="sec-thresholds"
@@ -198,6 +230,7 @@ export function ThresholdsSection({ form, errors, update }: SectionProps) {
             <Th>Metric</Th>
             <Th className="w-44">Warning</Th>
             <Th className="w-44">Critical</Th>
+            {origin && <Th className="w-48">Source</Th>}
           </tr>
         </thead>
         <tbody>
@@ -229,6 +262,7 @@ export function ThresholdsSection({ form, errors, update }: SectionProps) {
                   />
                   {cErr && <p className="mt-0.5 text-[12px] text-danger">{cErr}</p>}
                 </Td>
+                {origin && <Td>{origin(`thresholds.${t.key}`)}</Td>}
               </tr>
             );
           })}
@@ -237,13 +271,13 @@ export function ThresholdsSection({ form, errors, update }: SectionProps) {
       <div className={`${grid} mt-3`}>
         <Field
           label="Alert after (ms)"
-          hint={`How long a breach, hot partition or hot key must hold before its alert fires. Empty: the default, ${DEFAULT_ALERT_POLICY.forMs} (alerts are evaluated every ${ALERT_EVALUATION_INTERVAL_MS / 1000} s).`}
+          hint={`How long a breach, hot partition or hot key must hold before its alert fires. Empty: the ${alertAfterDefault?.source ?? 'built-in default'}, ${forMs} (alerts are evaluated every ${ALERT_EVALUATION_INTERVAL_MS / 1000} s).`}
           error={errors['thresholds.alertAfterMs']}
         >
           <Input
             inputMode="numeric"
             value={form.alertAfterMs}
-            placeholder={`${DEFAULT_ALERT_POLICY.forMs} (default)`}
+            placeholder={`${forMs} (${alertAfterDefault?.source ?? 'built-in default'})`}
             onChange={(e) => update((f) => void (f.alertAfterMs = e.target.value))}
           />
         </Field>

@@ -126,9 +126,9 @@ const holdSchema = {
   type: 'object',
   required: ['reason'],
   description:
-    'One constraint that holds the execution now. `reason` is one of: spilled (partition, depth, maxDepth, spilledAhead), task_inactive, task_paused (task), stream_head (stream, headId, headState, headAttempts, headRetryAt, headLeaseExpiresAt, headLastError), scheduled (until, kind: retry_backoff | delay, attempts), no_owner (partition, owner, ownerName, lastHeartbeatAt, ownerStopped, ownerDraining), group_full (key, group, groupKey, inFlight, limit, override), task_full (task, inFlight, concurrency).',
+    'One constraint that holds the execution now. `reason` is one of: spilled (partition, depth, maxDepth, spilledAhead), task_inactive, task_paused (task), circuit_open (task, state, since, openedAt, why, probesAt), stream_head (stream, headId, headState, headAttempts, headRetryAt, headLeaseExpiresAt, headLastError), scheduled (until, kind: retry_backoff | delay, attempts), no_owner (partition, owner, ownerName, lastHeartbeatAt, ownerStopped, ownerDraining), group_full (key, group, groupKey, inFlight, limit, override), task_full (task, inFlight, concurrency).',
   properties: {
-    reason: { type: 'string', enum: ['spilled', 'task_inactive', 'task_paused', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full'] },
+    reason: { type: 'string', enum: ['spilled', 'task_inactive', 'task_paused', 'circuit_open', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full'] },
   },
   additionalProperties: true,
 } as const;
@@ -141,13 +141,15 @@ const executionSchemas = {
     properties: {
       reason: {
         type: 'string',
-        enum: ['spilled', 'task_inactive', 'task_paused', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full', 'claimable', 'set_aside', 'not_waiting'],
+        enum: ['spilled', 'task_inactive', 'task_paused', 'circuit_open', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full', 'claimable', 'set_aside', 'not_waiting'],
         description: 'The first constraint that holds (`holds[0]`); `claimable` = the next claim of its partition\'s owner takes it; `set_aside` = claimable once the claim releases it from a key that has room again; `not_waiting` = running or finished.',
       },
       holds: { type: 'array', items: { $ref: '#/components/schemas/WaitingHold' }, description: 'Every constraint that holds now.' },
       text: { type: 'string', description: 'The first hold (or the claimable / not-waiting state) in words, e.g. "group key tenant=acme is full: 8/8".' },
       ahead: { type: 'integer', description: 'claimable: rows of its partition taken before it (counted up to 1,000)' },
       aheadCapped: { type: 'boolean' },
+      priority: { type: 'integer', description: 'claimable / set_aside: the execution\'s priority' },
+      aheadHigherPriority: { type: 'integer', description: 'claimable / set_aside: how many of `ahead` have a higher priority (claim order is priority with aging, see docs)' },
       state: { type: 'string', description: 'not_waiting: the execution\'s state' },
     },
     additionalProperties: true,
@@ -838,7 +840,8 @@ export function openApiDocument(): Record<string, unknown> {
             },
             shed: { type: 'integer', description: 'executions dropped by the shed policy' },
             spilled: { type: 'integer', description: 'executions parked in the overflow table by the spill policy' },
-            throttledMs: { type: 'integer', description: 'delay applied by the throttle policy' },
+            throttledMs: { type: 'integer', description: 'delay applied by the throttle policy or the throttle stage' },
+            retryAfterMs: { type: 'integer', description: 'staged backpressure: a partition is in its throttle stage; everything was accepted, wait this long before the next call (also sent as Retry-After)' },
           },
         },
         Execution: {
@@ -866,6 +869,7 @@ export function openApiDocument(): Record<string, unknown> {
             displayState: { type: 'string', enum: [...EXECUTION_STATES] },
             leaseExpiresAt: nullableDateTime,
             traceparent: { type: ['string', 'null'], description: 'the W3C traceparent it was enqueued with (version 00); its attempts are traced as children' },
+            priority: { type: 'integer', description: 'claim priority, 0–1000, higher first; a waiting execution gains one level per the task\'s priority.agingMs' },
             timeline: { type: 'array', items: { type: 'object', additionalProperties: true } },
           },
           additionalProperties: true,

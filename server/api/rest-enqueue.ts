@@ -2,6 +2,8 @@
 // handleEnqueueRequest({taskName, body, db}) → {status, headers, body}. The Next route
 // handler only authenticates, calls this and writes the reply.
 //   202 {executions: [{id, partition, state, deduplicated}], shed, spilled, throttledMs}
+//       + retryAfterMs and Retry-After (seconds) when a partition is in its throttle stage
+//       (staged backpressure: accepted, but slow down)
 //   400 {error, fieldErrors}   413 {error, fieldErrors} (payload or batch over its limit)
 //   429 {error, retryAfterMs} + Retry-After (seconds)
 //   404 {error}                unknown or removed task
@@ -12,7 +14,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { CoreError, isCoreError, issueFieldErrors, TOO_LARGE } from '../core/errors';
-import { TASK_NAME_RE } from '../core/task-definition';
+import { prioritySchema, TASK_NAME_RE } from '../core/task-definition';
 import { coreErrorReply, JSON_HEADERS, type RestReply } from './errors';
 import { DEFAULT_MAX_PAYLOAD_BYTES, inputRecord, inputText, jsonInput } from '../core/input-text';
 import { enqueue, type EnqueueInput } from '../services/enqueue';
@@ -37,6 +39,7 @@ function executionInput(limits: EnqueueRequestLimits) {
     idempotencyKey: keyText.optional(),
     routingKey: keyText.optional(),
     delayMs: z.number().int().min(0).max(7 * 86_400_000).optional(),
+    priority: prioritySchema.optional(),
   });
 }
 
@@ -102,7 +105,8 @@ async function enqueueReply(req: EnqueueRequest, traceparent: string | null): Pr
     }
     const inputs: EnqueueInput[] = 'executions' in parsed.data ? (parsed.data.executions as EnqueueInput[]) : [parsed.data as EnqueueInput];
     const result = await enqueue(req.db, req.taskName, inputs, { maxPayloadBytes: limits.maxPayloadBytes, traceparent });
-    return { status: 202, headers: { ...JSON_HEADERS }, body: result };
+    const slowDown: Record<string, string> = result.retryAfterMs !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))) } : {};
+    return { status: 202, headers: { ...JSON_HEADERS, ...slowDown }, body: result };
   } catch (e) {
     // A CoreError is an answer; anything else goes up to restRoute's 500 (and the span).
     if (isCoreError(e)) return coreErrorReply(e);

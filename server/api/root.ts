@@ -15,6 +15,7 @@ import { webhooksRouter } from './routers/webhooks';
 import { taskLoadRouter } from './routers/task-load';
 import { executionsRouter } from './routers/executions';
 import { executionActionsRouter } from './routers/execution-actions';
+import { defaultsRouter } from './routers/defaults';
 
 export const appRouter = router({
   auth: authRouter,
@@ -31,6 +32,7 @@ export const appRouter = router({
   taskLoad: taskLoadRouter,
   executions: executionsRouter,
   executionActions: executionActionsRouter,
+  defaults: defaultsRouter,
 });
 
 export type AppRouter = typeof appRouter;

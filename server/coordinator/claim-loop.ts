@@ -15,6 +15,7 @@ import type { TaskDefinition } from '../core/task-definition';
 import { claimExecutions, type ClaimedExecution } from '../db/claim-executions';
 import type { LocalSignal } from './local-signal';
 import type { CoordinatorMetrics } from './coordinator-metrics';
+import type { Admission } from './breaker-gate';
 
 export interface ClaimLoopDeps {
   pool: pg.Pool;
@@ -31,6 +32,9 @@ export interface ClaimLoopDeps {
   onClaimed: (rows: ClaimedExecution[], def: TaskDefinition) => void;
   metrics: CoordinatorMetrics;
   log: (m: string) => void;
+  /** The circuit breaker (breaker-gate.ts): how many of the free slots a task may fill now
+   *  (none while open, the probe slots while half-open). Absent: no breaker. */
+  gate?: { admit(def: TaskDefinition, free: number): Promise<Admission> };
 }
 
 export class ClaimLoop {
@@ -62,13 +66,17 @@ export class ClaimLoop {
           const def = tasks[(i + this.rotate) % tasks.length]!;
           const free = this.d.slots - this.d.inFlight();
           if (free <= 0) break;
+          const admission = this.d.gate ? await this.d.gate.admit(def, free) : null;
+          const want = admission ? Math.min(free, admission.max) : free;
+          if (want <= 0) continue; // the task's circuit breaker is open (or every probe has started)
           const t0 = performance.now();
-          this.d.hold?.(free);
-          let rows: ClaimedExecution[];
+          this.d.hold?.(want);
+          let rows: ClaimedExecution[] = [];
           try {
-            rows = await claimExecutions(this.d.pool, this.d.me, def.name, free, def.timeoutMs + this.d.leaseGraceMs);
+            rows = await claimExecutions(this.d.pool, this.d.me, def.name, want, def.timeoutMs + this.d.leaseGraceMs);
           } finally {
-            this.d.hold?.(-free);
+            this.d.hold?.(-want);
+            await admission?.done(rows.length);
           }
           this.d.metrics.observe('sluice_claim_duration_seconds', { task: def.name }, (performance.now() - t0) / 1000, 'Round trip of one sluice_claim call');
           if (rows.length > 0) {

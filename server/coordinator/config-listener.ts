@@ -16,6 +16,7 @@ import { CONFIG_CHANNEL, latestConfigVersion } from '../db/config-versions';
 import { ENQUEUE_CHANNEL } from '../db/enqueue-executions';
 import { CANCEL_CHANNEL } from '../db/cancel-executions';
 import { recordAppliedVersion } from '../db/coordinator-membership';
+import { BREAKER_CHANNEL } from '../db/task-breakers';
 
 export type ApplyFn = (version: number, config: SluiceConfig) => void | Promise<void>;
 
@@ -29,6 +30,8 @@ export interface ConfigListenerOptions {
   onEnqueue?: (task: string) => void;
   /** Called with the execution id of each sluice_cancel notification. */
   onCancel?: (executionId: number) => void;
+  /** Called with the task name of each sluice_breaker notification (a circuit breaker changed state). */
+  onBreaker?: (task: string) => void;
   log: (msg: string) => void;
 }
 
@@ -92,6 +95,10 @@ export class ConfigListener {
         if (Number.isSafeInteger(id) && id > 0) this.o.onCancel?.(id);
         return;
       }
+      if (n.channel === BREAKER_CHANNEL) {
+        this.o.onBreaker?.(n.payload ?? '');
+        return;
+      }
       if (n.channel !== CONFIG_CHANNEL) return;
       const v = Number(n.payload);
       if (Number.isFinite(v) && this.applied !== null && v <= this.applied) return; // older or same: ignore
@@ -116,6 +123,7 @@ export class ConfigListener {
       await client.query(`LISTEN ${CONFIG_CHANNEL}`);
       if (this.o.onEnqueue) await client.query(`LISTEN ${ENQUEUE_CHANNEL}`);
       if (this.o.onCancel) await client.query(`LISTEN ${CANCEL_CHANNEL}`);
+      if (this.o.onBreaker) await client.query(`LISTEN ${BREAKER_CHANNEL}`);
       this.client = client;
       this.reconnectDelay = 100;
       await this.check('reconnect');

@@ -5,6 +5,7 @@
 //   execution-runner.ts  runs handlers, decides each finish (core/attempt-finish)
 //   completer.ts         batches finishes into sluice_finish / sluice_cycle
 //   refill.ts            the claim riding on a flush (core/slot-plan)
+//   breaker-gate.ts      the tasks' circuit breakers: what may be claimed, outcomes reported
 //   heartbeat.ts         membership row + partition ownership (ownership.ts)
 //   shutdown.ts          the orderly stop, whoever asks
 // plus the config listener, cancel and drain watches, maintenance and /metrics.
@@ -17,6 +18,7 @@ import { MaintenanceRunner } from '../db/maintenance-runner';
 import { recordMetricsPort } from '../db/record-metrics-port';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { AttemptTracer } from './attempt-tracing';
+import { BreakerGate } from './breaker-gate';
 import { CancelWatch } from './cancel-watch';
 import { ClaimLoop } from './claim-loop';
 import { Completer } from './completer';
@@ -34,6 +36,9 @@ import { RefillPlanner } from './refill';
 import { chooseServedTasks, ServedTasks } from './served-tasks';
 import { orderlyShutdown } from './shutdown';
 import { SlotLedger } from './slot-ledger';
+
+/** How often a coordinator reports its finished outcomes to the tasks' circuit breakers. */
+export const BREAKER_REPORT_MS = 200;
 
 export interface StartCoordinatorOptions {
   databaseUrl: string;
@@ -107,7 +112,19 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     signal.fire();
   };
 
+  // Circuit breakers: outcomes summed and reported every BREAKER_REPORT_MS; rows re-read
+  // on sluice_breaker and every heartbeat as the fallback.
+  const gate = new BreakerGate({
+    pool,
+    tasks: () => served.map((t) => tasks.get(t)).filter((d) => d !== undefined),
+    refreshMs: timings.heartbeatMs,
+    reportMs: BREAKER_REPORT_MS,
+    wake: () => signal.fire(),
+    log,
+  });
+
   const refill = new RefillPlanner({
+    gate,
     coordinatorId: id,
     ledger,
     tasks,
@@ -123,6 +140,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     refill,
     onFlushed: (b) => {
       runner.finished(b);
+      gate.finished(b);
       // A batch that carried a refill claim already handed its freed slots back out
       // (refill.done decides whether the claim loop is needed); otherwise wake it.
       if (!refill.riding(b.task)) signal.fire();
@@ -144,6 +162,9 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
       if (tasks.has(task)) signal.fire();
     },
     onCancel: (executionId) => cancelWatch.notified(executionId),
+    onBreaker: (task) => {
+      if (tasks.has(task)) void gate.refresh();
+    },
     log,
   });
   const cancelWatch = new CancelWatch({ pool, everyMs: timings.heartbeatMs, running: () => runner.leases(), onCancel: (executionId) => runner.cancel(executionId), log });
@@ -160,6 +181,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     onClaimed: (rows, def) => runner.startClaimed(rows, def),
     metrics,
     log,
+    gate,
   });
   declareCoordinatorMetrics(metrics, {
     inFlight: () => ledger.inFlight,
@@ -170,6 +192,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
   });
 
   await listener.start();
+  await gate.start();
   await ownership.tick(served, false);
   const heartbeat = new Heartbeat({
     pool,
@@ -219,7 +242,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     metricsServer: server,
     markStopped: () => markStopped(pool, id, ledger.inFlight),
     shutdownTracing: opts.tracing === undefined && tracing ? () => tracing.shutdown() : null,
-    closePool: () => pool.end(),
+    closePool: async () => {
+      await gate.stop(); // the last outcomes reported before the pool closes
+      await pool.end();
+    },
     log,
   });
 

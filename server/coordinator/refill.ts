@@ -23,6 +23,8 @@ export interface RefillOptions {
   start: (rows: ClaimedExecution[], def: TaskDefinition) => void;
   /** Wake the claim loop. */
   wake: () => void;
+  /** The circuit breaker (breaker-gate.ts): a claim rides a flush only while it is closed. */
+  gate?: { allowsRefill(task: string): boolean };
 }
 
 export class RefillPlanner implements Refill {
@@ -36,6 +38,7 @@ export class RefillPlanner implements Refill {
   plan(task: string, freeing: number): { max: number; leaseMs: number } | null {
     const def = this.o.tasks.get(task);
     if (!def || this.o.tasks.draining || def.paused) return null;
+    if (this.o.gate && !this.o.gate.allowsRefill(task)) return null;
     const max = refillShare({ slots: this.o.ledger.slots, busy: this.o.ledger.busy(), freeing, activeTasks: this.o.tasks.activeCount() });
     if (max === 0) return null;
     this.o.ledger.hold(max);

@@ -4,6 +4,7 @@ import {
   alertKey,
   alertTiming,
   checkPolicy,
+  compareAlertsForList,
   DEFAULT_ALERT_POLICY,
   detectorSeverity,
   effectiveThreshold,
@@ -112,6 +113,14 @@ describe('severity', () => {
     ['warning', 'critical', false],
     ['critical', 'warning', true],
   ] as const)('severityAtLeast(%s, %s) = %s', (s, min, want) => expect(severityAtLeast(s, min)).toBe(want));
+});
+
+describe('compareAlertsForList: critical first, then the newest fired', () => {
+  it('orders a mixed list', () => {
+    const a = (id: number, severity: 'warning' | 'critical', firedAt: number) => ({ id, severity, firedAt: new Date(firedAt) });
+    const list = [a(1, 'warning', 500), a(2, 'critical', 100), a(3, 'warning', 900), a(4, 'critical', 700), a(5, 'critical', 700)];
+    expect([...list].sort(compareAlertsForList).map((x) => x.id)).toEqual([5, 4, 2, 3, 1]);
+  });
 });
 
 describe('alertKey and policy', () => {

@@ -13,6 +13,8 @@ export const ALERT_RULES = [
   // fleet health (alert-fleet-rules.ts): task '' unless the rule is about one task
   'coordinatorStale', 'unownedPartitions', 'configBehind', 'maintenanceFailing', 'reconcileRepairs',
   'dlqNearFull', 'dbConnections', 'vacuumHorizon', 'deadTuples',
+  // the task's circuit breaker is not closed (issue 23, alert-observation.ts)
+  'circuitOpen',
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 export type AlertSeverity = 'warning' | 'critical';
@@ -144,6 +146,22 @@ export function alertKey(task: string, rule: AlertRule, subject = ''): string {
 
 export const SEVERITY_RANK: Record<AlertSeverity, number> = { warning: 1, critical: 2 };
 
+/** Severities in the order alert lists show them: critical first. */
+export const ALERT_SEVERITIES_LISTED: readonly AlertSeverity[] = ['critical', 'warning'];
+export const SEVERITY_LIST_RANK: Record<AlertSeverity, number> = { critical: 0, warning: 1 };
+
+/**
+ * The order of every alert list (Alerts page, Overview, a task's page): critical before
+ * warning, then the newest fired first, then the higher id. The list query sorts the same
+ * way in SQL (server/presenters/alerts.ts).
+ */
+export function compareAlertsForList(
+  a: { severity: AlertSeverity; firedAt: Date | number; id: number },
+  b: { severity: AlertSeverity; firedAt: Date | number; id: number },
+): number {
+  return SEVERITY_LIST_RANK[a.severity] - SEVERITY_LIST_RANK[b.severity] || Number(b.firedAt) - Number(a.firedAt) || b.id - a.id;
+}
+
 /** Severity only goes up within an episode: a critical alert easing to warning stays critical. */
 export function escalate(current: AlertSeverity | undefined, observed: AlertSeverity): AlertSeverity {
   if (!current) return observed;
@@ -175,7 +193,12 @@ export const ALERT_RULE_LABEL: Record<AlertRule, string> = {
   dbConnections: 'Postgres connections',
   vacuumHorizon: 'Vacuum horizon held',
   deadTuples: 'Execution dead tuples',
+  circuitOpen: 'Circuit breaker open',
 };
+
+/** The remedy beside a circuit-breaker alert. */
+export const CIRCUIT_OPEN_REMEDY =
+  'The task\'s handler kept failing, so coordinators stopped claiming it: its queued executions wait without using attempts. Check the target the handler calls and the errors of the latest attempts; the breaker lets probes through after its cool-down and closes when they succeed, or an operator can reset it on the task page once the target is back.';
 
 /** The remedy shown beside a threshold alert (hot partitions use hotPartitionRemedy). */
 export function thresholdRemedy(rule: ThresholdMetric): string {

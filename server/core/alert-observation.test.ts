@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { alertSummary, backpressureRates, observeTask, type EpisodeView, type TaskInputs, type WindowTotals } from './alert-observation';
+import { alertSummary, backpressureRates, carryTopKeys, EVIDENCE_KEYS_PER_GROUP, evidenceTopKeys, observeTask, type EpisodeView, type TaskInputs, type WindowTotals } from './alert-observation';
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from './alert-evaluation';
 import { stepAlert, type AlertState } from './alert-rules';
 import { flooredImbalance } from './metrics';
@@ -146,6 +146,38 @@ describe('hot partitions and hot keys', () => {
   });
 });
 
+describe('top keys in a hot partition\'s evidence', () => {
+  const load = (group: string, key: string, queued: number, total: number) => ({ group_name: group, group_key: key, in_flight: 1, queued, group_total: total, group_active: 3 });
+
+  it('a hot partition records the task\'s top keys of every group even when no key dominates', () => {
+    const keyLoads = [load('tenant', 'acme', 300, 900), load('tenant', 'beta', 290, 900), load('tenant', 'gamma', 280, 900), load('region', 'eu', 40, 50)];
+    const obs = observeTask(task({ depths: [900, 10, 10, 10], keyLoads }), none, policy);
+    expect(obs.filter((o) => o.rule === 'hotKey')).toEqual([]);
+    const hot = obs.find((o) => o.rule === 'hotPartition')!;
+    expect(hot.evidence.topKeys).toEqual([
+      { group: 'tenant', key: 'acme', inFlight: 1, queued: 300, groupLoad: 900 },
+      { group: 'tenant', key: 'beta', inFlight: 1, queued: 290, groupLoad: 900 },
+      { group: 'tenant', key: 'gamma', inFlight: 1, queued: 280, groupLoad: 900 },
+      { group: 'region', key: 'eu', inFlight: 1, queued: 40, groupLoad: 50 },
+    ]);
+  });
+
+  it('keeps at most EVIDENCE_KEYS_PER_GROUP keys of each group', () => {
+    const keyLoads = Array.from({ length: 15 }, (_, i) => load('tenant', `k${i}`, 100 - i, 2000));
+    expect(evidenceTopKeys(keyLoads).map((k) => k.key)).toEqual(keyLoads.slice(0, EVIDENCE_KEYS_PER_GROUP).map((k) => k.group_key));
+  });
+
+  it.each([
+    ['a new snapshot replaces the old', { topKeys: [{ key: 'a' }] }, { topKeys: [{ key: 'b' }], depth: 2 }, { topKeys: [{ key: 'b' }], depth: 2 }],
+    ['an empty snapshot keeps the keys it fired with', { topKeys: [{ key: 'a' }] }, { topKeys: [], depth: 2 }, { topKeys: [{ key: 'a' }], depth: 2 }],
+    ['nothing to keep', { depth: 1 }, { topKeys: [], depth: 2 }, { topKeys: [], depth: 2 }],
+    ['a new episode starts empty', null, { topKeys: [], depth: 2 }, { topKeys: [], depth: 2 }],
+    ['evidence without keys stays without', { topKeys: [{ key: 'a' }] }, { value: 3 }, { value: 3 }],
+  ])('carryTopKeys: %s', (_name, prev, next, want) => {
+    expect(carryTopKeys(prev, next)).toEqual(want);
+  });
+});
+
 describe('alertSummary: one line per alert, everywhere', () => {
   const a = { task: 'orders', subject: '', partition: null, groupName: null, groupKey: null };
   it.each([
@@ -155,4 +187,24 @@ describe('alertSummary: one line per alert, everywhere', () => {
     [{ ...a, rule: 'shedPerSecond' }, 'Shed executions — orders'],
     [{ ...a, task: '', rule: 'coordinatorStale', subject: 'c1@host' }, 'Coordinator stale — fleet: c1@host'],
   ])('%j', (input, want) => expect(alertSummary(input)).toBe(want));
+});
+
+describe('circuit breaker alert (issue 23)', () => {
+  const open = { state: 'open' as const, since: '2026-11-24T10:00:00.000Z', reason: '12 of 20 executions failed in 60000 ms (threshold 50%)', tripsTotal: 1 };
+  it.each<[string, TaskInputs['breaker'], Map<string, EpisodeView>, string[]]>([
+    ['closed, nothing open: no observation', null, none, []],
+    ['open: critical, fires at once', open, none, ['circuitOpen=critical']],
+    ['half-open is still not closed', { ...open, state: 'half-open' }, none, ['circuitOpen=critical']],
+    ['closed with an episode open: clear, so it resolves', null, new Map([['orders|circuitOpen|', { status: 'firing' as const }]]), ['circuitOpen=clear']],
+  ])('%s', (_n, breaker, latest, want) => {
+    const obs = observeTask(task({ breaker }), latest, policy).filter((o) => o.rule === 'circuitOpen');
+    expect(rules(obs)).toEqual(want);
+    for (const o of obs) expect(o.timing).toEqual({ forMs: 0, clearForMs: 0 });
+  });
+
+  it('says when and why in the evidence', () => {
+    const [o] = observeTask(task({ breaker: open }), none, policy).filter((x) => x.rule === 'circuitOpen');
+    expect(o!.evidence).toEqual({ state: 'open', since: open.since, reason: open.reason, tripsTotal: 1 });
+    expect(o!.remedy).toMatch(/reset it on the task page/);
+  });
 });

@@ -18,6 +18,7 @@ import {
   thresholdBreach,
   thresholdRemedy,
   backpressureRemedy,
+  CIRCUIT_OPEN_REMEDY,
   type AlertPolicy,
   type AlertRule,
   type AlertSeverity,
@@ -87,6 +88,8 @@ export interface TaskInputs {
   arrivals: number[];
   totals: WindowTotals | undefined;
   keyLoads: GroupKeyLoad[];
+  /** The task's circuit breaker when it is enabled and not closed (issue 23); absent/null: closed or off. */
+  breaker?: { state: 'open' | 'half-open'; since: string; reason: string; tripsTotal: number } | null;
 }
 
 const WAIT_REMEDY =
@@ -95,6 +98,45 @@ const WAIT_REMEDY =
 /** Keys considered per group when computing hot-key shares (the rest are summed). */
 export const KEYS_PER_GROUP = 20;
 const OTHERS = '\u0000others';
+
+/** Keys per group an alert's evidence keeps (the top of the live key loads). */
+export const EVIDENCE_KEYS_PER_GROUP = 10;
+
+/** One key of an evidence snapshot: its group, its load then, and the group's whole load then. */
+export interface EvidenceKey {
+  group: string;
+  key: string;
+  inFlight: number;
+  queued: number;
+  groupLoad: number;
+}
+
+/**
+ * The task's heaviest group keys as an alert's evidence snapshot: the top
+ * EVIDENCE_KEYS_PER_GROUP of each group, heaviest first (keyLoads come ranked per group).
+ */
+export function evidenceTopKeys(keyLoads: readonly GroupKeyLoad[]): EvidenceKey[] {
+  const taken = new Map<string, number>();
+  const out: EvidenceKey[] = [];
+  for (const k of keyLoads) {
+    const n = taken.get(k.group_name) ?? 0;
+    if (n >= EVIDENCE_KEYS_PER_GROUP) continue;
+    taken.set(k.group_name, n + 1);
+    out.push({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, groupLoad: k.group_total });
+  }
+  return out;
+}
+
+/**
+ * The evidence an open episode keeps when a new breaching observation replaces it: the new
+ * reading, except that a snapshot of top keys is never replaced by an empty one (the keys
+ * drained before the partition did), so the episode keeps the keys it fired with.
+ */
+export function carryTopKeys(prev: Record<string, unknown> | null | undefined, next: Record<string, unknown>): Record<string, unknown> {
+  const had = prev && Array.isArray(prev.topKeys) && prev.topKeys.length > 0;
+  const has = Array.isArray(next.topKeys) && next.topKeys.length > 0;
+  return had && !has && 'topKeys' in next ? { ...next, topKeys: prev.topKeys } : next;
+}
 
 export const isOpenEpisode = (r: EpisodeView | undefined) => r !== undefined && (r.status === 'firing' || r.status === 'acknowledged');
 /** An episode still in progress (pending too): it needs an observation even when clear. */
@@ -205,6 +247,26 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
     });
   }
 
+  // Circuit breaker (issue 23): fires on the first evaluation that sees it open or
+  // half-open (an open breaker is already the verdict of its own window), resolves on the
+  // first that sees it closed again.
+  {
+    const b = base('circuitOpen');
+    const br = t.breaker ?? null;
+    if (br || inProgressEpisode(latest.get(b.key))) {
+      out.push({
+        ...b,
+        timing: { forMs: 0, clearForMs: 0 },
+        breaching: br !== null,
+        value: br ? 1 : 0,
+        severity: 'critical',
+        threshold: null,
+        evidence: br ? { state: br.state, since: br.since, reason: br.reason, tripsTotal: br.tripsTotal } : { state: 'closed' },
+        remedy: CIRCUIT_OPEN_REMEDY,
+      });
+    }
+  }
+
   // Wait time (ready → claimed): its own lines, since the backlog, not the handler, is slow.
   {
     const b = base('waitP99Ms');
@@ -256,6 +318,9 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
                 arrivalRatio: hit.arrivalRatio,
               }
             : {}),
+          // The task's top group keys while it runs hot: still shown once it resolved and
+          // the keys drained, whether or not a hot-key alert fired beside it.
+          topKeys: evidenceTopKeys(t.keyLoads),
           factor: policy.hotPartition.factor,
           floorDepth: policy.hotPartition.floorDepth,
           windowMs: policy.windowMs,

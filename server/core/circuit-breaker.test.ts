@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advance, closedBreaker, record, reset, slots, started, type Breaker, type BreakerSettings, type Outcome } from './circuit-breaker';
+import { advance, closedBreaker, record, recordCounts, reset, slots, started, windowCounts, type Breaker, type BreakerSettings, type Outcome } from './circuit-breaker';
 
 const S: BreakerSettings = { windowMs: 1000, failureRate: 0.5, minCalls: 4, coolDownMs: 500, probes: 2 };
 
@@ -111,11 +111,46 @@ describe('reset', () => {
   it.each<[string, Breaker, string | undefined]>([
     ['open', { state: 'open', openedAt: 0, reason: 'x' }, 'open→closed'],
     ['half-open', { state: 'half-open', since: 0, started: 1, succeeded: 0 }, 'half-open→closed'],
-    ['closed with failures', { state: 'closed', window: [{ at: 0, failed: true }] }, undefined],
+    ['closed with failures', { state: 'closed', window: [{ at: 0, ok: 0, failed: 1 }] }, undefined],
   ])('from %s: closed and empty', (_n, b, transition) => {
     const r = reset(b, 50, 'ops@example.com');
     expect(r.breaker).toEqual(closedBreaker());
     expect(r.transition && `${r.transition.from}→${r.transition.to}`).toBe(transition);
     if (r.transition) expect(r.transition.reason).toBe('reset by ops@example.com');
+  });
+});
+
+describe('recordCounts: a coordinator reports a batch', () => {
+  const S2: BreakerSettings = { windowMs: 6000, failureRate: 0.5, minCalls: 10, coolDownMs: 500, probes: 3 };
+
+  it.each<{ name: string; batches: [number, number, number][]; state: string; reason?: string }>([
+    { name: 'one batch reaching minCalls at the rate trips', batches: [[0, 5, 5]], state: 'open', reason: '5 of 10 executions failed in 6000 ms (threshold 50%)' },
+    { name: 'batches add up within the window', batches: [[0, 3, 1], [1000, 2, 4]], state: 'open', reason: '5 of 10 executions failed in 6000 ms (threshold 50%)' },
+    { name: 'a batch that left the window no longer counts', batches: [[0, 0, 9], [6000, 9, 1]], state: 'closed' },
+    { name: 'merged into one bucket (100 ms) and expiring with its first outcome', batches: [[0, 0, 5], [50, 0, 4], [6000, 1, 0], [6001, 0, 1]], state: 'closed' },
+    { name: 'an empty batch changes nothing', batches: [[0, 0, 0]], state: 'closed' },
+  ])('$name', ({ batches, state, reason }) => {
+    let b = closedBreaker();
+    for (const [at, ok, failed] of batches) b = recordCounts(b, { ok, failed }, at, S2).breaker;
+    expect(b.state).toBe(state);
+    if (reason) expect(b).toMatchObject({ reason });
+  });
+
+  it('keeps the stored window small: at most one entry per bucket', () => {
+    let b = closedBreaker();
+    for (let t = 0; t < 6000; t += 7) b = recordCounts(b, { ok: 3, failed: 0 }, t, S2).breaker;
+    expect(b.state === 'closed' && b.window.length).toBeLessThanOrEqual(61);
+    expect(windowCounts(b, 5999, S2)).toEqual({ failed: 0, total: 3 * Math.ceil(6000 / 7) });
+  });
+
+  it.each<{ name: string; ok: number; failed: number; state: string; reason?: string }>([
+    { name: 'half-open: enough successes in one batch close it', ok: 3, failed: 0, state: 'closed' },
+    { name: 'half-open: any failure in the batch re-opens it', ok: 2, failed: 1, state: 'open', reason: 'probe failed (2 of 3 succeeded)' },
+    { name: 'half-open: fewer successes than probes keep it half-open', ok: 2, failed: 0, state: 'half-open' },
+  ])('$name', ({ ok, failed, state, reason }) => {
+    const half: Breaker = { state: 'half-open', since: 0, started: 3, succeeded: 0 };
+    const r = recordCounts(half, { ok, failed }, 10, S2);
+    expect(r.breaker.state).toBe(state);
+    if (reason) expect(r.breaker).toMatchObject({ reason });
   });
 });

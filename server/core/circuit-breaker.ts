@@ -9,6 +9,11 @@
 //   half-open → open       any probe failed (a fresh cool-down)
 // Timeouts count as failures. Outcomes that arrive while open are ignored (nothing should
 // run then; a late finish of an execution claimed before the trip says nothing new).
+// Outcomes arrive one by one (`record`) or as counts (`recordCounts`: a coordinator's
+// finishes of the last flush interval, server/services/circuit-breaker.ts). The closed
+// window keeps one entry per `windowMs / WINDOW_BUCKETS` bucket (counts merged), so the
+// state stored in Postgres stays small however many executions finish; an entry expires
+// `windowMs` after the first outcome it holds (so at most one bucket early).
 // Pure: no I/O imports (server/core rule).
 
 export interface BreakerSettings {
@@ -28,8 +33,18 @@ export const DEFAULT_BREAKER: BreakerSettings = { windowMs: 60_000, failureRate:
 
 export type Outcome = 'success' | 'failure' | 'timeout';
 
+/** Outcomes counted from `at` (the first of them) until the next bucket. */
+export interface WindowEntry {
+  at: number;
+  ok: number;
+  failed: number;
+}
+
+/** The closed window holds at most this many entries (plus one). */
+export const WINDOW_BUCKETS = 60;
+
 export type Breaker =
-  | { state: 'closed'; /** outcomes in the window, oldest first */ window: { at: number; failed: boolean }[] }
+  | { state: 'closed'; /** outcomes in the window, oldest first, merged per bucket */ window: WindowEntry[] }
   | { state: 'open'; openedAt: number; reason: string }
   | { state: 'half-open'; since: number; started: number; succeeded: number };
 
@@ -74,25 +89,106 @@ const open = (from: Breaker['state'], now: number, reason: string): { breaker: B
 /** An execution finished with `outcome` at `now`. */
 export function record(b: Breaker, outcome: Outcome, now: number, s: BreakerSettings): { breaker: Breaker; transition?: Transition } {
   const failed = outcome !== 'success';
-  if (b.state === 'open') return { breaker: b };
+  return recordCounts(b, { ok: failed ? 0 : 1, failed: failed ? 1 : 0, timedOut: outcome === 'timeout' }, now, s);
+}
+
+export interface OutcomeCounts {
+  ok: number;
+  /** failures, timeouts included */
+  failed: number;
+  /** some of the failures were timeouts (only changes the wording of a half-open re-trip) */
+  timedOut?: boolean;
+}
+
+/** `ok` + `failed` executions finished by `now` (a batch, counted in one step). In
+ *  half-open any failure re-opens it, whatever succeeded in the same batch. */
+export function recordCounts(b: Breaker, c: OutcomeCounts, now: number, s: BreakerSettings): { breaker: Breaker; transition?: Transition } {
+  if (c.ok + c.failed === 0 || b.state === 'open') return { breaker: b };
   if (b.state === 'half-open') {
-    if (failed) return open('half-open', now, `probe ${outcome === 'timeout' ? 'timed out' : 'failed'} (${b.succeeded} of ${s.probes} succeeded)`);
-    const succeeded = b.succeeded + 1;
+    if (c.failed > 0) {
+      const succeeded = b.succeeded + c.ok;
+      return open('half-open', now, `probe ${c.timedOut && c.failed === 1 ? 'timed out' : 'failed'} (${Math.min(succeeded, s.probes)} of ${s.probes} succeeded)`);
+    }
+    const succeeded = b.succeeded + c.ok;
     if (succeeded >= s.probes) {
       return { breaker: closedBreaker(), transition: { from: 'half-open', to: 'closed', at: now, reason: `${succeeded} probes succeeded` } };
     }
     return { breaker: { ...b, succeeded } };
   }
-  const window = [...b.window.filter((o) => now - o.at < s.windowMs), { at: now, failed }];
-  const failures = window.filter((o) => o.failed).length;
-  if (window.length >= s.minCalls && failures / window.length >= s.failureRate) {
-    return open('closed', now, `${failures} of ${window.length} executions failed in ${s.windowMs} ms (threshold ${Math.round(s.failureRate * 100)}%)`);
+  const bucketMs = Math.max(1, Math.floor(s.windowMs / WINDOW_BUCKETS));
+  const window = b.window.filter((o) => now - o.at < s.windowMs).map((o) => ({ ...o }));
+  const last = window[window.length - 1];
+  if (last && Math.floor(last.at / bucketMs) === Math.floor(now / bucketMs)) {
+    last.ok += c.ok;
+    last.failed += c.failed;
+  } else {
+    window.push({ at: now, ok: c.ok, failed: c.failed });
+  }
+  const failures = window.reduce((a, o) => a + o.failed, 0);
+  const total = failures + window.reduce((a, o) => a + o.ok, 0);
+  if (total >= s.minCalls && failures / total >= s.failureRate) {
+    return open('closed', now, `${failures} of ${total} executions failed in ${s.windowMs} ms (threshold ${Math.round(s.failureRate * 100)}%)`);
   }
   return { breaker: { state: 'closed', window } };
+}
+
+/** Failures and total outcomes in the closed window as of `now` (the console's gauge). */
+export function windowCounts(b: Breaker, now: number, s: BreakerSettings): { failed: number; total: number } {
+  if (b.state !== 'closed') return { failed: 0, total: 0 };
+  const live = b.window.filter((o) => now - o.at < s.windowMs);
+  const failed = live.reduce((a, o) => a + o.failed, 0);
+  return { failed, total: failed + live.reduce((a, o) => a + o.ok, 0) };
 }
 
 /** An operator's reset: closed, window empty. */
 export function reset(b: Breaker, now: number, actor: string): { breaker: Breaker; transition?: Transition } {
   if (b.state === 'closed') return { breaker: closedBreaker() };
   return { breaker: closedBreaker(), transition: { from: b.state, to: 'closed', at: now, reason: `reset by ${actor}` } };
+}
+
+// ─── As stored (task_breakers; server/db/task-breakers.ts) ─────────────────────────
+
+/** The breaker as its row keeps it; times in ms on the database's clock. */
+export interface StoredBreaker {
+  state: Breaker['state'];
+  /** When the current state began. */
+  sinceMs: number;
+  /** Why it is in it. */
+  reason: string;
+  window: WindowEntry[];
+  openedAtMs: number | null;
+  probesStarted: number;
+  probesSucceeded: number;
+}
+
+export function fromStored(row: StoredBreaker): Breaker {
+  switch (row.state) {
+    case 'open':
+      return { state: 'open', openedAt: row.openedAtMs ?? row.sinceMs, reason: row.reason };
+    case 'half-open':
+      return { state: 'half-open', since: row.sinceMs, started: row.probesStarted, succeeded: row.probesSucceeded };
+    default:
+      return { state: 'closed', window: Array.isArray(row.window) ? row.window : [] };
+  }
+}
+
+/** The row after `b`, reached through `transitions` (oldest first; none = same state). */
+export function toStored(prev: StoredBreaker, b: Breaker, transitions: readonly (Transition | undefined)[]): StoredBreaker & { tripped: boolean } {
+  const ts = transitions.filter((x): x is Transition => x !== undefined);
+  const t = ts[ts.length - 1];
+  return {
+    state: b.state,
+    sinceMs: t ? t.at : prev.sinceMs,
+    reason: t ? t.reason : prev.reason,
+    window: b.state === 'closed' ? b.window : [],
+    openedAtMs: b.state === 'open' ? b.openedAt : b.state === 'half-open' ? prev.openedAtMs : null,
+    probesStarted: b.state === 'half-open' ? b.started : 0,
+    probesSucceeded: b.state === 'half-open' ? b.succeeded : 0,
+    tripped: ts.some((x) => x.to === 'open'),
+  };
+}
+
+/** The state machine's settings out of a task definition's circuitBreaker block. */
+export function breakerSettings(s: BreakerSettings): BreakerSettings {
+  return { windowMs: s.windowMs, failureRate: s.failureRate, minCalls: s.minCalls, coolDownMs: s.coolDownMs, probes: s.probes };
 }

@@ -8,13 +8,14 @@
 // Per partition (in partition order, so a seeded rand gives the same plan every time):
 //   1. executions of a stream with spilled executions still parked spill (they must not
 //      overtake the parked ones);
-//   2. the rest go to decideBackpressure (core/backpressure.ts): its first `accept` of them,
-//      in batch order, are accepted, the tail is shed (shed policy) or spilled;
+//   2. the rest go to decideStaged (core/backpressure-stages.ts: the throttle stage, then
+//      decideBackpressure's policy past the policy line): its first `accept` of them, in
+//      batch order, are accepted, the tail is shed (shed policy) or spilled;
 //   3. any reject refuses the whole call (TOO_MANY_REQUESTS, nothing written).
 // Then the stream-spill cascade: within a stream, once one execution spills, every later
 // one of the batch spills too, so a stream's executions stay in order.
 // Pure: no I/O imports (server/core rule).
-import { decideBackpressure } from './backpressure';
+import { decideStaged, type BackpressureStage } from './backpressure-stages';
 import type { TaskDefinition } from './task-definition';
 
 export type EnqueueFate = 'accept' | 'spill' | 'shed';
@@ -60,6 +61,10 @@ export interface EnqueuePlan {
   throttledMs: number;
   /** Present when a partition rejected: the whole call is refused (the lists are then moot). */
   rejection: EnqueueRejection | null;
+  /** Staged backpressure: the producer should slow down (a partition is in the throttle stage). */
+  retryAfterMs: number | null;
+  /** Each partition's stage once this call is in (the policy stage when it rejected). */
+  stages: Map<number, BackpressureStage>;
 }
 
 export function planEnqueue(input: EnqueuePlanInput): EnqueuePlan {
@@ -72,7 +77,9 @@ export function planEnqueue(input: EnqueuePlanInput): EnqueuePlan {
     list.push(e);
   }
   const rejected = new Map<number, number>();
+  const stages = new Map<number, BackpressureStage>();
   let throttledMs = 0;
+  let retryAfterMs: number | null = null;
   for (const [p, items] of [...byPartition].sort((a, b) => a[0] - b[0])) {
     const load = input.partitions.get(p);
     if (!load) throw new RangeError(`no load given for partition ${p}`);
@@ -82,29 +89,26 @@ export function planEnqueue(input: EnqueuePlanInput): EnqueuePlan {
       if (parked(e)) fate.set(e.index, 'spill');
       else normal.push(e);
     }
-    const d = decideBackpressure({
-      policy: bp.policy,
-      maxDepth: bp.maxDepth,
+    const d = decideStaged({
+      bp,
       depth: Math.max(0, load.depth),
       incoming: normal.length,
-      shedPercent: bp.shedPercent,
-      throttleDelayMs: bp.throttleDelayMs,
-      throttleMaxDelayMs: bp.throttleMaxDelayMs,
-      retryAfterMs: bp.retryAfterMs,
       spilled: Math.max(0, load.spilled),
       rand: input.rand,
     });
     if (d.reject > 0) rejected.set(p, d.reject);
+    stages.set(p, d.after);
+    if (d.throttled > 0) retryAfterMs = bp.retryAfterMs;
     throttledMs = Math.max(throttledMs, d.delayMs);
     normal.forEach((e, k) => fate.set(e.index, k < d.accept ? 'accept' : d.shed > 0 ? 'shed' : 'spill'));
   }
   if (rejected.size > 0) {
     const total = [...rejected.values()].reduce((a, b) => a + b, 0);
-    return { accepted: [], spilled: [], shed: [], throttledMs: 0, rejection: { byPartition: rejected, total, retryAfterMs: bp.retryAfterMs } };
+    return { accepted: [], spilled: [], shed: [], throttledMs: 0, rejection: { byPartition: rejected, total, retryAfterMs: bp.retryAfterMs }, retryAfterMs: bp.retryAfterMs, stages };
   }
   cascadeStreamSpills(input.executions, fate);
   const pick = (f: EnqueueFate) => input.executions.filter((e) => fate.get(e.index) === f).map((e) => e.index);
-  return { accepted: pick('accept'), spilled: pick('spill'), shed: pick('shed'), throttledMs, rejection: null };
+  return { accepted: pick('accept'), spilled: pick('spill'), shed: pick('shed'), throttledMs, rejection: null, retryAfterMs, stages };
 }
 
 /** Within a stream, once one execution (in batch order) spills, every later accepted one

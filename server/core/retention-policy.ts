@@ -20,7 +20,7 @@ export const retentionSettingsSchema = z.object({
   succeededHours: hours(24),
   /** Canceled executions (and their attempts), unless the task says otherwise. */
   canceledHours: hours(24 * 7),
-  /** partition_owner_log, reconcile_log, dlq_events, resolved alerts with their events, finished webhook deliveries, finished DLQ replay jobs. */
+  /** partition_owner_log, reconcile_log, task_breaker_events, dlq_events, resolved alerts with their events, finished webhook deliveries, finished DLQ replay jobs. */
   historyDays: days(14),
   /** audit_log: its own, long, default. */
   auditDays: days(400),
@@ -93,6 +93,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   execution_cancel_preview_items: { rule: 'deleted with their preview (ON DELETE CASCADE)' },
   partition_owner_log: { rule: 'retention service: historyDays' },
   reconcile_log: { rule: 'retention service: historyDays' },
+  task_breaker_events: { rule: 'retention service: historyDays' },
   alerts: { rule: 'prune-history: resolved alerts after historyDays' },
   alert_events: { rule: 'deleted with their alert (ON DELETE CASCADE)' },
   webhook_deliveries: { rule: 'prune-history: delivered or failed deliveries after historyDays' },
@@ -109,6 +110,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   overflow: { bounded: 'a queue, not history: drained back into executions by spill-drainer' },
   config_versions: { bounded: 'one row per configuration change an operator makes' },
   task_runtime: { bounded: 'one row per task' },
+  task_breakers: { bounded: 'one row per task with a circuit breaker' },
   partition_stats: { bounded: 'one row per task partition' },
   partition_owners: { bounded: 'one row per task partition' },
   metric_cursor: { bounded: 'one row per task partition' },

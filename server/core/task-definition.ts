@@ -6,6 +6,30 @@ import { z } from 'zod';
 import { inputRecord, inputText } from './input-text';
 import { taskRetentionSchema } from './retention-policy';
 import { issueFieldErrors, type FieldError } from './errors';
+import { AGING_MS_MAX, AGING_MS_MIN, DEFAULT_AGING_MS, PRIORITY_MAX } from './priority';
+
+// ─── Fleet defaults: the fields a task may inherit (three-level precedence, block at the end) ───
+/**
+ * Fields of a task that, when the task does not set them, come from the config's fleet
+ * `defaults:` (else the built-in default). Threshold pairs inherit as a pair (warning <
+ * critical is checked on the pair). Per-key group limits (`groups[].overrides`) are the
+ * third level above the task's group limit (effectiveGroupLimit).
+ */
+export const INHERITABLE_PATHS = [
+  'timeoutMs',
+  'retry.maxAttempts',
+  'retry.backoff',
+  'retry.baseDelayMs',
+  'retry.maxDelayMs',
+  'retry.jitter',
+  'thresholds.depth',
+  'thresholds.imbalance',
+  'thresholds.retryRate',
+  'thresholds.dlqRate',
+  'thresholds.p99LatencyMs',
+] as const;
+export type InheritablePath = (typeof INHERITABLE_PATHS)[number];
+// ─── end fleet defaults ───
 
 /** A dot path into the payload, e.g. `tenant` or `customer.id`. */
 export const KEY_PATH_RE = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*)*$/;
@@ -57,6 +81,45 @@ export const retrySchema = z.strictObject({
   jitter: number(0, 1).default(0.2),
 });
 
+// ─── Protect (issue 23): staged backpressure and the circuit breaker ─────────────────────
+// Kept in one block so parallel edits of this file merge cleanly.
+
+/**
+ * Staged backpressure (seed 000 "Backpressure Handling"; core/backpressure-stages.ts):
+ * from throttleAtPercent of maxDepth arrivals are accepted but delayed (throttleDelayMs per
+ * execution past that line, capped by throttleMaxDelayMs) and the producer is told
+ * retryAfterMs; from policyAtPercent the task's policy (reject / shed / spill / throttle)
+ * applies to what is past that line. Absent: one stage, the policy at maxDepth.
+ */
+export const backpressureStagesSchema = z
+  .strictObject({
+    throttleAtPercent: number(1, 100).default(80),
+    policyAtPercent: number(1, 100).default(95),
+  })
+  .refine((s) => s.throttleAtPercent < s.policyAtPercent, { message: 'must be below policyAtPercent', path: ['throttleAtPercent'] });
+
+/**
+ * A circuit breaker per task (seed 000's hardening list; core/circuit-breaker.ts): when at
+ * least `minCalls` executions finished within `windowMs` and `failureRate` of them failed
+ * or timed out, coordinators stop claiming the task for `coolDownMs` (queued executions
+ * wait; no attempt is used), then let `probes` executions through: all succeed → closed,
+ * any fails → open again. Off unless enabled: an open breaker stops the task's work, which
+ * an operator should opt into per task.
+ */
+export const circuitBreakerSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  windowMs: whole(1000, 3_600_000).default(60_000),
+  /** A fraction: 0.5 = trip when half of the window's executions failed. */
+  failureRate: number(0.01, 1).default(0.5),
+  minCalls: whole(1, 1_000_000).default(20),
+  coolDownMs: whole(100, 86_400_000).default(30_000),
+  probes: whole(1, 1000).default(3),
+});
+export const DEFAULT_CIRCUIT_BREAKER = { enabled: false, windowMs: 60_000, failureRate: 0.5, minCalls: 20, coolDownMs: 30_000, probes: 3 } as const;
+export type CircuitBreakerSettings = z.output<typeof circuitBreakerSchema>;
+
+// ─── end of the Protect block ──────────────────────────────────────────────────────────
+
 export const BACKPRESSURE_POLICIES = ['reject', 'throttle', 'shed', 'spill'] as const;
 export const backpressureSchema = z.strictObject({
   /** Queued + scheduled-retry executions per partition before the policy applies. */
@@ -69,6 +132,8 @@ export const backpressureSchema = z.strictObject({
   throttleMaxDelayMs: whole(0, 600_000).default(5000),
   /** shed: percentage of over-limit executions dropped (counted, reported). */
   shedPercent: number(0, 100).default(50),
+  /** Staged backpressure (issue 23, the Protect block above); absent = one stage at maxDepth. */
+  stages: backpressureStagesSchema.optional(),
 });
 
 export const dlqSchema = z.strictObject({
@@ -77,15 +142,17 @@ export const dlqSchema = z.strictObject({
 });
 
 /** A warning/critical pair; `max` bounds rates (fractions: 1 = 100%). */
-const thresholdPair = (warning: number, critical: number, max?: { value: number; message: string }) => {
+/** A warning/critical pair without a default (the fleet defaults' form of a threshold). */
+const thresholdLines = (max?: { value: number; message: string }) => {
   const line = max
     ? z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(max.value, max.message)
     : z.number({ error: 'must be a number' }).min(0, 'must be at least 0');
   return z
     .strictObject({ warning: line, critical: line })
-    .default({ warning, critical })
     .refine((t) => t.warning < t.critical, { message: 'warning must be below critical', path: ['warning'] });
 };
+const thresholdPair = (warning: number, critical: number, max?: { value: number; message: string }) =>
+  thresholdLines(max).default({ warning, critical });
 const RATE_MAX = { value: 1, message: 'must be at most 100%' };
 
 /** The longest a task may ask a condition to hold before its alert fires. */
@@ -120,6 +187,18 @@ export const thresholdsSchema = z
     p99LatencyMs: { warning: 5000, critical: 30_000 },
   });
 
+// ---- Limits (issue #19): priorities ---------------------------------------------------
+/** A priority: a whole number from 0 (lowest) to PRIORITY_MAX, higher claimed first. */
+export const prioritySchema = whole(0, PRIORITY_MAX);
+/** The task's priorities: the default of an execution enqueued without one, and the aging
+ *  parameter (waiting time worth one level; the rule is server/core/priority.ts). Absent:
+ *  default 0, agingMs 60 s. */
+export const taskPrioritySchema = z.strictObject({
+  default: prioritySchema.default(0),
+  agingMs: whole(AGING_MS_MIN, AGING_MS_MAX).default(DEFAULT_AGING_MS),
+});
+// ---- end Limits -------------------------------------------------------------------------
+
 export const taskDefinitionSchema = z
   .strictObject({
     name: taskNameSchema,
@@ -145,6 +224,13 @@ export const taskDefinitionSchema = z
     retention: taskRetentionSchema.optional(),
     thresholds: thresholdsSchema,
     paused: z.boolean().default(false),
+    // Limits (issue #19)
+    priority: taskPrioritySchema.optional(),
+    /** Issue 23 (the Protect block above). */
+    circuitBreaker: circuitBreakerSchema.default(DEFAULT_CIRCUIT_BREAKER),
+    // ─── Fleet defaults (three-level precedence, see the block at the end) ───
+    /** The fields this task takes from the fleet `defaults:` (absent = none). */
+    inherited: z.array(z.enum(INHERITABLE_PATHS)).max(64).optional(),
   })
   .superRefine((t, ctx) => {
     if (t.routing.strategy === 'hash' && !t.routing.keyPath) {
@@ -169,6 +255,8 @@ export type GroupDefinition = z.output<typeof groupSchema>;
 /** The whole configuration: what one config version holds. */
 export const sluiceConfigSchema = z
   .strictObject({
+    /** Fleet-wide defaults every task inherits unless it sets the field (block at the end). */
+    defaults: z.lazy(() => fleetDefaultsSchema).optional(),
     tasks: z.array(taskDefinitionSchema).max(500).default([]),
   })
   .superRefine((c, ctx) => {
@@ -189,7 +277,7 @@ export type { FieldError };
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 export function parseConfig(input: unknown): ParseResult<SluiceConfig> {
-  const r = sluiceConfigSchema.safeParse(input);
+  const r = sluiceConfigSchema.safeParse(inheritDefaults(input));
   return r.success ? { ok: true, value: r.data } : { ok: false, errors: issueFieldErrors(r.error.issues) };
 }
 
@@ -203,3 +291,125 @@ export function effectiveGroupLimit(group: GroupDefinition, key: string): number
   // Own properties only: a key named "constructor" must not read Object.prototype.
   return Object.hasOwn(group.overrides, key) ? group.overrides[key]! : group.limit;
 }
+
+// ─── Fleet defaults (three-level precedence: built-in < fleet `defaults:` < task < per-key) ───
+// The config document holds `defaults:` beside `tasks:`. A task field listed in
+// INHERITABLE_PATHS that the task does not set (absent in its input, or named in its
+// `inherited` list) takes the fleet default, else the built-in one; the parsed task
+// carries the resolved value (every reader — engine, alert evaluator, presenters — reads
+// effective values) and the list of paths it inherited, so the next parse (a later
+// version with other defaults) resolves them again. Alert policy lives only here: the
+// evaluator reads it through server/core/fleet-defaults.ts (alertPolicyOf).
+
+const optionalPair = (max?: { value: number; message: string }) => thresholdLines(max).optional();
+const retryField = <K extends keyof typeof retrySchema.shape>(k: K) => retrySchema.shape[k].unwrap().optional();
+
+export const fleetAlertPolicySchema = z.strictObject({
+  /** For-duration: breaching this long before an alert fires (a task's thresholds.alertAfterMs wins). */
+  forMs: whole(0, MAX_ALERT_AFTER_MS).optional(),
+  /** Clear this long before an alert resolves on its own. */
+  clearForMs: whole(0, MAX_ALERT_AFTER_MS).optional(),
+  /** Fraction a value must fall below a line, once open, to count as clear. */
+  hysteresis: number(0, 0.9).optional(),
+  hotPartition: z
+    .strictObject({ factor: number(1, 1000).optional(), floorDepth: whole(0, 100_000_000).optional() })
+    .optional(),
+  hotKey: z
+    .strictObject({ dominantShare: number(0.01, 1).optional(), floor: whole(0, 100_000_000).optional() })
+    .optional(),
+});
+
+export const fleetDefaultsSchema = z
+  .strictObject({
+    timeoutMs: whole(1, 86_400_000).optional(),
+    retry: z
+      .strictObject({
+        maxAttempts: retryField('maxAttempts'),
+        backoff: retryField('backoff'),
+        baseDelayMs: retryField('baseDelayMs'),
+        maxDelayMs: retryField('maxDelayMs'),
+        jitter: retryField('jitter'),
+      })
+      .optional(),
+    thresholds: z
+      .strictObject({
+        depth: optionalPair(),
+        imbalance: optionalPair(),
+        retryRate: optionalPair(RATE_MAX),
+        dlqRate: optionalPair(RATE_MAX),
+        p99LatencyMs: optionalPair(),
+      })
+      .optional(),
+    alertPolicy: fleetAlertPolicySchema.optional(),
+  })
+  .superRefine((d, ctx) => {
+    const r = d.retry;
+    if (r?.baseDelayMs !== undefined && r.maxDelayMs !== undefined && r.maxDelayMs < r.baseDelayMs) {
+      ctx.addIssue({ code: 'custom', path: ['retry', 'maxDelayMs'], message: 'must be at least baseDelayMs' });
+    }
+  });
+
+export type FleetDefaults = z.output<typeof fleetDefaultsSchema>;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function readPath(o: unknown, path: string): unknown {
+  let cur: unknown = o;
+  for (const part of path.split('.')) {
+    if (!isRecord(cur) || !Object.hasOwn(cur, part)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+/** A copy of `o` with `path` set (`undefined` removes it); parents are created as plain objects. */
+function writePath(o: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.');
+  const out = { ...o };
+  if (rest.length === 0) {
+    if (value === undefined) delete out[head!];
+    else out[head!] = value;
+    return out;
+  }
+  const child = isRecord(out[head!]) ? (out[head!] as Record<string, unknown>) : {};
+  out[head!] = writePath(child, rest.join('.'), value);
+  return out;
+}
+
+/** The paths a raw task leaves to the defaults: absent, or named in its `inherited` list. */
+export function inheritedPaths(rawTask: Record<string, unknown>): InheritablePath[] {
+  const listed = Array.isArray(rawTask.inherited) ? rawTask.inherited : [];
+  return INHERITABLE_PATHS.filter((p) => listed.includes(p) || readPath(rawTask, p) === undefined);
+}
+
+/**
+ * The raw config with each task's inherited fields filled from the raw `defaults:` (or
+ * removed, so the task schema's built-in default applies) and its `inherited` list
+ * written. Invalid shapes pass through untouched for the schema to report.
+ */
+export function inheritDefaults(input: unknown): unknown {
+  if (!isRecord(input) || !Array.isArray(input.tasks)) return input;
+  const defaults = isRecord(input.defaults) ? input.defaults : {};
+  const tasks = input.tasks.map((t: unknown) => {
+    if (!isRecord(t)) return t;
+    const paths = inheritedPaths(t);
+    let out: Record<string, unknown> = { ...t };
+    for (const p of paths) out = writePath(out, p, readPath(defaults, p));
+    // Entries that name no inheritable field stay, so the schema rejects them by path.
+    const unknown = Array.isArray(t.inherited) ? t.inherited.filter((x) => !(INHERITABLE_PATHS as readonly unknown[]).includes(x)) : [];
+    if (paths.length + unknown.length > 0) out.inherited = [...paths, ...unknown];
+    else delete out.inherited;
+    return out;
+  });
+  return { ...input, tasks };
+}
+
+/**
+ * A task edited on its own (the editor's save): its `inherited` list written from its
+ * raw input, so fields it leaves out stay inherited when the whole config is parsed.
+ */
+export function markInherited(rawTask: unknown): unknown {
+  if (!isRecord(rawTask)) return rawTask;
+  return (inheritDefaults({ tasks: [rawTask] }) as { tasks: unknown[] }).tasks[0];
+}
+// ─── end fleet defaults ───

@@ -4,6 +4,14 @@ import { bindingGroupKey, describeHold, whyWaitingFromRow, type WaitingHold } fr
 describe('describeHold', () => {
   it.each<[WaitingHold, string]>([
     [{ reason: 'task_paused', task: 'send-email' }, 'task send-email is paused'],
+    [
+      { reason: 'circuit_open', task: 'send-email', state: 'open', since: '2026-11-24T10:00:00.000Z', openedAt: '2026-11-24T10:00:00.000Z', why: '12 of 20 executions failed in 60000 ms (threshold 50%)', probesAt: '2026-11-24T10:00:30.000Z' },
+      'circuit breaker open since 2026-11-24T10:00:00Z (12 of 20 executions failed in 60000 ms (threshold 50%)); probes from 2026-11-24T10:00:30Z',
+    ],
+    [
+      { reason: 'circuit_open', task: 'send-email', state: 'half-open', since: '2026-11-24T10:00:30.000Z', openedAt: '2026-11-24T10:00:00.000Z', why: 'cool-down of 30000 ms passed', probesAt: null },
+      'circuit breaker half-open since 2026-11-24T10:00:30Z: its probes are running (cool-down of 30000 ms passed)',
+    ],
     [{ reason: 'task_full', task: 'send-email', inFlight: 40, concurrency: 40 }, 'task limit full: 40/40'],
     [{ reason: 'group_full', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', inFlight: 8, limit: 8, override: false }, 'group key tenant=acme is full: 8/8'],
     [{ reason: 'group_full', key: 'tenant=big', group: 'tenant', groupKey: 'big', inFlight: 1200, limit: 1200, override: true }, 'group key tenant=big is full: 1,200/1,200 (override)'],
@@ -32,6 +40,9 @@ describe('whyWaitingFromRow', () => {
     expect(w.text).toBe('group key tenant=a is full: 2/2');
     expect(bindingGroupKey(w)).toBe('tenant=a');
     expect(whyWaitingFromRow({ reason: 'claimable', holds: [], ahead: 1000, aheadCapped: true, partition: 2 }).text).toBe('claimable: next cycle; 1,000+ ahead of it in partition 2');
+    expect(whyWaitingFromRow({ reason: 'claimable', holds: [], ahead: 12, partition: 0, priority: 1, aheadHigherPriority: 5 }).text).toBe(
+      'claimable: next cycle; 12 ahead of it in partition 0 (5 of higher priority than its 1)',
+    );
     expect(whyWaitingFromRow({ reason: 'claimable', holds: [], ahead: 0 }).text).toBe('claimable: next cycle');
     expect(whyWaitingFromRow({ reason: 'not_waiting', holds: [], state: 'dead' }).text).toBe('not waiting: dead');
     expect(bindingGroupKey(whyWaitingFromRow({ reason: 'claimable', holds: [] }))).toBeNull();

@@ -8,6 +8,18 @@ export type WaitingHold =
   | { reason: 'task_inactive'; task: string }
   | { reason: 'task_paused'; task: string }
   | {
+      /** The task's circuit breaker holds it (issue 23): open, or half-open with every probe running. */
+      reason: 'circuit_open';
+      task: string;
+      state: 'open' | 'half-open';
+      since: string;
+      openedAt: string | null;
+      /** Why it tripped. */
+      why: string;
+      /** open: when the cool-down ends and probes may run. */
+      probesAt: string | null;
+    }
+  | {
       reason: 'stream_head';
       stream: string;
       headId: number | null;
@@ -40,6 +52,9 @@ export interface WhyWaiting {
   /** Claimable: rows of its partition the owner takes before it (up to 1,000). */
   ahead?: number;
   aheadCapped?: boolean;
+  /** Claimable / set aside: the execution's priority, and how many of `ahead` have a higher one. */
+  priority?: number;
+  aheadHigherPriority?: number;
   partition?: number;
   owner?: string | null;
   ownerName?: string | null;
@@ -65,6 +80,10 @@ export function describeHold(h: WaitingHold): string {
       return `task ${h.task} is not in the current config`;
     case 'task_paused':
       return `task ${h.task} is paused`;
+    case 'circuit_open':
+      return h.state === 'open'
+        ? `circuit breaker open since ${at(h.openedAt ?? h.since)} (${h.why}); probes from ${at(h.probesAt)}`
+        : `circuit breaker half-open since ${at(h.since)}: its probes are running (${h.why})`;
     case 'stream_head': {
       const head = h.headId === null ? 'an earlier execution' : `execution ${h.headId}`;
       const detail =
@@ -91,7 +110,8 @@ export function describeHold(h: WaitingHold): string {
 export function describeWhyWaiting(w: Omit<WhyWaiting, 'text'>): string {
   if (w.holds.length > 0) return describeHold(w.holds[0]!);
   if (w.reason === 'not_waiting') return `not waiting: ${w.state ?? 'finished'}`;
-  const ahead = w.ahead ? `; ${n(w.ahead)}${w.aheadCapped ? '+' : ''} ahead of it in partition ${w.partition}` : '';
+  const higher = w.aheadHigherPriority ? ` (${n(w.aheadHigherPriority)} of higher priority than its ${w.priority ?? 0})` : '';
+  const ahead = w.ahead ? `; ${n(w.ahead)}${w.aheadCapped ? '+' : ''} ahead of it in partition ${w.partition}${higher}` : '';
   if (w.reason === 'set_aside') return `claimable once released: set aside on ${w.waitingOn ?? '?'}, which has room again (the next finish of that key or the reconciler releases it)${ahead}`;
   return `claimable: next cycle${ahead}`;
 }

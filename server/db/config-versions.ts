@@ -49,6 +49,12 @@ export async function insertConfigVersion(
   return r.rows[0]!;
 }
 
+/** The latest version's fleet `defaults:` as stored (null: none, or no config yet); one index-backwards read. */
+export async function latestFleetDefaultsJson(db: Db): Promise<unknown> {
+  const r = await db.query<{ defaults: unknown }>(`SELECT config -> 'defaults' AS defaults FROM config_versions ORDER BY version DESC LIMIT 1`);
+  return r.rows[0]?.defaults ?? null;
+}
+
 /** NOTIFY in the caller's transaction: delivered only if it commits. */
 export async function notifyConfigVersion(db: Db, version: number): Promise<void> {
   await db.query(`SELECT pg_notify('sluice_config', $1)`, [String(version)]);

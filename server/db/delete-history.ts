@@ -6,6 +6,7 @@ import type { Db } from './pool';
 const HISTORY = {
   partition_owner_log: { key: 'id', where: 'at < $1', order: 'at' },
   reconcile_log: { key: 'id', where: 'at < $1', order: 'at' },
+  task_breaker_events: { key: 'id', where: 'at < $1', order: 'at' },
   dlq_events: { key: 'id', where: 'at < $1', order: 'at' },
   audit_log: { key: 'id', where: 'at < $1', order: 'at' },
   // Events go with their alert (ON DELETE CASCADE); open alerts stay whatever their age.

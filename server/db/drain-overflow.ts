@@ -26,8 +26,9 @@ export async function drainOverflow(db: Db, task: string, maxDepth: number, limi
   const rows = await db.query<{
     id: number; partition: number; payload: unknown; groups: Record<string, string>; stream_key: string | null;
     idempotency_key: string | null; run_at: Date; enqueued_at: Date; traceparent: string | null;
+    priority: number; priority_lead_ms: string;
   }>(
-    `SELECT id, partition, payload, groups, stream_key, idempotency_key, run_at, enqueued_at, traceparent FROM overflow
+    `SELECT id, partition, payload, groups, stream_key, idempotency_key, run_at, enqueued_at, traceparent, priority, priority_lead_ms FROM overflow
      WHERE task = $1 ORDER BY id LIMIT $2 FOR UPDATE`,
     [task, Math.min(limit, Math.max(total * 4, total + 100))],
   );
@@ -60,6 +61,8 @@ export async function drainOverflow(db: Db, task: string, maxDepth: number, limi
       delayMs: Math.max(0, r.run_at.getTime() - Date.now()),
       enqueuedAt: r.enqueued_at,
       traceparent: r.traceparent,
+      priority: r.priority,
+      priorityLeadMs: Number(r.priority_lead_ms),
     })),
   );
   const per = new Map<number, number>();

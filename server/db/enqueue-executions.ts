@@ -152,6 +152,9 @@ export interface NewExecutionRow {
   enqueuedAt?: Date | null;
   /** W3C traceparent (version 00) the attempts' spans are children of; null: none. */
   traceparent?: string | null;
+  /** Priority (higher first) and its lead, priority × the task's agingMs (server/core/priority.ts); absent: 0. */
+  priority?: number;
+  priorityLeadMs?: number;
 }
 
 export interface InsertedExecution {
@@ -164,14 +167,14 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
   if (rows.length === 0) return [];
   const r = await db.query<InsertedExecution & { ord: number }>(
     `WITH src AS (
-       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::bigint[], $9::timestamptz[], $10::text[])
-         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, pre_id, enqueued_at, traceparent, ord)
+       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::bigint[], $9::timestamptz[], $10::text[], $11::int[], $12::bigint[])
+         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, pre_id, enqueued_at, traceparent, priority, lead_ms, ord)
      ),
      ids AS MATERIALIZED (
        SELECT s.ord, coalesce(s.pre_id, nextval('executions_id_seq')) AS id FROM src s
      ),
      ins AS (
-       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at, traceparent)
+       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at, traceparent, priority, priority_lead_ms)
        SELECT ids.id, $1, s.partition,
               CASE WHEN s.stream_key IS NULL THEN 'queued'
                    WHEN row_number() OVER (PARTITION BY s.stream_key ORDER BY s.ord) > 1 THEN 'blocked'
@@ -183,7 +186,7 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
               ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
               s.stream_key, s.idem,
               now() + make_interval(secs => s.delay_ms / 1000.0),
-              coalesce(s.enqueued_at, now()), s.traceparent
+              coalesce(s.enqueued_at, now()), s.traceparent, s.priority, s.lead_ms
        FROM src s JOIN ids USING (ord)
        RETURNING id, partition, state
      )
@@ -199,6 +202,8 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
       rows.map((x) => x.id ?? null),
       rows.map((x) => x.enqueuedAt ?? null),
       rows.map((x) => x.traceparent ?? null),
+      rows.map((x) => x.priority ?? 0),
+      rows.map((x) => x.priorityLeadMs ?? 0),
     ],
   );
   return r.rows.map(({ id, partition, state }) => ({ id, partition, state }));
@@ -209,15 +214,15 @@ export async function insertOverflow(db: Db, task: string, rows: readonly NewExe
   if (rows.length === 0) return [];
   const r = await db.query<{ id: number; partition: number; ord: number }>(
     `WITH src AS (
-       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::text[])
-         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, traceparent, ord)
+       SELECT t.* FROM unnest($2::int[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::int[], $10::bigint[])
+         WITH ORDINALITY AS t(partition, payload, groups, stream_key, idem, delay_ms, traceparent, priority, lead_ms, ord)
      ),
      ids AS MATERIALIZED (SELECT s.ord, nextval('executions_id_seq') AS id FROM src s),
      ins AS (
-       INSERT INTO overflow (id, task, partition, payload, groups, group_keys, stream_key, idempotency_key, run_at, traceparent)
+       INSERT INTO overflow (id, task, partition, payload, groups, group_keys, stream_key, idempotency_key, run_at, traceparent, priority, priority_lead_ms)
        SELECT ids.id, $1, s.partition, s.payload, s.groups,
               ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
-              s.stream_key, s.idem, now() + make_interval(secs => s.delay_ms / 1000.0), s.traceparent
+              s.stream_key, s.idem, now() + make_interval(secs => s.delay_ms / 1000.0), s.traceparent, s.priority, s.lead_ms
        FROM src s JOIN ids USING (ord)
        RETURNING id, partition
      )
@@ -231,6 +236,8 @@ export async function insertOverflow(db: Db, task: string, rows: readonly NewExe
       rows.map((x) => x.idempotencyKey),
       rows.map((x) => x.delayMs),
       rows.map((x) => x.traceparent ?? null),
+      rows.map((x) => x.priority ?? 0),
+      rows.map((x) => x.priorityLeadMs ?? 0),
     ],
   );
   return r.rows.map(({ id, partition }) => ({ id, partition }));
@@ -241,6 +248,9 @@ export interface PartitionEnqueueDelta {
   accepted: number;
   spilled: number;
   shed: number;
+  /** Staged backpressure: the partition's stage once these are in (core/backpressure-stages.ts);
+   *  a change from the stored bp_stage counts in bp_stage_changes. Absent: unchanged. */
+  stage?: string;
 }
 
 /** Executions a committed enqueue made claimable at once: NOTIFY sluice_enqueue with the
@@ -260,20 +270,24 @@ export async function addEnqueueCounters(db: Db, task: string, deltas: readonly 
        SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,
            arrivals_total = ps.arrivals_total + d.accepted + d.spilled + d.shed,
            spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed,
-           throttled_total = ps.throttled_total + CASE WHEN $7 THEN d.accepted ELSE 0 END, updated_at = now()
-       FROM unnest($2::int[], $3::int[], $4::int[], $5::int[]) AS d(partition, accepted, spilled, shed)
+           throttled_total = ps.throttled_total + CASE WHEN $7 THEN d.accepted ELSE 0 END, updated_at = now(),
+           bp_stage = coalesce(d.stage, ps.bp_stage),
+           bp_stage_changes = ps.bp_stage_changes + (coalesce(d.stage, ps.bp_stage) <> ps.bp_stage)::int
+       FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $8::text[]) AS d(partition, accepted, spilled, shed, stage)
        WHERE ps.task = $1 AND ps.partition = d.partition
      )
      SELECT CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
-    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake, throttled],
+    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake, throttled, d.map((x) => x.stage ?? null)],
   );
 }
 
-/** Counts executions a reject turned away (after the rollback, in its own statement). */
+/** Counts executions a reject turned away (after the rollback, in its own statement); the
+ *  partitions that rejected are in the policy stage (a change counts in bp_stage_changes). */
 export async function addRejectedCounters(db: Db, task: string, rejected: ReadonlyMap<number, number>): Promise<void> {
   if (rejected.size === 0) return;
   await db.query(
-    `UPDATE partition_stats ps SET rejected_total = ps.rejected_total + d.n
+    `UPDATE partition_stats ps SET rejected_total = ps.rejected_total + d.n,
+       bp_stage = 'policy', bp_stage_changes = ps.bp_stage_changes + (ps.bp_stage <> 'policy')::int
      FROM unnest($2::int[], $3::int[]) AS d(partition, n) WHERE ps.task = $1 AND ps.partition = d.partition`,
     [task, [...rejected.keys()], [...rejected.values()]],
   );

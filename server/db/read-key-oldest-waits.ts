@@ -3,7 +3,9 @@
 // key, so this takes the two places a key's oldest work can be found, each bounded:
 //
 //  * rows the claim set aside while the key was at its limit (waiting_on = the key):
-//    one probe of executions_waiting_idx (task, waiting_on, run_at, id) per key — exact;
+//    one probe of executions_waiting_idx (task, waiting_on, claim_at, id) per key — the
+//    key's next row in claim order; exact when its rows share a priority (the default),
+//    else the wait of the row the claim takes next (priorities: server/core/priority.ts);
 //  * rows still in the claim index: the oldest `headRows` due rows of each partition
 //    (executions_claim_idx, LATERAL per partition like the claim), their keys matched
 //    against the page's. A key found there has its oldest claimable row in that sample;
@@ -32,14 +34,15 @@ export async function readKeyOldestWaits(
        SELECT k.gk, w.run_at FROM k CROSS JOIN LATERAL (
          SELECT e.run_at FROM executions e
          WHERE e.task = $1 AND e.waiting_on = k.gk AND e.state = 'queued'
-         ORDER BY e.run_at, e.id LIMIT 1
+         ORDER BY e.claim_at, e.id LIMIT 1
        ) w
      ),
      heads AS (
        SELECT h.run_at, h.group_keys FROM generate_series(0, $3::int - 1) AS p(part) CROSS JOIN LATERAL (
          SELECT e.run_at, e.group_keys FROM executions e
          WHERE e.task = $1 AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL AND e.run_at <= now()
-         ORDER BY e.run_at, e.id LIMIT $4
+           AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+         ORDER BY e.claim_at, e.id LIMIT $4
        ) h
      ),
      head_keys AS (

@@ -1,6 +1,6 @@
 // Which group keys sit at the head of one partition's queue: the group keys of its
 // oldest `limit` queued rows (claim order), counted. Two bounded reads merged oldest
-// first: claimable rows through executions_claim_idx (task, partition, run_at, id) — at
+// first: claimable rows through executions_claim_idx (task, partition, claim_at, id) — at
 // most `limit` index entries — and rows set aside while their key is at its limit
 // (waiting_on; executions_waiting_idx is keyed by key, not partition, so this part reads
 // the task's waiting rows and keeps the partition's oldest `limit`). Waiting rows are the
@@ -17,15 +17,15 @@ export async function readPartitionHeadKeys(db: Db, task: string, partition: num
   const r = await db.query<{ sampled: number; keys: HeadKeyRow[] | null }>(
     `WITH head AS (
        SELECT h.group_keys FROM (
-         (SELECT group_keys, run_at, id FROM executions
+         (SELECT group_keys, claim_at, id FROM executions
           WHERE task = $1 AND partition = $2 AND state = 'queued' AND waiting_on IS NULL
-          ORDER BY run_at, id LIMIT $3)
+          ORDER BY claim_at, id LIMIT $3)
          UNION ALL
-         (SELECT group_keys, run_at, id FROM executions
+         (SELECT group_keys, claim_at, id FROM executions
           WHERE task = $1 AND partition = $2 AND state = 'queued' AND waiting_on IS NOT NULL
-          ORDER BY run_at, id LIMIT $3)
+          ORDER BY claim_at, id LIMIT $3)
        ) h
-       ORDER BY h.run_at, h.id LIMIT $3
+       ORDER BY h.claim_at, h.id LIMIT $3
      )
      SELECT (SELECT count(*)::int FROM head) AS sampled,
             (SELECT json_agg(json_build_object('group_key', gk, 'executions', n) ORDER BY n DESC, gk)

@@ -20,6 +20,8 @@ export interface PartitionLiveRow {
   throttled_total: number;
   shed_total: number;
   spilled_total: number;
+  /** staged backpressure: how often the stage enqueue met changed (issue 23) */
+  bp_stage_changes: number;
   owner_id: string | null;
   owner_name: string | null;
   owner_host: string | null;
@@ -34,7 +36,7 @@ export async function readPartitionLive(db: Db, tasks: readonly string[] | null)
   const r = await db.query<PartitionLiveRow>(
     `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total,
             ps.processed_total, ps.dead_total, ps.canceled_total,
-            ps.rejected_total, ps.throttled_total, ps.shed_total, ps.spilled_total,
+            ps.rejected_total, ps.throttled_total, ps.shed_total, ps.spilled_total, ps.bp_stage_changes,
             o.owner AS owner_id, c.name AS owner_name, c.host AS owner_host,
             c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped,
             ${coordinatorLive('c')} AS owner_live

@@ -1,7 +1,7 @@
 // Counts over a recent window (the cards' "now" and the drill-down's rates), summed from
 // the 10 s roll-ups rather than raw samples so the read is a short range of
-// metric_rollups: per task from the task-total rows (partition −1) across tasks by the
-// (resolution_s, bucket) index, or per partition of one task by the primary key.
+// metric_rollup_series (per task: the task totals folded per bucket) by its (resolution_s,
+// bucket) index, or metric_rollups per partition of one task by the primary key.
 import type { Db } from './pool';
 
 export interface WindowTotals {
@@ -20,11 +20,17 @@ const SUMS = `sum(arrivals)::bigint AS arrivals, sum(processed)::bigint AS proce
   sum(retried)::bigint AS retried, sum(dead_lettered)::bigint AS dead_lettered, sum(covered_ms)::bigint AS covered_ms,
   max(latency_p99_ms) AS latency_p99_ms`;
 
-/** Task totals for every task with samples since `since`. */
+/**
+ * Task totals for every task with samples since `since`, from the 10 s series (the
+ * roll-up's fold keeps each bucket's task-total counts there, one row per task and
+ * bucket; covered_ms is null only for a bucket without a task-total row). Reading
+ * metric_rollups instead walks every partition's row of the window to keep one in 65:
+ * at 16 tasks × 64 partitions that is 32,000 rows for 500 (bench:dashboard, issue 16).
+ */
 export async function readTaskWindowTotals(db: Db, since: Date): Promise<WindowTotals[]> {
   const r = await db.query<WindowTotals>(
     `SELECT task, -1 AS partition, ${SUMS}
-     FROM metric_rollups WHERE resolution_s = 10 AND bucket >= $1 AND partition = -1
+     FROM metric_rollup_series WHERE resolution_s = 10 AND bucket >= $1 AND covered_ms IS NOT NULL
      GROUP BY task`,
     [since],
   );

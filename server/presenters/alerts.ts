@@ -1,4 +1,4 @@
-// The Alerts page: the list (filters + keyset pagination, newest fired first) and one
+// The Alerts page: the list (filters + keyset pagination, critical first, then newest fired) and one
 // alert's detail — its rule and values, its history, and the evidence: the alert's
 // partition charted against its siblings (median and max) from roll-ups, the task's
 // current top keys, and the suggested remedies with links into the task editor.
@@ -7,7 +7,16 @@ import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { ALERT_LIST_STATUSES, ALERT_RULE_LABEL, ALERT_RULES, isThresholdRule, type AlertRule, type AlertSeverity } from '../core/alert-evaluation';
+import {
+  ALERT_LIST_STATUSES,
+  ALERT_RULE_LABEL,
+  ALERT_RULES,
+  ALERT_SEVERITIES_LISTED,
+  isThresholdRule,
+  SEVERITY_LIST_RANK,
+  type AlertRule,
+  type AlertSeverity,
+} from '../core/alert-evaluation';
 import type { AlertStatus } from '../core/alert-rules';
 import { alertSummary } from '../core/alert-observation';
 import { median } from '../core/metrics';
@@ -115,6 +124,12 @@ function withIncidents<T extends AlertListItem>(items: T[]): T[] {
   return items.map((i) => ({ ...i, incidentId: ids.get(i.id) ?? i.id }));
 }
 
+/** A severity's place in the list, in SQL: 0 for critical (first), 1 for warning (SEVERITY_LIST_RANK). */
+const severityRankSql = (col: string) => `(CASE ${col} ${ALERT_SEVERITIES_LISTED.map((s) => `WHEN '${s}' THEN ${SEVERITY_LIST_RANK[s]}`).join(' ')} END)`;
+
+/** Critical first, then warning; within a severity the newest fired first (compareAlertsForList in SQL). */
+const ALERT_LIST_ORDER = `${severityRankSql('severity')}, fired_at DESC, id DESC`;
+
 export async function listAlerts(db: Db, input: z.output<typeof alertListInput>): Promise<AlertListPage> {
   const where = ['fired_at IS NOT NULL'];
   const params: unknown[] = [];
@@ -128,14 +143,22 @@ export async function listAlerts(db: Db, input: z.output<typeof alertListInput>)
   if (input.rule) cond((p) => `rule = ${p}`, input.rule);
   if (input.severity) cond((p) => `severity = ${p}`, input.severity);
   if (input.cursor !== undefined) {
-    // Keyset on (fired_at DESC, id DESC), the order of alerts_fired_idx.
+    // Keyset on the list's order (ALERT_LIST_ORDER): after the cursor's severity, or at the
+    // same severity fired before it.
     const c = await db.query('SELECT 1 FROM alerts WHERE id = $1 AND fired_at IS NOT NULL', [input.cursor]);
     if (c.rowCount === 0) throw CoreError.badRequest('the page cursor does not match an alert', [{ path: 'cursor', message: 'is not a valid page cursor' }]);
-    cond((p) => `(fired_at, id) < (SELECT fired_at, id FROM alerts WHERE id = ${p})`, input.cursor);
+    cond(
+      (p) => `EXISTS (SELECT 1 FROM alerts c WHERE c.id = ${p}
+        AND (${severityRankSql('alerts.severity')} > ${severityRankSql('c.severity')}
+             OR (alerts.severity = c.severity AND (alerts.fired_at, alerts.id) < (c.fired_at, c.id))))`,
+      input.cursor,
+    );
   }
   params.push(input.limit + 1);
   const [{ rows }, counts] = await Promise.all([
-    db.query<AlertModel>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY fired_at DESC, id DESC LIMIT $${params.length}`, params),
+    // A sort rather than an index walk: alerts holds the episodes of the retention window
+    // (resolved ones are pruned), a few rows per incident.
+    db.query<AlertModel>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where.join(' AND ')} ORDER BY ${ALERT_LIST_ORDER} LIMIT $${params.length}`, params),
     db.query<{ status: string; n: number }>(
       `SELECT status, count(*)::int AS n FROM alerts WHERE status IN ('firing', 'acknowledged') GROUP BY status`,
     ),
@@ -209,7 +232,7 @@ export interface AlertDetail extends AlertListItem {
   topKeys: TopKey[];
   /**
    * Where topKeys come from: `now` (the task's live key loads), or `episode` (keys stored in
-   * a hot-key alert's evidence while it fired — this alert's own, or one of its incident's)
+   * a hot-key or hot-partition alert's evidence while it fired — this alert's own, or one of its incident's)
    * once the alert is resolved or the live loads are empty, so the evidence keeps its keys
    * after the episode; `episodeAlertId` names the alert they were stored on.
    */
@@ -288,6 +311,10 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
     case 'deadTuples':
       out.push({ text: main, href: '/coordinators', label: 'Open the coordinators' });
       break;
+    case 'circuitOpen':
+      out.push({ text: main, href: `/tasks/${encodeURIComponent(task)}`, label: 'Open the task (breaker and reset)' });
+      out.push({ text: 'The errors of the attempts that tripped it.', href: `/dead-letters?task=${encodeURIComponent(task)}`, label: 'Open dead letters' });
+      break;
   }
   if (isThresholdRule(rule)) {
     out.push({ text: 'If this level is normal for the task, move its warning and critical lines.', href: taskHref(task, 'sec-thresholds'), label: 'Edit thresholds' });
@@ -360,7 +387,12 @@ export async function getAlert(db: Db, input: z.output<typeof alertDetailInput>,
     .filter((k) => item.rule !== 'hotKey' || k.group_name === item.groupName)
     .map((k) => ({ group: k.group_name, key: k.group_key, inFlight: k.in_flight, queued: k.queued, share: k.group_total > 0 ? (k.in_flight + k.queued) / k.group_total : 0 }));
   const related = await relatedAlerts(db, item, now);
-  const stored = live.length === 0 || item.status === 'resolved' ? storedTopKeys([{ ...item, evidence: a.evidence }, ...related.filter((r) => r.rule === 'hotKey')]) : null;
+  // Once resolved (or with no live load), the keys stored while it fired: its own snapshot
+  // (hot partition, hot key), else one of its incident's hot-key or hot-partition alerts'.
+  const stored =
+    live.length === 0 || item.status === 'resolved'
+      ? storedTopKeys([{ ...item, evidence: a.evidence }, ...related.filter((r) => r.rule === 'hotKey'), ...related.filter((r) => r.rule === 'hotPartition')])
+      : null;
   return {
     ...item,
     evidence: (a.evidence ?? {}) as Record<string, unknown>,
@@ -387,18 +419,23 @@ export async function getAlert(db: Db, input: z.output<typeof alertDetailInput>,
   };
 }
 
-/** The first of `alerts` whose evidence holds top keys (a hot-key alert stores them as it fires). */
+/**
+ * The first of `alerts` whose evidence holds top keys: a hot-key alert stores its group's
+ * keys (the group and its load on the evidence), a hot partition the task's keys of every
+ * group (each entry with its group and that group's load).
+ */
 function storedTopKeys(alerts: { id: number; evidence: unknown }[]): { alertId: number; keys: TopKey[] } | null {
   for (const x of alerts) {
     const e = (x.evidence ?? {}) as { group?: unknown; groupLoad?: unknown; topKeys?: unknown };
-    if (typeof e.group !== 'string' || !Array.isArray(e.topKeys) || e.topKeys.length === 0) continue;
-    const load = typeof e.groupLoad === 'number' && e.groupLoad > 0 ? e.groupLoad : null;
-    const keys = (e.topKeys as { key?: unknown; inFlight?: unknown; queued?: unknown }[])
-      .filter((k) => typeof k.key === 'string' && typeof k.inFlight === 'number' && typeof k.queued === 'number')
-      .map((k) => {
-        const n = (k.inFlight as number) + (k.queued as number);
-        return { group: e.group as string, key: k.key as string, inFlight: k.inFlight as number, queued: k.queued as number, share: load ? n / load : 0 };
-      });
+    if (!Array.isArray(e.topKeys) || e.topKeys.length === 0) continue;
+    const keys: TopKey[] = [];
+    for (const k of e.topKeys as { group?: unknown; key?: unknown; inFlight?: unknown; queued?: unknown; groupLoad?: unknown }[]) {
+      const group = typeof k.group === 'string' ? k.group : typeof e.group === 'string' ? e.group : null;
+      if (group === null || typeof k.key !== 'string' || typeof k.inFlight !== 'number' || typeof k.queued !== 'number') continue;
+      const loadOf = typeof k.groupLoad === 'number' ? k.groupLoad : e.groupLoad;
+      const load = typeof loadOf === 'number' && loadOf > 0 ? loadOf : null;
+      keys.push({ group, key: k.key, inFlight: k.inFlight, queued: k.queued, share: load ? (k.inFlight + k.queued) / load : 0 });
+    }
     if (keys.length > 0) return { alertId: x.id, keys };
   }
   return null;

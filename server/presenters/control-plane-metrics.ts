@@ -11,15 +11,25 @@ import { readTaskWindowTotals } from '../db/read-window-totals';
 import { renderFamilies, type MetricFamily } from '../core/prometheus-text';
 import { imbalanceRatio } from '../core/metrics';
 import { RECENT_WINDOW_MS } from './task-metrics';
+import { readActiveTasks } from '../db/read-active-tasks';
+import { readBreakers } from '../db/task-breakers';
+import { stageLevel, stageLinesOf, stageOf } from '../core/backpressure-stages';
 
 const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
 export async function controlPlaneMetricsText(db: Db): Promise<string> {
-  const [g, partitions, windows] = await Promise.all([
+  const [g, partitions, windows, active] = await Promise.all([
     readControlPlaneGauges(db),
     readPartitionLive(db, null),
     readTaskWindowTotals(db, new Date(Date.now() - RECENT_WINDOW_MS)),
+    readActiveTasks(db),
   ]);
+  // Issue 23: each partition's backpressure stage (from its live depth and the task's
+  // stage lines) and the circuit breakers of the tasks that enable one.
+  const linesOf = new Map(active.map((t) => [t.task, stageLinesOf(t.definition)]));
+  const breakerTasks = active.filter((t) => (t.definition as { circuitBreaker?: { enabled?: boolean } } | null)?.circuitBreaker?.enabled === true).map((t) => t.task);
+  const breakers = await readBreakers(db, breakerTasks);
+  const BREAKER_LEVEL = { closed: 0, 'half-open': 1, open: 2 } as const;
   const firing = g.alerts.filter((a) => a.status === 'firing');
   type Outcome = (typeof BACKPRESSURE_OUTCOMES)[number];
   const byTask = new Map<string, { depth: number[]; inFlight: number; finished: Record<'succeeded' | 'dead' | 'canceled', number>; backpressure: Record<Outcome, number> }>();
@@ -51,6 +61,32 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       help: 'Executions waiting, per task and partition.',
       type: 'gauge',
       samples: partitions.map((p) => ({ labels: { task: p.task, partition: String(p.partition) }, value: Number(p.depth) })),
+    },
+    {
+      name: 'sluice_partition_backpressure_stage',
+      help: 'Staged backpressure: the stage each partition is in by its depth (0 normal, 1 throttle: arrivals delayed and told to retry later, 2 policy: reject/shed/spill).',
+      type: 'gauge',
+      samples: partitions
+        .filter((p) => linesOf.has(p.task))
+        .map((p) => ({ labels: { task: p.task, partition: String(p.partition) }, value: stageLevel(stageOf(Number(p.depth), linesOf.get(p.task)!)) })),
+    },
+    {
+      name: 'sluice_partition_backpressure_stage_changes_total',
+      help: 'Times the backpressure stage an enqueue met changed, per task and partition.',
+      type: 'counter',
+      samples: partitions.map((p) => ({ labels: { task: p.task, partition: String(p.partition) }, value: Number(p.bp_stage_changes) })),
+    },
+    {
+      name: 'sluice_task_circuit_breaker_state',
+      help: "A task's circuit breaker, for the tasks that enable one: 0 closed, 1 half-open (probes running), 2 open (not claimed).",
+      type: 'gauge',
+      samples: breakerTasks.map((task) => ({ labels: { task }, value: BREAKER_LEVEL[breakers.find((b) => b.task === task)?.state ?? 'closed'] })),
+    },
+    {
+      name: 'sluice_task_circuit_breaker_trips_total',
+      help: "Times a task's circuit breaker opened (tripped by failures or a failed probe).",
+      type: 'counter',
+      samples: breakerTasks.map((task) => ({ labels: { task }, value: breakers.find((b) => b.task === task)?.tripsTotal ?? 0 })),
     },
     {
       name: 'sluice_task_in_flight',

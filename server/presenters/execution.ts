@@ -68,6 +68,8 @@ export interface ExecutionView {
   idempotencyKey: string | null;
   /** W3C traceparent it was enqueued with (docs/tracing.md): its attempts' spans are children of it. */
   traceparent: string | null;
+  /** Claim priority (higher first, with aging: server/core/priority.ts). */
+  priority: number;
   lastError: string | null;
   payload: unknown;
   enqueuedAt: Date;
@@ -88,11 +90,11 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
   const r = await db.query(
     `SELECT id, task, state, attempts, partition, groups, stream_key, idempotency_key, last_error, payload,
             enqueued_at, run_at, started_at, finished_at, lease_owner, false AS spilled,
-            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on, lease_expires_at, cancel_requested_at, traceparent
+            CASE WHEN state = 'queued' THEN waiting_on END AS waiting_on, lease_expires_at, cancel_requested_at, traceparent, priority
      FROM executions WHERE id = $1
      UNION ALL
      SELECT id, task, 'queued', 0, partition, groups, stream_key, idempotency_key, NULL, payload,
-            enqueued_at, run_at, NULL, NULL, NULL, true, NULL, NULL, NULL, traceparent
+            enqueued_at, run_at, NULL, NULL, NULL, true, NULL, NULL, NULL, traceparent, priority
      FROM overflow WHERE id = $1
      LIMIT 1`,
     [n],
@@ -117,6 +119,7 @@ export async function getExecution(db: Db, id: number | string): Promise<Executi
     streamKey: row.stream_key,
     idempotencyKey: row.idempotency_key,
     traceparent: row.traceparent,
+    priority: row.priority,
     lastError: row.last_error,
     payload: row.payload,
     enqueuedAt: row.enqueued_at,

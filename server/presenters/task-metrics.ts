@@ -2,6 +2,7 @@
 // per-partition drill-down table (live depth, arrival and drain rates, owner, drain-time
 // forecast). Charts read roll-ups only (server/db/read-task-series.ts); the table reads
 // the live partition counters plus the last few minutes of 10 s roll-ups.
+import { stageLinesOf, stageOf, type BackpressureStage, type StageLines } from '../core/backpressure-stages';
 import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
@@ -295,11 +296,16 @@ export interface PartitionRow {
   /** depth ÷ siblings' mean; 1 = average. */
   shareOfMean: number | null;
   owner: { id: string; name: string; host: string; live: boolean; heartbeatAt: Date | null } | null;
+  /** Staged backpressure (issue 23): the stage the partition's depth is in now, and how often the stage enqueue met changed. */
+  stage: BackpressureStage;
+  stageChanges: number;
 }
 
 export interface TaskPartitions {
   task: string;
   windowMs: number;
+  /** Staged backpressure: the depths where the throttle and the policy stages begin. */
+  stageLines: StageLines;
   thresholds: TaskThresholds;
   imbalance: number;
   partitions: PartitionRow[];
@@ -320,6 +326,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
   const byPartition = new Map<number, WindowTotals>(totals.map((t) => [t.partition, t]));
   const depths = live.map((p) => p.depth);
   const mean = depths.length ? depths.reduce((a, b) => a + b, 0) / depths.length : 0;
+  const lines = stageLinesOf(task.definition);
   const partitions: PartitionRow[] = live.map((p) => {
     const w = byPartition.get(p.partition);
     // Rates over the time the samples actually cover (a partition that appeared a minute
@@ -339,6 +346,8 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
       netDrainRate: net,
       drainForecastMs: drainForecastMs(p.depth, net),
       shareOfMean: mean > 0 ? p.depth / mean : null,
+      stage: stageOf(Number(p.depth), lines),
+      stageChanges: Number(p.bp_stage_changes),
       owner: p.owner_id
         ? {
             id: p.owner_id,
@@ -353,6 +362,7 @@ export async function getTaskPartitions(db: Db, taskName: string, now = new Date
   return {
     task: task.task,
     windowMs: RECENT_WINDOW_MS,
+    stageLines: lines,
     thresholds,
     imbalance: imbalanceRatio(depths),
     partitions,

@@ -8,6 +8,7 @@
 //   await sluice.enqueue('send-email', { payload: { tenant: 'acme', to: 'a@b.c' } });
 //   await sluice.enqueueMany('send-email', [{ payload: … }, { payload: …, groups: { tenant: 'acme' } }]);
 //   await sluice.enqueue('send-email', { payload }, { traceparent });   // join the caller's trace
+//   await sluice.enqueue('send-email', { payload, priority: 5 });       // ahead of priority 0 (with aging)
 //
 // Errors are typed, all SluiceApiError with a `code`: SluiceValidationError (400,
 // BAD_REQUEST, with fieldErrors), SluiceTooLargeError (413, PAYLOAD_TOO_LARGE),
@@ -28,6 +29,10 @@ export interface EnqueueInput {
   delayMs?: number;
   /** Explicit key for hash routing (else the task's routing.keyPath into the payload). */
   routingKey?: string;
+  /** 0 (lowest) to 1000, higher claimed first; a waiting execution gains one level per the
+   *  task's priority.agingMs (default 60 s), so low priorities are never starved. Absent:
+   *  the task's priority.default (0 unless configured). */
+  priority?: number;
 }
 
 export interface EnqueuedExecution {
@@ -43,6 +48,8 @@ export interface EnqueueResult {
   shed: number;
   spilled: number;
   throttledMs: number;
+  /** Staged backpressure: a partition is in its throttle stage; wait this long before the next call. */
+  retryAfterMs?: number;
 }
 
 export interface FieldError {

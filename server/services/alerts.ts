@@ -12,15 +12,18 @@ import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { acknowledgeAlert, resolveAlert, silenceAlert, stepAlert, type AlertEvent, type AlertState } from '../core/alert-rules';
 import { alertTiming, checkPolicy, DEFAULT_ALERT_POLICY, escalate, SEVERITY_RANK, type AlertPolicy } from '../core/alert-evaluation';
-import { alertSummary, KEYS_PER_GROUP, observeTask, type Observation } from '../core/alert-observation';
+import { alertSummary, carryTopKeys, KEYS_PER_GROUP, observeTask, type Observation, type TaskInputs } from '../core/alert-observation';
 import { DEFAULT_FLEET_POLICY, observeFleet, type FleetPolicy } from '../core/alert-fleet-rules';
 import { readFleetHealth } from '../db/read-fleet-health';
+import { latestFleetDefaultsJson } from '../db/config-versions';
+import { alertPolicyOf, parseFleetDefaults } from '../core/fleet-defaults';
 import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { readPartitionLive } from '../db/read-partition-live';
 import { readSampleWindowTotals } from '../db/read-sample-window-totals';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
+import { readBreakers, type BreakerRow } from '../db/task-breakers';
 import {
   deleteAlert,
   insertAlert,
@@ -117,7 +120,7 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   }
   const state: AlertState = step.state;
   const opening = (!prev || prev.status === 'resolved') && state.status !== 'resolved';
-  const details = obs.breaching ? { evidence: obs.evidence, remedy: obs.remedy, threshold: obs.threshold } : {};
+  const details = obs.breaching ? { evidence: carryTopKeys(prev?.status === 'resolved' ? null : prev?.evidence, obs.evidence), remedy: obs.remedy, threshold: obs.threshold } : {};
   let row: AlertRow;
   if (opening) {
     row = await insertAlert(db, obs, state);
@@ -133,21 +136,41 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   return result;
 }
 
+function breakerView(b: BreakerRow | undefined): TaskInputs['breaker'] {
+  if (!b || b.state === 'closed') return null;
+  return { state: b.state, since: new Date(b.sinceMs).toISOString(), reason: b.reason, tripsTotal: b.tripsTotal };
+}
+
+/**
+ * The alert policy in effect: the code's constants with the latest config version's
+ * fleet `defaults.alertPolicy` on top (stored versions were validated on the way in; one
+ * that no longer validates falls back to the code's policy rather than stopping alerts).
+ */
+export async function currentAlertPolicy(db: Db): Promise<AlertPolicy> {
+  const raw = await latestFleetDefaultsJson(db);
+  if (raw === null) return DEFAULT_ALERT_POLICY;
+  const parsed = parseFleetDefaults(raw);
+  return parsed.ok ? alertPolicyOf(parsed.value) : DEFAULT_ALERT_POLICY;
+}
+
+/** `policy` absent: the config's (currentAlertPolicy); tests pass their own. */
 export async function evaluateAlerts(
   pool: pg.Pool,
   now = new Date(),
-  policy: AlertPolicy = DEFAULT_ALERT_POLICY,
+  explicitPolicy?: AlertPolicy,
   fleetPolicy: FleetPolicy = DEFAULT_FLEET_POLICY,
 ): Promise<EvaluationResult> {
-  checkPolicy(policy);
+  const policy = checkPolicy(explicitPolicy ?? (await currentAlertPolicy(pool)));
   const at = now.getTime();
   const tasks = await readActiveTasks(pool);
   const names = tasks.map((t) => t.task);
-  const [live, windowRows, keyLoads, fleet] = await Promise.all([
+  const breakerTasks = tasks.filter((t) => (t.definition as { circuitBreaker?: { enabled?: boolean } } | null)?.circuitBreaker?.enabled === true).map((t) => t.task);
+  const [live, windowRows, keyLoads, fleet, breakers] = await Promise.all([
     readPartitionLive(pool, names),
     readSampleWindowTotals(pool, new Date(at - policy.windowMs)),
     readGroupKeyLoads(pool, names, KEYS_PER_GROUP),
     readFleetHealth(pool, { reconcileWindowMs: fleetPolicy.reconcileWindowMs, dlqWindowMs: policy.windowMs }),
+    readBreakers(pool, breakerTasks),
   ]);
   return withTransaction(pool, async (c) => {
     const latestRows = await lockLatestEpisodes(c, now);
@@ -166,6 +189,7 @@ export async function evaluateAlerts(
             arrivals: parts.every((p) => arrivalsBy.has(p.partition)) ? parts.map((p) => arrivalsBy.get(p.partition)!) : [],
             totals: windowRows.find((w) => w.task === t.task && w.partition === -1),
             keyLoads: keyLoads.filter((k) => k.task === t.task),
+            breaker: breakerView(breakers.find((b) => b.task === t.task)),
           },
           latest,
           policy,

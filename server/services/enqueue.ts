@@ -27,6 +27,7 @@ import {
 import { roundRobinSequence } from '../db/sync-task-runtime';
 import { withClient, withTransaction, type Db } from '../db/pool';
 import { normalizeTraceparent, traceparentProblem } from '../core/trace-context';
+import { executionPriority, PRIORITY_MAX, priorityLeadMs, taskPriority } from '../core/priority';
 
 export interface EnqueueInput {
   payload: unknown;
@@ -37,6 +38,9 @@ export interface EnqueueInput {
   delayMs?: number;
   /** Explicit hash-routing key (else routing.keyPath of the payload). */
   routingKey?: string;
+  /** 0 (lowest) to PRIORITY_MAX, higher claimed first (with aging: server/core/priority.ts);
+   *  absent: the task's priority.default. */
+  priority?: number;
 }
 
 /** New executions are queued/blocked/spilled/shed; a deduplicated one reports its current state. */
@@ -57,6 +61,9 @@ export interface EnqueueResult {
   spilled: number;
   /** throttle: how much the accepted executions were delayed. */
   throttledMs: number;
+  /** Staged backpressure (issue 23): present when a partition is in the throttle stage —
+   *  everything was accepted, but the producer should wait this long before the next call. */
+  retryAfterMs?: number;
 }
 
 export interface EnqueueOptions {
@@ -86,6 +93,8 @@ interface Prepared {
   streamKey: string | null;
   routingKey: string | undefined;
   delayMs: number;
+  priority: number;
+  priorityLeadMs: number;
 }
 
 /**
@@ -128,10 +137,17 @@ function prepare(def: TaskDefinition, inputs: readonly EnqueueInput[], batch: bo
           { path: 'idempotencyKey', message: 'must be a non-empty string of at most 200 characters' },
         ]);
       }
+      if (input.priority !== undefined && (!Number.isInteger(input.priority) || input.priority < 0 || input.priority > PRIORITY_MAX)) {
+        throw CoreError.badRequest(`priority must be a whole number from 0 to ${PRIORITY_MAX}`, [
+          { path: 'priority', message: `must be a whole number from 0 to ${PRIORITY_MAX}` },
+        ]);
+      }
+      const prio = taskPriority(def.priority);
+      const priority = executionPriority(input.priority, prio);
       const groups = resolveGroupKeys(def, input.payload, input.groups);
       const streamKey = resolveStreamKey(def, input.payload, input.streamKey) ?? null;
       const routingKey = resolveRoutingKey(def, input.payload, input.routingKey);
-      return { input, groups, streamKey, routingKey, delayMs };
+      return { input, groups, streamKey, routingKey, delayMs, priority, priorityLeadMs: priorityLeadMs(priority, prio.agingMs) };
     } catch (e) {
       return prefixed(e, prefix);
     }
@@ -242,6 +258,7 @@ async function enqueueOnce(
           );
         }
         const { accepted, spilled, shed, throttledMs } = plan;
+        const stageOfPartition = plan.stages;
 
         // 4. Group slot rows (+queued), then 5. stream locks, then 6. the inserts.
         await addQueuedGroupKeys(
@@ -262,6 +279,8 @@ async function enqueueOnce(
           idempotencyKey: prepared[i]!.input.idempotencyKey ?? null,
           delayMs: prepared[i]!.delayMs + throttledMs,
           traceparent,
+          priority: prepared[i]!.priority,
+          priorityLeadMs: prepared[i]!.priorityLeadMs,
         });
         const inserted = await insertExecutions(client, taskName, accepted.map(row));
         accepted.forEach((i, k) => {
@@ -280,7 +299,8 @@ async function enqueueOnce(
         const deltas = new Map<number, PartitionEnqueueDelta>();
         const bump = (i: number, field: 'accepted' | 'spilled' | 'shed') => {
           const p = partitions[i]!;
-          const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0 };
+          const stage = stageOfPartition.get(p);
+          const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0, ...(stage ? { stage } : {}) };
           d[field]++;
           deltas.set(p, d);
         };
@@ -299,7 +319,7 @@ async function enqueueOnce(
           }
         });
         const out = results as EnqueuedExecution[];
-        return { executions: out, shed: shed.length, spilled: spilled.length, throttledMs };
+        return { executions: out, shed: shed.length, spilled: spilled.length, throttledMs, ...(plan.retryAfterMs !== null ? { retryAfterMs: plan.retryAfterMs } : {}) };
       });
     } catch (e) {
       // After the rollback, on the same connection (not the pool): under load every pooled

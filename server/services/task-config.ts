@@ -14,7 +14,7 @@ import { CoreError, isCoreError } from '../core/errors';
 import { configsEqual, diffConfigs } from '../core/config-diff';
 import { groupChangesByTask, type TaskChangeGroup } from '../core/config-change-view';
 import { withTask, withTaskPaused, withoutTask } from '../core/config-edits';
-import { parseTaskDefinition, taskNameSchema, type SluiceConfig } from '../core/task-definition';
+import { markInherited, parseConfig, parseTaskDefinition, taskNameSchema, type SluiceConfig } from '../core/task-definition';
 import { errorFingerprint } from '../core/fingerprint';
 import { recordAudit, type Actor } from '../db/audit';
 import { drainTaskBacklog, type DrainedBacklog } from '../db/drain-task-backlog';
@@ -82,27 +82,34 @@ function staleVersion(basedOn: number, latest: number | null): CoreError {
   );
 }
 
-interface Planned {
+export interface Planned {
   basedOn: number | null;
   before: SluiceConfig;
   after: SluiceConfig;
 }
 
+/** An edited config with inherited fields resolved against its defaults (what applying it stores). */
+function resolved(c: SluiceConfig): SluiceConfig {
+  const r = parseConfig(c);
+  if (!r.ok) throw CoreError.validation(r.errors);
+  return r.value;
+}
+
 /** Current config → edited config, refusing a stale base and an edit that changes nothing. */
-async function plan(db: Db, basedOn: number | null | undefined, edit: (c: SluiceConfig) => SluiceConfig): Promise<Planned> {
+export async function plan(db: Db, basedOn: number | null | undefined, edit: (c: SluiceConfig) => SluiceConfig): Promise<Planned> {
   const cur = await currentConfig(db);
   if (basedOn !== undefined && basedOn !== cur.version) {
     if (basedOn === null) throw new CoreError('CONFLICT', `a config was stored meanwhile (version ${cur.version}); reload and re-apply your change`);
     throw staleVersion(basedOn, cur.version);
   }
-  const after = edit(cur.config);
+  const after = resolved(edit(cur.config));
   if (configsEqual(after, cur.config)) {
     throw new CoreError('PRECONDITION_FAILED', 'nothing to apply: this is the same as the current version');
   }
   return { basedOn: cur.version, before: cur.config, after };
 }
 
-async function store(
+export async function store(
   db: Db,
   actor: Actor,
   p: Planned,
@@ -114,7 +121,8 @@ async function store(
 }
 
 function taskEdit(input: z.output<typeof previewTaskInput>): (c: SluiceConfig) => SluiceConfig {
-  const parsed = parseTaskDefinition(input.task);
+  // Fields the draft leaves out (or lists in `inherited`) stay with the fleet defaults.
+  const parsed = parseTaskDefinition(markInherited(input.task));
   if (!parsed.ok) throw CoreError.validation(parsed.errors);
   return (c) => withTask(c, parsed.value, input.mode);
 }

@@ -8,7 +8,7 @@ import { applyTasks } from '../support/engine-fixtures';
 import { setGroupKeyLoads, setPartitionDepths } from '../support/observe-fixtures';
 import { callerAs } from '../support/trpc-caller';
 import { evaluateAlerts, unsilenceAlertById } from '../../server/services/alerts';
-import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
+import { compareAlertsForList, DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
 import type { SessionUser } from '../../server/services/sessions';
 
 const db = await testDatabase();
@@ -21,7 +21,13 @@ beforeAll(async () => {
     { name: 'shop', partitions: 4, thresholds: { depth: { warning: 100, critical: 500 }, imbalance: { warning: 2, critical: 3 } } },
     { name: 'quiet', partitions: 2, thresholds: { depth: { warning: 100, critical: 500 } } },
     { name: 'keyed', partitions: 4, groups: [{ name: 'tenant', limit: 5, keyPath: 'tenant' }] },
+    { name: 'spread', partitions: 4, groups: [{ name: 'tenant', limit: 5, keyPath: 'tenant' }] },
+    { name: 'mild', partitions: 2, thresholds: { depth: { warning: 100, critical: 5000 } } },
   ]);
+  await setPartitionDepths(db.pool, 'mild', [200, 190]);
+  // A hot partition with no dominant key: no hot-key alert, the partition's own evidence keeps the keys.
+  await setPartitionDepths(db.pool, 'spread', [3000, 10, 10, 10]);
+  await setGroupKeyLoads(db.pool, 'spread', 'tenant', { north: { inFlight: 2, queued: 1000 }, south: { inFlight: 2, queued: 990 }, west: { inFlight: 1, queued: 980 } });
   // A hot partition caused by one hot key: the hot-key alert stores the top keys as it fires.
   await setPartitionDepths(db.pool, 'keyed', [3000, 10, 10, 10]);
   await setGroupKeyLoads(db.pool, 'keyed', 'tenant', { acme: { inFlight: 5, queued: 2900 }, globex: { inFlight: 1, queued: 20 } });
@@ -121,5 +127,54 @@ describe('alert workflow', () => {
     expect(after.topKeys.map((k) => k.key)).toEqual(['acme', 'globex']);
     expect(after.topKeys[0]).toMatchObject({ group: 'tenant', inFlight: 5, queued: 2900 });
     expect(after.topKeys[0]!.share).toBeGreaterThan(0.9);
+  });
+
+  it('a hot partition with no hot key keeps the top keys it fired with once the evaluator resolves it', async () => {
+    const hot = Number(await firing('spread', 'hotPartition'));
+    const keyAlerts = await db.pool.query(`SELECT count(*)::int AS n FROM alerts WHERE task = 'spread' AND rule = 'hotKey'`);
+    expect(keyAlerts.rows[0].n).toBe(0);
+    const fired = await db.pool.query(`SELECT evidence FROM alerts WHERE id = $1`, [hot]);
+    expect(fired.rows[0].evidence.topKeys.map((k: { key: string }) => k.key)).toEqual(['north', 'south', 'west']);
+
+    // The keys drain first (the partition still deep): the snapshot is not replaced by an empty one.
+    await db.pool.query(`DELETE FROM group_slots WHERE task = 'spread'`);
+    const t0 = Date.now();
+    await evaluateAlerts(db.pool, new Date(t0 + 10_000), policy);
+    // Then the partition drains and stays clear for clearForMs: the evaluator resolves it.
+    await setPartitionDepths(db.pool, 'spread', [10, 10, 10, 10]);
+    await evaluateAlerts(db.pool, new Date(t0 + 20_000), policy);
+    await evaluateAlerts(db.pool, new Date(t0 + 60_000), policy);
+    const row = await db.pool.query(`SELECT status, resolved_by, evidence FROM alerts WHERE id = $1`, [hot]);
+    expect(row.rows[0]).toMatchObject({ status: 'resolved', resolved_by: null });
+    expect(row.rows[0].evidence.topKeys).toHaveLength(3);
+
+    const after = await callerAs(db.pool, viewer).alerts.get({ id: hot });
+    expect(after.topKeysAt).toBe('episode');
+    expect(after.episodeAlertId).toBe(hot);
+    expect(after.topKeys.map((k) => `${k.group}=${k.key}`)).toEqual(['tenant=north', 'tenant=south', 'tenant=west']);
+    expect(after.topKeys[0]).toMatchObject({ inFlight: 2, queued: 1000 });
+    expect(after.topKeys[0]!.share).toBeCloseTo(1002 / 2975, 5);
+  });
+
+  it('lists critical first, then the newest fired, the same page by page', async () => {
+    // Firing times spread over a few minutes, so the order within a severity is visible.
+    await db.pool.query(`UPDATE alerts SET fired_at = fired_at - (id % 5) * interval '1 minute' WHERE status IN ('firing', 'acknowledged')`);
+    const viewerCaller = callerAs(db.pool, viewer);
+    const all = (await viewerCaller.alerts.list({ status: 'open', limit: 200 })).items;
+    expect(all.some((a) => a.severity === 'warning')).toBe(true);
+    expect(all.some((a) => a.severity === 'critical')).toBe(true);
+    const lastCritical = all.map((a) => a.severity).lastIndexOf('critical');
+    expect(all.findIndex((a) => a.severity === 'warning')).toBe(lastCritical + 1);
+    expect(all.map((a) => a.id)).toEqual([...all].sort(compareAlertsForList).map((a) => a.id));
+    expect(new Set(all.map((a) => a.firedAt.getTime())).size).toBeGreaterThan(1);
+    // Keyset pages of 2 read the same order, none twice, none skipped.
+    const paged: number[] = [];
+    let cursor: number | undefined;
+    do {
+      const page = await viewerCaller.alerts.list({ status: 'open', limit: 2, ...(cursor ? { cursor } : {}) });
+      paged.push(...page.items.map((a) => a.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(paged).toEqual(all.map((a) => a.id));
   });
 });

@@ -176,6 +176,10 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_finish', // 20261124000300000_canceled_executions: the canceled outcome
       'sluice_promote_streams', // 20261124000300000_canceled_executions: new, shared with the cancel
       'sluice_why_waiting', // new: the executions pages' read
+      'sluice_claim', // the enqueue/cycle deadlock fix: now sluice_claim_rows over every owned partition
+      'sluice_claim_rows', // new: the claim's body, confined to given partitions after a finish
+      'sluice_cycle', // the enqueue/cycle deadlock fix: counter rows locked in one pass
+      'sluice_release_keys', // 20261124210000001_priorities: released in claim order (claim_at)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -123,6 +123,8 @@ const trpcTargets: { name: string; call: () => Call; valid: () => unknown; open?
     open: [['task', 'groups', 0, 'overrides']],
   })),
   { name: 'tasks.setPaused', call: () => (i) => caller.tasks.setPaused(i as never), valid: () => ({ task: 'send-email', paused: true, message: 'pause it' }) },
+  { name: 'tasks.breaker', call: () => (i) => caller.tasks.breaker(i as never), valid: () => ({ name: 'send-email' }) },
+  { name: 'tasks.resetBreaker', call: () => (i) => caller.tasks.resetBreaker(i as never), valid: () => ({ name: 'send-email' }) },
   { name: 'tasks.delete', call: () => (i) => caller.tasks.delete(i as never), valid: () => ({ task: 'send-email', basedOn: ids.version, message: 'remove it', drain: true }) },
   { name: 'config.history', call: () => (i) => caller.config.history(i as never), valid: () => ({ task: 'send-email', limit: 5 }) },
   { name: 'config.version', call: () => (i) => caller.config.version(i as never), valid: () => ({ version: ids.version }) },

@@ -61,6 +61,14 @@ describe('POST /api/v1/tasks/{task}/executions', () => {
     expect(row.rows[0]).toMatchObject({ task: 'send-email', groups: { tenant: 'acme' }, state: 'queued' });
   });
 
+  it('a priority is stored with the execution (absent: the task default, 0) and read back', async () => {
+    const res = await post('send-email', { executions: [{ payload: { tenant: 'p' }, priority: 7 }, { payload: { tenant: 'p' } }] }, producer);
+    expect(res.status).toBe(202);
+    const ids = (await res.json()).executions.map((e: { id: number }) => e.id);
+    const rows = await db.pool.query('SELECT priority FROM executions WHERE id = ANY($1) ORDER BY id', [ids]);
+    expect(rows.rows.map((r) => r.priority)).toEqual([7, 0]);
+  });
+
   it('a batch inserts every execution', async () => {
     const res = await post('send-email', { executions: [{ payload: { tenant: 'a' } }, { payload: { tenant: 'b' }, groups: { tenant: 'explicit' } }] }, producer);
     expect(res.status).toBe(202);
@@ -74,6 +82,8 @@ describe('POST /api/v1/tasks/{task}/executions', () => {
     { name: 'invalid JSON', raw: '{"payload":', field: undefined, msg: /not valid JSON/ },
     { name: 'missing payload', body: { groups: { tenant: 'x' } }, field: 'payload' },
     { name: 'negative delay', body: { payload: {}, delayMs: -5 }, field: 'delayMs' },
+    { name: 'priority above 1000', body: { payload: {}, priority: 1001 }, field: 'priority' },
+    { name: 'fractional priority', body: { executions: [{ payload: {}, priority: 1.5 }] }, field: 'executions.0.priority' },
     { name: 'empty batch', body: { executions: [] }, field: 'executions' },
     { name: 'unknown group', body: { payload: { tenant: 'x' }, groups: { region: 'eu' } }, field: 'groups.region' },
   ])('400 with field errors: $name', async ({ body, raw, field, msg }) => {

@@ -109,10 +109,11 @@ describe('retention of executions', () => {
 });
 
 describe('retention of history', () => {
-  it('partition_owner_log and reconcile_log (coordinator), dlq_events, resolved alerts with their events, finished webhook deliveries and replay jobs, audit (control plane)', async () => {
+  it('partition_owner_log, reconcile_log and task_breaker_events (coordinator), dlq_events, resolved alerts with their events, finished webhook deliveries and replay jobs, audit (control plane)', async () => {
     const old = `now() - interval '20 days'`;
     await db.pool.query(`INSERT INTO partition_owner_log (task, partition, event, at) VALUES ('rt', 99, 'take', ${old}), ('rt', 99, 'release', now())`);
     await db.pool.query(`INSERT INTO reconcile_log (task, counter, recorded, actual, at) VALUES ('rt', 'a', 1, 0, ${old}), ('rt', 'b', 1, 0, now())`);
+    await db.pool.query(`INSERT INTO task_breaker_events (task, from_state, to_state, reason, at) VALUES ('rt', 'closed', 'open', 'old', ${old}), ('rt', 'open', 'half-open', 'fresh', now())`);
     await db.pool.query(`INSERT INTO dlq_events (task, kind, removed, limit_value, at) VALUES ('rt', 'retention', 1, 14, ${old}), ('rt', 'retention', 2, 14, now())`);
     const alert = (status: string, resolvedAt: string | null) =>
       db.pool.query<{ id: string }>(
@@ -141,7 +142,7 @@ describe('retention of history', () => {
     );
 
     const c = await runServiceOnce(db.pool, retention(settings, 7 * 24 * 3_600_000), { intervalMs: 0 }, { coordinatorId: coord, staleMs: 60_000, log });
-    expect(c.result).toMatchObject({ partitionOwnerLog: 1, reconcileLog: 1 });
+    expect(c.result).toMatchObject({ partitionOwnerLog: 1, reconcileLog: 1, breakerEvents: 1 });
     const p = await runServiceOnce(db.pool, pruneHistory(() => ({ ...settings, batch: 1 })), { intervalMs: 0, namespace: 'cp:' }, { log });
     expect(p.error).toBeUndefined();
     expect(p.result).toEqual({ deleted: { dlq_events: 1, alerts: 1, webhook_deliveries: 2, dlq_replay_jobs: 1, audit_log: 1 }, complete: true });
@@ -149,6 +150,7 @@ describe('retention of history', () => {
     const q = async (sql: string) => (await db.pool.query(sql)).rows.map((r) => Object.values(r)[0]);
     expect(await q(`SELECT event FROM partition_owner_log WHERE task = 'rt' AND partition = 99`)).toEqual(['release']);
     expect(await q(`SELECT counter FROM reconcile_log WHERE task = 'rt'`)).toEqual(['b']);
+    expect(await q(`SELECT reason FROM task_breaker_events WHERE task = 'rt'`)).toEqual(['fresh']);
     expect(await q(`SELECT removed FROM dlq_events`)).toEqual([2]);
     expect((await q(`SELECT id FROM alerts ORDER BY id`)).map(Number)).toEqual([freshResolved, oldFiring]);
     expect((await q(`SELECT alert_id FROM alert_events ORDER BY alert_id`)).map(Number)).toEqual([freshResolved, oldFiring]);

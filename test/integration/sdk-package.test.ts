@@ -130,7 +130,7 @@ describe('sluice/sdk as a package', () => {
       `import { createClient, SluiceApiError, SluiceNotFoundError, SluiceValidationError, type EnqueueInput, type SluiceErrorCode } from 'sluice/sdk';
 
 const sluice = createClient({ url: process.env.SLUICE_URL!, token: process.env.SLUICE_TOKEN! });
-const input: EnqueueInput = { payload: { tenant: 'acme', n: 1 }, idempotencyKey: 'consumer-1', delayMs: 0 };
+const input: EnqueueInput = { payload: { tenant: 'acme', n: 1 }, idempotencyKey: 'consumer-1', delayMs: 0, priority: 7 };
 const first = await sluice.enqueue('consumer-task', input, { traceparent: '${TRACEPARENT}' });
 const again = await sluice.enqueue('consumer-task', input);
 
@@ -148,6 +148,7 @@ async function codeOf(p: Promise<unknown>): Promise<{ code: SluiceErrorCode; cls
 const errors = {
   unknownTask: await codeOf(sluice.enqueue('no-such-task', { payload: {} })),
   badDelay: await codeOf(sluice.enqueue('consumer-task', { payload: {}, delayMs: -5 })),
+  badPriority: await codeOf(sluice.enqueue('consumer-task', { payload: {}, priority: 1001 })),
   badTrace: await codeOf(sluice.enqueue('consumer-task', { payload: {} }, { traceparent: 'not-a-traceparent' })),
   network: await codeOf(createClient({ url: 'http://127.0.0.1:9', token: 't' }).enqueue('consumer-task', { payload: {} })),
 };
@@ -180,13 +181,14 @@ await c.enqueue('t', { payload: 1 }, { traceparent: 42 });
     expect(result.errors).toEqual({
       unknownTask: { code: 'NOT_FOUND', cls: 'not-found' },
       badDelay: { code: 'BAD_REQUEST', cls: 'validation', field: 'delayMs' },
+      badPriority: { code: 'BAD_REQUEST', cls: 'validation', field: 'priority' },
       badTrace: { code: 'BAD_REQUEST', cls: 'validation', field: 'traceparent' },
       network: { code: 'NETWORK', cls: 'api' },
     });
 
-    const row = await db.pool.query('SELECT task, payload, groups, idempotency_key, traceparent, state FROM executions WHERE id = $1', [result.first.id]);
+    const row = await db.pool.query('SELECT task, payload, groups, idempotency_key, traceparent, priority, state FROM executions WHERE id = $1', [result.first.id]);
     expect(row.rows).toEqual([
-      { task: 'consumer-task', payload: { tenant: 'acme', n: 1 }, groups: { tenant: 'acme' }, idempotency_key: 'consumer-1', traceparent: TRACEPARENT, state: 'queued' },
+      { task: 'consumer-task', payload: { tenant: 'acme', n: 1 }, groups: { tenant: 'acme' }, idempotency_key: 'consumer-1', traceparent: TRACEPARENT, priority: 7, state: 'queued' },
     ]);
     expect((await db.pool.query("SELECT count(*)::int AS n FROM executions WHERE task = 'consumer-task'")).rows[0].n).toBe(1);
   });

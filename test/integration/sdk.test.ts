@@ -54,7 +54,9 @@ describe('HTTP SDK', () => {
     const again = await client.enqueue('send-email', { payload: { tenant: 'acme', account: 'a1' } });
     expect(again.state).toBe('blocked'); // same stream: waits for the head
     const view = await client.getExecution(e.id!);
-    expect(view).toMatchObject({ id: e.id, task: 'send-email', state: 'queued', groups: { tenant: 'acme' }, streamKey: 'a1' });
+    expect(view).toMatchObject({ id: e.id, task: 'send-email', state: 'queued', groups: { tenant: 'acme' }, streamKey: 'a1', priority: 0 });
+    const urgent = await client.enqueue('send-email', { payload: { tenant: 'acme' }, priority: 9 });
+    expect(await client.getExecution(urgent.id!)).toMatchObject({ id: urgent.id, priority: 9 });
   });
 
   it('enqueueMany inserts a batch; an empty batch is a no-op', async () => {
@@ -66,6 +68,7 @@ describe('HTTP SDK', () => {
 
   it.each([
     { name: 'validation', run: () => client.enqueue('send-email', { payload: {}, delayMs: -1 }), type: SluiceValidationError, check: (e: SluiceValidationError) => expect(e.fieldErrors[0]?.path).toBe('delayMs') },
+    { name: 'priority out of range', run: () => client.enqueue('send-email', { payload: {}, priority: -1 }), type: SluiceValidationError, check: (e: SluiceValidationError) => expect(e.fieldErrors[0]?.path).toBe('priority') },
     { name: 'unknown task', run: () => client.enqueue('nope', { payload: {} }), type: SluiceNotFoundError, check: () => {} },
     { name: 'unknown execution', run: () => client.getExecution(123456789), type: SluiceNotFoundError, check: () => {} },
     {

@@ -2,7 +2,9 @@
 //   task-definition schema, prints field errors (exit 2) or stores a new version
 //   (audited as `cli (<user>@<host>)`, NOTIFYed to coordinators).
 // `sluice config export [--format yaml|json] [--version N]`: prints the current config.
-// `sluice config diff <file>`: what applying the file would change, task by task.
+// `sluice config diff <file> [--what-if [hours]]`: what applying the file would change, task by
+//   task; with --what-if, each changed task's recorded traffic of the last hours (default 1)
+//   replayed under today's and the file's definition (server/presenters/task-whatif.ts).
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import YAML from 'yaml';
@@ -12,6 +14,7 @@ import { cliActor, withCliDatabase } from '../cli-context';
 import { applyConfig, configAtVersion, currentConfig } from '../../services/config-versions';
 import { parseConfig, type SluiceConfig } from '../../core/task-definition';
 import { diffConfigs, formatChange } from '../../core/config-diff';
+import { formatWhatIf, previewTaskWhatIf } from '../../presenters/task-whatif';
 
 export function readConfigFile(file: string): unknown {
   if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
@@ -70,12 +73,30 @@ export function register(program: Command): void {
   config
     .command('diff <file>')
     .description('Show what applying <file> would change')
-    .action(async (file: string) => {
+    .option('--what-if [hours]', "replay each changed task's recorded traffic (default the last 1 h) under today's and the new definition")
+    .action(async (file: string, o: { whatIf?: string | boolean }) => {
       const next = validated(file);
-      const cur = await withCliDatabase((pool) => currentConfig(pool));
-      // The same diff the console shows before apply: tasks by name, groups by name,
-      // overrides by key, so reordering is no change.
-      const lines = diffConfigs(cur.config, next).map(formatChange);
-      console.log(lines.length ? `against version ${cur.version ?? '(none)'}:\n` + lines.join('\n') : `no changes against version ${cur.version ?? '(none)'}`);
+      const hours = o.whatIf === undefined ? null : o.whatIf === true ? 1 : Number(o.whatIf);
+      if (hours !== null && !(hours >= 0.05 && hours <= 24)) throw new CliError(`--what-if takes a number of hours from 0.05 to 24, got "${String(o.whatIf)}"`);
+      await withCliDatabase(async (pool) => {
+        const cur = await currentConfig(pool);
+        // The same diff the console shows before apply: tasks by name, groups by name,
+        // overrides by key, so reordering is no change.
+        const changes = diffConfigs(cur.config, next);
+        const lines = changes.map(formatChange);
+        console.log(lines.length ? `against version ${cur.version ?? '(none)'}:\n` + lines.join('\n') : `no changes against version ${cur.version ?? '(none)'}`);
+        if (hours === null) return;
+        const changed = next.tasks.filter((t) => {
+          const before = cur.config.tasks.find((b) => b.name === t.name);
+          return before !== undefined && JSON.stringify(before) !== JSON.stringify(t);
+        });
+        for (const t of changed) {
+          try {
+            console.log('\n' + formatWhatIf(await previewTaskWhatIf(pool, { task: t as unknown as Record<string, unknown>, windowHours: hours, seed: 1 })).join('\n'));
+          } catch (e) {
+            console.log(`\nwhat-if for ${t.name}: ${(e as Error).message}`);
+          }
+        }
+      });
     });
 }

@@ -1,15 +1,16 @@
 // Maintenance service: the alert evaluator (server/services/alerts.ts) every 15 s with
-// the default policy — fire after 1 min of breach (or the task's thresholds.alertAfterMs),
-// resolve after 2 min clear, 10% hysteresis, hot partitions at 3× the siblings' median
-// above depth 100, hot keys at half a group's load above 50.
+// the policy in effect — the code's defaults (fire after 1 min of breach or the task's
+// thresholds.alertAfterMs, resolve after 2 min clear, 10% hysteresis, hot partitions at
+// 3× the siblings' median above depth 100, hot keys at half a group's load above 50)
+// with the latest config version's fleet `defaults.alertPolicy` on top.
 import type { ControlPlaneService } from '../service';
 import { evaluateAlerts } from '../../services/alerts';
-import { ALERT_EVALUATION_INTERVAL_MS, DEFAULT_ALERT_POLICY } from '../../core/alert-evaluation';
+import { ALERT_EVALUATION_INTERVAL_MS } from '../../core/alert-evaluation';
 
 export const evaluateAlertsService: ControlPlaneService = {
   name: 'evaluate-alerts',
   intervalMs: ALERT_EVALUATION_INTERVAL_MS,
   mode: 'steps',
   leaseMs: 60_000,
-  run: (ctx) => evaluateAlerts(ctx.pool, ctx.now, DEFAULT_ALERT_POLICY),
+  run: (ctx) => evaluateAlerts(ctx.pool, ctx.now),
 };

@@ -1,5 +1,5 @@
 // Retention (server/core/retention-policy.ts): succeeded, canceled and dead executions with
-// their attempts, idempotency keys past the window, partition_owner_log and reconcile_log,
+// their attempts, idempotency keys past the window, partition_owner_log, reconcile_log and task_breaker_events,
 // metric samples, cancel previews. Runs in steps: every delete is one batch in its own
 // short transaction (no task row or counter is touched), up to a time budget per run; what
 // is left waits for the next run.
@@ -36,12 +36,14 @@ export function retention(s: RetentionSettings, samplesRetainMs: number): Mainte
       const before = new Date(Date.now() - s.historyDays * 86_400_000);
       const ownerLog = await inBatches(() => deleteHistoryBatch(db, 'partition_owner_log', before, s.batch), s.batch, deadline);
       const reconcileLog = await inBatches(() => deleteHistoryBatch(db, 'reconcile_log', before, s.batch), s.batch, deadline);
-      complete &&= keys.exhausted && ownerLog.exhausted && reconcileLog.exhausted;
+      const breakerEvents = await inBatches(() => deleteHistoryBatch(db, 'task_breaker_events', before, s.batch), s.batch, deadline);
+      complete &&= keys.exhausted && ownerLog.exhausted && reconcileLog.exhausted && breakerEvents.exhausted;
       return {
         executions,
         keysCleared: keys.done,
         partitionOwnerLog: ownerLog.done,
         reconcileLog: reconcileLog.done,
+        breakerEvents: breakerEvents.done,
         samples: await deleteOldMetricSamples(db, samplesRetainMs),
         cancelPreviews: await deleteOldCancelPreviews(db, 24),
         complete,

@@ -17,7 +17,11 @@ export default async function TaskPage({ params, searchParams }: Params) {
   const name = decodeURIComponent((await params).task);
   if (!TASK_NAME_RE.test(name)) notFound();
   const qc = getQueryClient();
-  await qc.prefetchQuery(trpc.tasks.get.queryOptions({ name }));
+  await Promise.all([
+    qc.prefetchQuery(trpc.tasks.get.queryOptions({ name })),
+    qc.prefetchQuery(trpc.tasks.breaker.queryOptions({ name })),
+    qc.prefetchQuery(trpc.defaults.get.queryOptions()),
+  ]);
   if (qc.getQueryState(trpc.tasks.get.queryKey({ name }))?.status === 'error') notFound();
   // ?override=group=key (the Keys view's "Add override"): the draft starts with that row.
   const override = (await searchParams).override;

@@ -10,7 +10,8 @@ export default async function NewTaskPage() {
   const user = await currentUser();
   if (!user) redirect('/login');
   if (!roleAtLeast(user.role, 'operator')) redirect('/tasks');
-  await getQueryClient().prefetchQuery(trpc.tasks.list.queryOptions());
+  const qc = getQueryClient();
+  await Promise.all([qc.prefetchQuery(trpc.tasks.list.queryOptions()), qc.prefetchQuery(trpc.defaults.get.queryOptions())]);
   return (
     <HydrateClient>
       <CreateTask canEdit />

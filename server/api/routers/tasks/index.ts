@@ -16,6 +16,9 @@ import {
 } from '../../../services/task-config';
 import { userActor } from '../../../services/auth';
 import { getTask, listTasks } from '../../../presenters/tasks';
+import { previewTaskWhatIf, whatIfInput } from '../../../presenters/task-whatif';
+import { getTaskBreaker } from '../../../presenters/task-breaker';
+import { resetBreaker } from '../../../services/circuit-breaker';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
 
 const previewOutput = z.object({ basedOn: z.number().nullable(), changes: z.array(taskChangeGroupSchema) });
@@ -35,6 +38,9 @@ export const tasksRouter = router({
     .output(previewOutput)
     .mutation(({ ctx, input }) => previewTaskSave(ctx.db, input)),
 
+  /** Replays the task's recorded traffic under today's definition and the proposed one (nothing is written). */
+  whatIf: operatorProcedure.input(whatIfInput).mutation(({ ctx, input }) => previewTaskWhatIf(ctx.db, input)),
+
   save: operatorProcedure
     .input(saveTaskInput)
     .output(appliedOutput)
@@ -53,4 +59,12 @@ export const tasksRouter = router({
       }),
     )
     .mutation(({ ctx, input }) => deleteTask(ctx.db, userActor(ctx.user), input)),
+
+  // ─── Circuit breaker (issue 23) ───
+  breaker: viewerProcedure.input(z.strictObject({ name: taskNameSchema })).query(({ ctx, input }) => getTaskBreaker(ctx.db, input.name)),
+
+  resetBreaker: operatorProcedure
+    .input(z.strictObject({ name: taskNameSchema }))
+    .output(z.object({ from: z.enum(['closed', 'open', 'half-open']) }))
+    .mutation(({ ctx, input }) => resetBreaker(ctx.db, userActor(ctx.user), input.name)),
 });

@@ -9,9 +9,18 @@
 --    rows being finished here); sluice_claim caps it by concurrency − in_flight under the
 --    task_runtime lock, and sluice_finish already lowered in_flight in this transaction,
 --    so the cluster-wide limit is read exactly; group limits see the released counts;
---  * lock order: sluice_finish takes task_runtime → executions → partition_stats →
---    group_slots → stream locks; sluice_claim then takes task_runtime again (held) and
---    the same order, so nothing new can deadlock.
+--  * lock order: a finish followed by a claim would take partition_stats and group_slots
+--    in two passes (the finish's rows, then the claim's), and an enqueue — which takes
+--    partition_stats → group_slots in order and never the task lock — deadlocked with
+--    it: the cycle held partition 5's counter row and waited for partition 2's, the
+--    enqueue held 2 and waited for 5 (40P01 in bench:soak, 2026-11-24). So when it both
+--    finishes and claims, the cycle first locks the task_runtime row, then the
+--    partition_stats rows of every partition it may touch — the finishing rows' and those
+--    it owns, which are all the claim may claim from — in partition order, in one pass;
+--    the claim is confined to those partitions (p_parts) and takes group_slots rows
+--    without waiting (sluice_claim_rows' p_after_finish). A cycle that only finishes or
+--    only claims is one pass already. test/integration/engine-cycle-deadlock.test.ts
+--    replays both interleavings.
 --
 -- Lean reply, since it is the hottest call there is: only the ids that did NOT take
 -- effect (fenced: the lease was lost; an applied item took the outcome it asked for),
@@ -39,7 +48,18 @@ AS $function$
 DECLARE
   v_applied bigint[];
   v_n       integer := coalesce(cardinality(p_ids), 0);
+  v_parts   integer[];
 BEGIN
+  IF v_n > 0 AND p_max > 0 THEN
+    PERFORM 1 FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
+    SELECT array_agg(x.part ORDER BY x.part) INTO v_parts FROM (
+      SELECT o.partition AS part FROM partition_owners o WHERE o.owner = p_coordinator AND o.task = p_task
+      UNION
+      SELECT e.partition FROM executions e WHERE e.id = ANY (p_ids)
+    ) x;
+    PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
+    ORDER BY ps.partition FOR NO KEY UPDATE;
+  END IF;
   IF v_n > 0 THEN
     -- Multi-argument unnest pads a NULL (or shorter) array with NULLs, so NULL arrays
     -- stand for "NULL for every item" in sluice_finish.
@@ -55,7 +75,7 @@ BEGIN
   IF p_max > 0 THEN
     RETURN QUERY
     SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
-    FROM sluice_claim(p_coordinator, p_task, p_max, p_lease_ms) c;
+    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END, v_n > 0) c;
   END IF;
 END
 $function$;

@@ -184,7 +184,7 @@ BEGIN
     -- task has no waiting rows at all).
     IF EXISTS (
       SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
-      ORDER BY w.waiting_on, w.run_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
+      ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
     ) THEN
       PERFORM sluice_release_keys(p_task, v_groups, v_gks);
     END IF;

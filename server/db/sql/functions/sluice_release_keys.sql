@@ -1,13 +1,13 @@
 -- sluice_release_keys(task, groups, keys): release rows waiting on the given keys
 -- ('group=key'): per key the oldest (limit − in_flight) rows waiting on it, across the
--- task's partitions, in (run_at, id) order; every row when the key's group is no longer
+-- task's partitions, in claim order (claim_at, id: priority first, see sluice_claim_rows); every row when the key's group is no longer
 -- configured (NULL limit: nothing to wait for). Returns how many rows it released.
 -- The caller holds the task_runtime row lock (sluice_finish, sluice_release_waiting), so
 -- the rows found are current when updated by ctid. One LATERAL probe of
 -- executions_waiting_idx and one of group_slots per key: the cost follows the keys
 -- released, not the number of keys or waiting rows.
 -- Why rows wait at all: sluice_claim.sql and docs/architecture.md § "Claiming" (4).
--- Unchanged since prisma/migrations/20261123000600000_waiting_rows.
+-- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19).
 
 CREATE OR REPLACE FUNCTION public.sluice_release_keys(p_task text, p_groups jsonb, p_keys text[])
  RETURNS integer
@@ -30,7 +30,7 @@ AS $function$
       CROSS JOIN LATERAL (
         SELECT w.ctid AS tid FROM executions w
         WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = r.gk
-        ORDER BY w.run_at, w.id
+        ORDER BY w.claim_at, w.id
         LIMIT r.n  -- NULL = no limit
       ) x
     ))

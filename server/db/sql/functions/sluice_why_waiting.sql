@@ -14,11 +14,16 @@
 --  * group keys: a key's in-flight count is the number of the task's running rows carrying
 --    it (the claim's own count, executions_running_idx, at most `concurrency` rows) and its
 --    limit is sluice_group_limit (override first) — the key is full when count ≥ limit;
---  * the task limit: task_runtime.in_flight ≥ concurrency.
+--  * the task limit: task_runtime.in_flight ≥ concurrency;
+--  * the task's circuit breaker (issue 23): coordinators do not claim a task whose breaker
+--    (task_breakers) is open, or half-open with every probe started, while the definition
+--    has it enabled (server/coordinator/breaker-gate.ts; the gate is in the coordinator,
+--    not in the claim, so this reads the same row it reads). Listed after the pause.
 -- The first of these that holds is `reason`; every one that holds is in `holds` (a row
 -- behind a full key of a full task waits on both). None: `claimable` (the next claim of
--- the partition's owner takes it, oldest first: `ahead` = claimable rows of the partition
--- before it, counted up to 1,000 through executions_claim_idx).
+-- the partition's owner takes it, in claim order: `ahead` = claimable rows of the partition
+-- before it in (claim_at, id) order, counted up to 1,000 through executions_claim_idx, and
+-- `aheadHigherPriority` = how many of them have a higher priority than it; `priority`).
 -- A spilled execution (overflow) waits for its partition's depth to fall below maxDepth.
 -- Reads only: primary-key and partial-index probes, no scan of executions.
 -- Shared with the claim: sluice_group_limit (the limit, override first) and the same
@@ -40,8 +45,10 @@ DECLARE
   v_k      record;
   v_holds  jsonb := '[]'::jsonb;
   v_ahead  integer;
+  v_ahead_prio integer;
+  v_brk    record;
 BEGIN
-  SELECT x.id, x.task, x.partition, x.state, x.stream_key, x.group_keys, x.attempts, x.run_at, x.waiting_on
+  SELECT x.id, x.task, x.partition, x.state, x.stream_key, x.group_keys, x.attempts, x.run_at, x.waiting_on, x.priority, x.claim_at
     INTO e FROM executions x WHERE x.id = p_id;
   IF NOT FOUND THEN
     SELECT x.id, x.task, x.partition INTO o FROM overflow x WHERE x.id = p_id;
@@ -66,6 +73,20 @@ BEGIN
     v_holds := v_holds || jsonb_build_object('reason', 'task_inactive', 'task', e.task);
   ELSIF rt.paused THEN
     v_holds := v_holds || jsonb_build_object('reason', 'task_paused', 'task', e.task);
+  END IF;
+
+  SELECT b.state, b.since, b.reason, b.opened_at, b.probes_started,
+         (t.definition -> 'circuitBreaker' ->> 'coolDownMs')::bigint AS cool_down_ms,
+         (t.definition -> 'circuitBreaker' ->> 'probes')::int AS probes
+    INTO v_brk
+    FROM task_breakers b JOIN task_runtime t ON t.task = b.task
+   WHERE b.task = e.task AND b.state <> 'closed'
+     AND coalesce((t.definition -> 'circuitBreaker' ->> 'enabled')::boolean, false);
+  IF FOUND AND (v_brk.state = 'open' OR v_brk.probes_started >= coalesce(v_brk.probes, 1)) THEN
+    v_holds := v_holds || jsonb_build_object(
+      'reason', 'circuit_open', 'task', e.task, 'state', v_brk.state, 'since', v_brk.since,
+      'openedAt', v_brk.opened_at, 'why', v_brk.reason,
+      'probesAt', CASE WHEN v_brk.state = 'open' THEN v_brk.opened_at + make_interval(secs => coalesce(v_brk.cool_down_ms, 0) / 1000.0) END);
   END IF;
 
   IF e.state = 'blocked' THEN
@@ -125,13 +146,16 @@ BEGIN
   -- Claimable: the partition's owner takes it when the rows before it are gone. A row set
   -- aside on a key that has room again (waiting_on) is released by the next finish of the
   -- key or the reconciler's sweep; it is not in the claim index until then.
-  SELECT count(*)::integer INTO v_ahead FROM (
-    SELECT 1 FROM executions a
+  -- Ahead = before it in claim order (claim_at, id: priority, then waiting time); of
+  -- those, the ones with a higher priority (read in the same ≤ 1,000-row scan).
+  SELECT count(*)::integer, count(*) FILTER (WHERE z.priority > e.priority)::integer INTO v_ahead, v_ahead_prio FROM (
+    SELECT a.priority FROM executions a
     WHERE a.task = e.task AND a.partition = e.partition AND a.state = 'queued' AND a.waiting_on IS NULL
-      AND a.run_at <= now() AND (a.run_at, a.id) < (e.run_at, e.id)
-    ORDER BY a.run_at, a.id LIMIT 1000) z;
+      AND a.run_at <= now() AND a.claim_at <= (now() AT TIME ZONE 'UTC') AND (a.claim_at, a.id) < (e.claim_at, e.id)
+    ORDER BY a.claim_at, a.id LIMIT 1000) z;
   RETURN jsonb_build_object('reason', CASE WHEN e.waiting_on IS NULL THEN 'claimable' ELSE 'set_aside' END,
                             'holds', '[]'::jsonb, 'ahead', v_ahead, 'aheadCapped', v_ahead >= 1000,
+                            'priority', e.priority, 'aheadHigherPriority', v_ahead_prio,
                             'partition', e.partition, 'owner', v_own.owner, 'ownerName', v_own.name,
                             'waitingOn', e.waiting_on);
 END

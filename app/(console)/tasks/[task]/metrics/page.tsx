@@ -7,6 +7,7 @@ import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
 import { PageHeader } from '@/components/ui/page-header';
 import { buttonClass } from '@/components/ui/button';
 import { TaskMetricsView } from '@/components/overview/task-metrics-view';
+import { OpenAlerts } from '@/components/alerts/open-alerts';
 import { parseRange } from '@/components/overview/overview-search-params';
 
 type Props = { params: Promise<{ task: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -50,6 +51,9 @@ export default async function TaskMetricsPage({ params, searchParams }: Props) {
           </>
         }
       />
+      <div className="mb-4">
+        <OpenAlerts task={task} />
+      </div>
       <TaskMetricsView task={task} />
     </HydrateClient>
   );

@@ -1,0 +1,99 @@
+// What-if simulator benchmark: `npm run bench:whatif` (`-- --quick`: 10 minutes of traffic
+// instead of an hour; `--json FILE` writes the figures). Pure CPU, no database:
+//   1. speed — one hour of recorded traffic at 1,000 arrivals/s (3.6M executions), W2-shaped
+//      (10 tenants × 100 user keys, 90% of the traffic on 5 tenants; exponential run times,
+//      mean 150 ms), simulated under the recorded config: 4 partitions round-robin,
+//      concurrency 200, tenant limit 40 with an override, 2 coordinators × 100 slots.
+//      `whatif_sim_ms` = wall time of simulate() (generation excluded), best of 3 runs.
+//      Target: < 2,000 ms.
+//   2. the five config changes of issue #20 (limit down, limit up, override, partitions ×2,
+//      routing change) predicted from the same recording: throughput, wait p99, the most
+//      affected tenant, drain time, alerts. These are predictions only; prediction vs
+//      measurement (whatif_max_error_pct) needs real coordinators and is measured by
+//      test/integration/whatif-calibration.test.ts, which prints its errors.
+import fs from 'node:fs';
+import { mulberry32 } from '../server/core/seeded-random';
+import { simulate, type WhatIfArrival, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
+import { compareWhatIf } from '../server/core/whatif-compare';
+import { thresholdsSchema } from '../server/core/task-definition';
+import { parseBenchArgs } from './support/bench-args';
+
+const { quick, jsonFile } = parseBenchArgs();
+const RATE = 1000;
+const SECONDS = quick ? 600 : 3600;
+const N = RATE * SECONDS;
+const log = (m: string) => console.log(`[bench:whatif] ${m}`);
+
+// ── the recording (seeded): Poisson arrivals, skewed tenants, per-user keys.
+const rnd = mulberry32(20);
+const tenants = Array.from({ length: 10 }, (_, t) => `tenant-${t}`);
+const keyObjects = tenants.map((tenant) => Array.from({ length: 100 }, (_, u) => ({ tenant, user: `${tenant}-u${u}` })));
+const arrivals: WhatIfArrival[] = new Array(N);
+let t = 0;
+for (let i = 0; i < N; i++) {
+  t += -Math.log(1 - rnd()) * (1000 / RATE);
+  const tenant = rnd() < 0.9 ? Math.floor(rnd() * 5) : 5 + Math.floor(rnd() * 5);
+  arrivals[i] = { at: t, runMs: -Math.log(1 - rnd()) * 150, partition: i % 4, keys: keyObjects[tenant]![Math.floor(rnd() * 100)]! };
+}
+
+const thresholds = thresholdsSchema.parse(undefined);
+const today: WhatIfTaskConfig = {
+  name: 'bench-whatif',
+  partitions: 4,
+  concurrency: 200,
+  routing: { strategy: 'round-robin' },
+  groups: [{ name: 'tenant', limit: 40, overrides: { 'tenant-0': 60 } }],
+  thresholds,
+};
+const coordinators = [100, 100];
+const recorded = { partitions: 4, strategy: 'round-robin' as const };
+const run = (task: WhatIfTaskConfig) => simulate({ task, arrivals, coordinators, recorded, seed: 1, durationMs: SECONDS * 1000 });
+
+// ── 1. speed
+// Wall time and this process's CPU time (the machine may be shared: CPU time is what the
+// simulator itself cost, wall time what the caller waited).
+const times: number[] = [];
+const cpu: number[] = [];
+let base = run(today);
+for (let r = 0; r < 3; r++) {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  base = run(today);
+  times.push(performance.now() - t0);
+  const c = process.cpuUsage(c0);
+  cpu.push((c.user + c.system) / 1000);
+}
+const simMs = Math.min(...times);
+const simCpuMs = Math.min(...cpu);
+log(
+  `${N.toLocaleString('en')} arrivals (${SECONDS / 60} min at ${RATE}/s): simulate() wall ${times.map((x) => x.toFixed(0)).join(' / ')} ms, ` +
+    `cpu ${cpu.map((x) => x.toFixed(0)).join(' / ')} ms → best wall ${simMs.toFixed(0)} ms, cpu ${simCpuMs.toFixed(0)} ms (${((N / simMs) * 1000 / 1e6).toFixed(2)}M arrivals/s); target < 2000 ms for 1 h`,
+);
+log(`today: throughput ${base.throughputPerS.toFixed(1)}/s, wait p50 ${base.wait.p50Ms?.toFixed(1)} ms p99 ${base.wait.p99Ms?.toFixed(1)} ms, max depth ${base.maxDepth}, alerts ${base.alerts.map((a) => `${a.rule}(${a.severity})`).join(', ') || 'none'}`);
+
+// ── 2. the five changes
+const withTenant = (limit: number, overrides: Record<string, number>) => ({ ...today, groups: [{ name: 'tenant', limit, overrides }] });
+const changes: { name: string; task: WhatIfTaskConfig }[] = [
+  { name: 'limit down (tenant 40 → 20)', task: withTenant(20, { 'tenant-0': 60 }) },
+  { name: 'limit up (tenant 40 → 80)', task: withTenant(80, { 'tenant-0': 60 }) },
+  { name: 'override (tenant-0 60 → 25)', task: withTenant(40, { 'tenant-0': 25 }) },
+  { name: 'partitions ×2 (4 → 8)', task: { ...today, partitions: 8 } },
+  { name: 'routing (round-robin → hash on tenant)', task: { ...today, routing: { strategy: 'hash', keyPath: 'tenant' }, groups: [{ ...today.groups[0]!, keyPath: 'tenant' }] } },
+];
+const figures: Record<string, unknown> = { whatif_sim_ms: Math.round(simMs), whatif_sim_cpu_ms: Math.round(simCpuMs), whatif_arrivals: N, whatif_changes: [] as unknown[] };
+for (const c of changes) {
+  const t0 = performance.now();
+  const proposed = run(c.task);
+  const ms = performance.now() - t0;
+  const cmp = compareWhatIf(base, proposed);
+  const top = cmp.keys[0];
+  log(
+    `${c.name}: throughput ${base.throughputPerS.toFixed(1)} → ${proposed.throughputPerS.toFixed(1)}/s, wait p99 ${base.wait.p99Ms?.toFixed(0)} → ${proposed.wait.p99Ms?.toFixed(0)} ms, ` +
+      `most affected ${top ? `${top.group}=${top.key} p99 ${top.today?.p99WaitMs.toFixed(0) ?? '–'} → ${top.proposed?.p99WaitMs.toFixed(0) ?? '–'} ms` : 'none'}, ` +
+      `max depth ${proposed.maxDepth}, drain ${proposed.drainMs === null ? 'not within 24 h' : `${(proposed.drainMs / 1000).toFixed(1)} s`}, ` +
+      `alerts ${proposed.alerts.map((a) => `${a.rule}${a.subject ? `[${a.subject}]` : ''}(${a.severity})`).join(', ') || 'none'} (${ms.toFixed(0)} ms)`,
+  );
+  (figures.whatif_changes as unknown[]).push({ name: c.name, throughputPerS: proposed.throughputPerS, waitP99Ms: proposed.wait.p99Ms, simMs: Math.round(ms) });
+}
+log('prediction vs measurement (whatif_max_error_pct): see test/integration/whatif-calibration.test.ts');
+if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(figures, null, 2));

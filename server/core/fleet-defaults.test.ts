@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ALERT_POLICY } from './alert-evaluation';
+import {
+  alertPolicyOf,
+  BUILT_IN_DEFAULTS,
+  diffDefaults,
+  effectiveDefaults,
+  keyLimitOrigin,
+  parseFleetDefaults,
+  taskFieldOrigins,
+  tasksInheriting,
+} from './fleet-defaults';
+import { parseConfig, type SluiceConfig } from './task-definition';
+
+function config(input: unknown): SluiceConfig {
+  const r = parseConfig(input);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.value;
+}
+
+describe('three-level merge: built-in < fleet default < task < key', () => {
+  const defaults = { timeoutMs: 5000, retry: { maxAttempts: 7 }, thresholds: { depth: { warning: 10, critical: 20 } } };
+  const cases: { name: string; task: Record<string, unknown>; path: string; value: unknown; source: string }[] = [
+    { name: 'absent → fleet default', task: {}, path: 'timeoutMs', value: 5000, source: 'default' },
+    { name: 'task value wins over the default', task: { timeoutMs: 900 }, path: 'timeoutMs', value: 900, source: 'task' },
+    { name: 'absent, no fleet value → built-in', task: {}, path: 'retry.baseDelayMs', value: 1000, source: 'built-in' },
+    { name: 'retry field by field: default for one', task: { retry: { jitter: 0.5 } }, path: 'retry.maxAttempts', value: 7, source: 'default' },
+    { name: 'retry field by field: task for another', task: { retry: { jitter: 0.5 } }, path: 'retry.jitter', value: 0.5, source: 'task' },
+    { name: 'threshold pair inherited whole', task: {}, path: 'thresholds.depth', value: { warning: 10, critical: 20 }, source: 'default' },
+    { name: 'threshold pair set on the task', task: { thresholds: { depth: { warning: 1, critical: 2 } } }, path: 'thresholds.depth', value: { warning: 1, critical: 2 }, source: 'task' },
+    { name: 'listed as inherited → default, whatever value it carries', task: { timeoutMs: 42, inherited: ['timeoutMs'] }, path: 'timeoutMs', value: 5000, source: 'default' },
+    { name: 'alertAfterMs absent → alert policy forMs (built-in)', task: {}, path: 'thresholds.alertAfterMs', value: 60_000, source: 'built-in' },
+    { name: 'alertAfterMs on the task', task: { thresholds: { alertAfterMs: 0 } }, path: 'thresholds.alertAfterMs', value: 0, source: 'task' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const cfg = config({ defaults, tasks: [{ name: 't', ...c.task }] });
+      const t = cfg.tasks[0]!;
+      const o = taskFieldOrigins(t, cfg.defaults).find((x) => x.path === c.path)!;
+      expect(o.value).toEqual(c.value);
+      expect(o.source).toBe(c.source);
+      if (c.path !== 'thresholds.alertAfterMs') expect(o.value).toEqual(c.path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], t));
+    });
+  }
+
+  it('a per-key override wins over the group limit', () => {
+    const t = config({ tasks: [{ name: 't', groups: [{ name: 'tenant', limit: 5, overrides: { acme: 50 } }] }] }).tasks[0]!;
+    expect(keyLimitOrigin(t.groups[0]!, 'acme')).toEqual({ value: 50, source: 'key' });
+    expect(keyLimitOrigin(t.groups[0]!, 'globex')).toEqual({ value: 5, source: 'task' });
+  });
+
+  it('a re-parse with new defaults moves inherited fields and leaves set ones', () => {
+    const v1 = config({ defaults: { timeoutMs: 5000 }, tasks: [{ name: 'inherits' }, { name: 'sets', timeoutMs: 5000 }] });
+    const v2 = config({ ...v1, defaults: { timeoutMs: 8000 } });
+    expect(v2.tasks.map((t) => t.timeoutMs)).toEqual([8000, 5000]);
+    expect(tasksInheriting(v2, 'timeoutMs')).toEqual(['inherits']);
+    expect(tasksInheriting(v2, 'retry')).toEqual(['inherits', 'sets']);
+  });
+
+  it('a stored task without an inherited list (written before defaults existed) keeps every value', () => {
+    const full = config({ tasks: [{ name: 'old' }] }).tasks[0]!;
+    const { inherited: _, ...old } = full;
+    const t = config({ defaults: { timeoutMs: 1 }, tasks: [old] }).tasks[0]!;
+    expect(t.timeoutMs).toBe(30_000);
+    expect(t.inherited).toBeUndefined();
+  });
+
+  it('cross-field checks run on the effective task (default baseDelay vs task maxDelay)', () => {
+    const r = parseConfig({ defaults: { retry: { baseDelayMs: 10_000 } }, tasks: [{ name: 't', retry: { maxDelayMs: 5000 } }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toContainEqual({ path: 'tasks.0.retry.maxDelayMs', message: 'must be at least baseDelayMs' });
+  });
+});
+
+describe('fleet defaults validation', () => {
+  const bad: { name: string; input: unknown; path: string }[] = [
+    { name: 'unknown retry field', input: { retry: { attempts: 3 } }, path: 'retry' },
+    { name: 'unknown alert policy field', input: { alertPolicy: { windowMs: 1 } }, path: 'alertPolicy' },
+    { name: 'timeout below 1', input: { timeoutMs: 0 }, path: 'timeoutMs' },
+    { name: 'maxAttempts above 100', input: { retry: { maxAttempts: 101 } }, path: 'retry.maxAttempts' },
+    { name: 'rate above 100%', input: { thresholds: { retryRate: { warning: 0.5, critical: 2 } } }, path: 'thresholds.retryRate.critical' },
+    { name: 'warning not below critical', input: { thresholds: { depth: { warning: 5, critical: 5 } } }, path: 'thresholds.depth.warning' },
+    { name: 'half a pair', input: { thresholds: { depth: { warning: 5 } } }, path: 'thresholds.depth.critical' },
+    { name: 'hysteresis ≥ 0.9', input: { alertPolicy: { hysteresis: 0.95 } }, path: 'alertPolicy.hysteresis' },
+    { name: 'for-duration above an hour', input: { alertPolicy: { forMs: 3_600_001 } }, path: 'alertPolicy.forMs' },
+    { name: 'hot-partition factor below 1', input: { alertPolicy: { hotPartition: { factor: 0.5 } } }, path: 'alertPolicy.hotPartition.factor' },
+    { name: 'hot-key share above 1', input: { alertPolicy: { hotKey: { dominantShare: 1.5 } } }, path: 'alertPolicy.hotKey.dominantShare' },
+    { name: 'fractional floor', input: { alertPolicy: { hotKey: { floor: 1.5 } } }, path: 'alertPolicy.hotKey.floor' },
+    { name: 'max delay below base delay', input: { retry: { baseDelayMs: 10, maxDelayMs: 5 } }, path: 'retry.maxDelayMs' },
+    { name: 'a string for a number', input: { timeoutMs: '5000' }, path: 'timeoutMs' },
+  ];
+  for (const c of bad) {
+    it(`rejects ${c.name}`, () => {
+      const r = parseFleetDefaults(c.input);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.errors.map((e) => e.path)).toContain(c.path);
+    });
+  }
+
+  it('rejects an unknown top-level field, naming it', () => {
+    const r = parseFleetDefaults({ retries: 3 });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]!.message).toContain('"retries"');
+  });
+
+  it('rejects defaults inside a config by path, and an inherited entry that names no field', () => {
+    const r = parseConfig({ defaults: { timeoutMs: -1 }, tasks: [{ name: 't', inherited: ['concurrency'] }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path)).toEqual(expect.arrayContaining(['defaults.timeoutMs', 'tasks.0.inherited.11']));
+  });
+
+  it('accepts the bounds themselves and an empty document', () => {
+    expect(parseFleetDefaults({}).ok).toBe(true);
+    expect(
+      parseFleetDefaults({
+        timeoutMs: 1,
+        retry: { maxAttempts: 100, jitter: 0 },
+        alertPolicy: { forMs: 0, clearForMs: 3_600_000, hysteresis: 0, hotPartition: { factor: 1, floorDepth: 0 }, hotKey: { dominantShare: 1, floor: 0 } },
+      }).ok,
+    ).toBe(true);
+  });
+});
+
+describe('effective defaults and the alert policy', () => {
+  it('built-in when nothing is set', () => {
+    expect(effectiveDefaults(undefined)).toEqual(BUILT_IN_DEFAULTS);
+    expect(alertPolicyOf(undefined)).toEqual(DEFAULT_ALERT_POLICY);
+  });
+
+  it('fleet values on top, leaf by leaf; window and backpressure lines stay code', () => {
+    const p = alertPolicyOf({ alertPolicy: { forMs: 0, hysteresis: 0.3, hotPartition: { factor: 5 } } });
+    expect(p.forMs).toBe(0);
+    expect(p.hysteresis).toBe(0.3);
+    expect(p.hotPartition).toEqual({ factor: 5, floorDepth: DEFAULT_ALERT_POLICY.hotPartition.floorDepth });
+    expect(p.clearForMs).toBe(DEFAULT_ALERT_POLICY.clearForMs);
+    expect(p.windowMs).toBe(DEFAULT_ALERT_POLICY.windowMs);
+    expect(BUILT_IN_DEFAULTS.alertPolicy.hotPartition.factor).toBe(DEFAULT_ALERT_POLICY.hotPartition.factor);
+  });
+
+  it('diffs leaf by leaf, threshold pairs whole', () => {
+    expect(
+      diffDefaults({ timeoutMs: 1, thresholds: { depth: { warning: 1, critical: 2 } } }, { thresholds: { depth: { warning: 1, critical: 3 } }, alertPolicy: { hotKey: { floor: 9 } } }),
+    ).toEqual([
+      { path: 'alertPolicy.hotKey.floor', before: undefined, after: 9 },
+      { path: 'thresholds.depth', before: { warning: 1, critical: 2 }, after: { warning: 1, critical: 3 } },
+      { path: 'timeoutMs', before: 1, after: undefined },
+    ]);
+    expect(diffDefaults(undefined, {})).toEqual([]);
+  });
+});

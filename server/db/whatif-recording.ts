@@ -1,0 +1,42 @@
+// The executions a what-if preview replays: one task's rows that became ready (run_at) in
+// [since, now], finished (succeeded or dead: they ran) or not yet (queued, blocked,
+// running). Finished rows are found through executions_finished_idx (finished_at ≥ since:
+// a row ready in the window finished after it), unfinished ones through the task's
+// claim/running indexes; no new index on executions (every index there is written by the
+// claim and the finish). Canceled rows are left out (most never ran). At most `cap` rows
+// (the newest), so a busy task's preview stays a bounded read.
+import type { Db } from './pool';
+import type { RecordedExecution } from '../core/whatif-recording';
+
+export async function readWhatIfRecording(
+  db: Db,
+  task: string,
+  windowMs: number,
+  cap: number,
+): Promise<{ rows: RecordedExecution[]; start: Date; end: Date; truncated: boolean }> {
+  const r = await db.query<RecordedExecution & { now: Date }>(
+    `WITH bounds AS (SELECT now() AS now, now() - make_interval(secs => $2 / 1000.0) AS since)
+     SELECT x.partition, x.groups, x.stream_key AS "streamKey", x.run_at AS "runAt", x.started_at AS "startedAt",
+            x.finished_at AS "finishedAt", x.state, b.now
+     FROM bounds b,
+     LATERAL (
+       (SELECT partition, groups, stream_key, run_at, started_at, finished_at, state FROM executions
+        WHERE state IN ('succeeded', 'dead') AND finished_at >= b.since AND task = $1 AND run_at >= b.since)
+       UNION ALL
+       (SELECT partition, groups, stream_key, run_at, started_at, finished_at, state FROM executions
+        WHERE task = $1 AND state IN ('queued', 'blocked', 'running') AND run_at >= b.since AND run_at <= b.now)
+     ) x
+     ORDER BY x.run_at DESC
+     LIMIT $3`,
+    [task, windowMs, cap + 1],
+  );
+  const truncated = r.rows.length > cap;
+  const rows = truncated ? r.rows.slice(0, cap) : r.rows;
+  const end = r.rows[0]?.now ?? (await db.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
+  return {
+    rows: rows.map(({ now: _now, ...row }) => row),
+    start: truncated ? rows[rows.length - 1]!.runAt : new Date(end.getTime() - windowMs),
+    end,
+    truncated,
+  };
+}

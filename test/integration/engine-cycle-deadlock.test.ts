@@ -1,0 +1,115 @@
+// sluice_cycle against a concurrent enqueue: the two interleavings that deadlocked
+// (40P01, bench:soak on 2026-11-24) replayed step by step on two connections. The
+// enqueue's own lock statements are used (lockPartitions, addQueuedGroupKeys: partition_stats
+// in order, then group_slots in order), one partition or key at a time so the test
+// decides when each lock is taken. Each case waits until the cycle really waits for a lock
+// (pg_stat_activity) before the enqueue takes its next one, so the order is not left to timing.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import type pg from 'pg';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator, sleep } from '../support/engine-fixtures';
+import { enqueue } from '../../server/services/enqueue';
+import { claimExecutions } from '../../server/db/claim-executions';
+import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
+import { addQueuedGroupKeys, lockPartitions } from '../../server/db/enqueue-executions';
+import { hashPartition } from '../../server/core/routing';
+import { syncOwnership } from '../../server/db/partition-ownership';
+
+let db: TestDatabase;
+let producer: pg.PoolClient;
+let cycler: pg.PoolClient;
+beforeAll(async () => {
+  db = await testDatabase();
+  producer = await db.pool.connect();
+  cycler = await db.pool.connect();
+});
+afterAll(async () => {
+  producer.release();
+  cycler.release();
+});
+
+/** A routing key that hashes to `partition` of `partitions`. */
+function keyFor(partition: number, partitions: number, prefix: string): string {
+  for (let i = 0; ; i++) if (hashPartition(`${prefix}${i}`, partitions) === partition) return `${prefix}${i}`;
+}
+
+/** Resolves once the backend `pid` waits for a heavyweight lock (a row or transaction lock). */
+async function waitingForLock(pid: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const r = await db.pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [pid]);
+    if (r.rows[0]?.wait_event_type === 'Lock') return;
+    await sleep(10);
+  }
+  throw new Error(`backend ${pid} never waited for a lock`);
+}
+
+const pidOf = async (c: pg.PoolClient) => Number((await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+
+describe('sluice_cycle and a concurrent enqueue', () => {
+  it('partition counters: the cycle finishing in partition 1 and claiming from partition 0 does not deadlock with an enqueue locking 0 then 1', async () => {
+    await applyTasks(db.pool, [{ name: 'dl_ps', partitions: 2, concurrency: 10, routing: { strategy: 'hash', keyPath: 'k' } }]);
+    const me = await fakeCoordinator(db.pool, ['dl_ps'], { dl_ps: [1] });
+    const k0 = keyFor(0, 2, 'p');
+    const k1 = keyFor(1, 2, 'p');
+    await enqueue(db.pool, 'dl_ps', [{ payload: { k: k1 } }]);
+    const [running] = await claimExecutions(db.pool, me, 'dl_ps', 1, 60_000);
+    expect(running!.partition).toBe(1);
+    await enqueue(db.pool, 'dl_ps', [{ payload: { k: k0 } }]);
+    await syncOwnership(db.pool, me, [{ task: 'dl_ps', partition: 0 }, { task: 'dl_ps', partition: 1 }], 60_000);
+
+    // The producer holds partition 0's counter row, as an enqueue into 0 and 1 does first.
+    await producer.query('BEGIN');
+    await lockPartitions(producer, 'dl_ps', [0]);
+    // The cycle finishes the row of partition 1 and wants to claim the queued row of 0.
+    const cyclePid = await pidOf(cycler);
+    const cycle = finishAndClaimExecutions(cycler, me, 'dl_ps', [{ id: running!.id, leaseToken: running!.leaseToken, outcome: 'succeeded' }], 1, 60_000);
+    await waitingForLock(cyclePid);
+    // The producer goes on to partition 1: it must not wait for the cycle.
+    await lockPartitions(producer, 'dl_ps', [1]);
+    await producer.query('COMMIT');
+    const r = await cycle;
+    expect(r.applied.get(running!.id)).toBe('succeeded');
+    expect(r.claimed.map((e) => e.partition)).toEqual([0]);
+    const ps = await db.pool.query(`SELECT partition, depth, in_flight, processed_total::int AS done FROM partition_stats WHERE task = 'dl_ps' ORDER BY partition`);
+    expect(ps.rows).toEqual([
+      { partition: 0, depth: 0, in_flight: 1, done: 0 },
+      { partition: 1, depth: 0, in_flight: 0, done: 1 },
+    ]);
+  });
+
+  it('group slots: a key a producer holds is left for the next claim instead of waited for, and no deadlock', async () => {
+    await applyTasks(db.pool, [{ name: 'dl_gs', partitions: 2, concurrency: 10, routing: { strategy: 'hash', keyPath: 'k' }, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] }]);
+    // Coordinator 1 owns partition 0; partition 1 is another coordinator's, where the producer enqueues.
+    const c1 = await fakeCoordinator(db.pool, ['dl_gs'], { dl_gs: [0] });
+    await fakeCoordinator(db.pool, ['dl_gs'], { dl_gs: [1] });
+    const k0 = keyFor(0, 2, 'g');
+    await enqueue(db.pool, 'dl_gs', [{ payload: { k: k0, t: 'b' } }]);
+    const [running] = await claimExecutions(db.pool, c1, 'dl_gs', 1, 60_000);
+    await enqueue(db.pool, 'dl_gs', [{ payload: { k: k0, t: 'a' } }]);
+    const queuedA = Number((await db.pool.query(`SELECT id FROM executions WHERE task = 'dl_gs' AND state = 'queued'`)).rows[0].id);
+
+    // The producer enqueues into partition 1 with keys a then b (sorted): it holds a.
+    await producer.query('BEGIN');
+    await lockPartitions(producer, 'dl_gs', [1]);
+    await addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'a']]);
+    // The cycle finishes tenant=b (its slot row locked) and would claim the tenant=a row.
+    const r = await Promise.race([
+      finishAndClaimExecutions(cycler, c1, 'dl_gs', [{ id: running!.id, leaseToken: running!.leaseToken, outcome: 'succeeded' }], 1, 60_000),
+      sleep(5_000).then(() => 'the cycle waited for the producer' as const),
+    ]);
+    expect(r).not.toBe('the cycle waited for the producer');
+    if (typeof r === 'string') return;
+    expect(r.applied.get(running!.id)).toBe('succeeded');
+    expect(r.claimed).toEqual([]); // tenant=a's slot row was held: left queued, not waited for
+    await addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'b']]);
+    await producer.query('ROLLBACK');
+
+    const next = await claimExecutions(db.pool, c1, 'dl_gs', 1, 60_000);
+    expect(next.map((e) => e.id)).toEqual([queuedA]);
+    const gs = await db.pool.query(`SELECT group_key, in_flight, queued FROM group_slots WHERE task = 'dl_gs' ORDER BY group_key`);
+    expect(gs.rows).toEqual([
+      { group_key: 'a', in_flight: 1, queued: 0 },
+      { group_key: 'b', in_flight: 0, queued: 0 },
+    ]);
+  });
+});
