@@ -590,6 +590,10 @@ async function main() {
 
     console.log('\n' + formatTable(rows));
     if (crashRows.length) console.log('\n' + formatCrashTable(crashRows));
+    // A crash run that lost work says what its store held and what its coordinator logged.
+    for (const { run, result } of crashRows) {
+      if (result.diagnosis) console.log(`\n${run.key} lost work; what it saw:\n${JSON.stringify(result.diagnosis, null, 2)}`);
+    }
     const warnings = rows.filter((r) => r.run.system !== 'sluice' && brokenRun(r.result));
     for (const r of warnings) console.log(`\nWARNING: ${r.run.key} ${brokenRun(r.result)} — every ratio against it is dropped (a peer's broken run never counts as Sluice's win)`);
     const g = [...goals(rows), ...crashGoals(crashRows)];

@@ -21,7 +21,8 @@ import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
 import { startCoordinator } from '../../server/coordinator/main';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
-import { workloadSpec, buildJobs, RunRecorder, summarize, parseArgs, runDriver, sleep, waitSettled, type WorkloadSpec } from './workloads.mjs';
+import pg from 'pg';
+import { workloadSpec, buildJobs, RunRecorder, summarize, parseArgs, runDriver, sleep, waitSettled, markStoreBack, type WorkloadSpec } from './workloads.mjs';
 
 function taskFor(spec: WorkloadSpec, crash: boolean): TaskDefinitionInput {
   // Crash mode: a 5 s task timeout, so a finish lost with the database (the coordinator
@@ -73,20 +74,37 @@ await runDriver('sluice', async () => {
       rec.end(i, started);
     };
     if (crashAt !== null) rec.armCrash(crashAt);
+    // The coordinator's last log lines: printed with the result when a crash run lost work.
+    const logTail: string[] = [];
     const t0 = performance.now();
     const coordinator = await startCoordinator({
       databaseUrl: url,
       handlers: { [task.name]: handler },
       slots: spec.concurrency,
       metricsPort: null,
-      log: (m) => process.stderr.write(`[sluice] ${m}\n`),
+      log: (m) => {
+        logTail.push(`${((performance.now() - t0) / 1000).toFixed(2)}s ${m}`);
+        if (logTail.length > 40) logTail.shift();
+        process.stderr.write(`[sluice] ${m}\n`);
+      },
     });
+    const storeWatch = crashAt === null ? null : watchStoreBack(url, rec, spec.timeoutMs);
     const finished = crashAt === null ? await rec.waitAll(spec.timeoutMs) : await waitSettled(rec, spec.timeoutMs, settleMs);
+    const lost = jobs.length - rec.done;
     const result = summarize(spec, jobs, rec, t0, {
-      ...(crashAt === null ? { timedOut: !finished } : { crashAt, crashed: rec.crashed, lost: jobs.length - rec.done }),
+      ...(crashAt === null
+        ? { timedOut: !finished }
+        : {
+            crashAt,
+            crashed: rec.crashed,
+            lost,
+            storeBackSeconds: Number.isNaN(rec.storeBackAt ?? NaN) ? null : Number((((rec.storeBackAt as number) - t0) / 1000).toFixed(2)),
+            ...(lost > 0 ? { diagnosis: { ...(await diagnose(pool, task.name)), coordinatorLog: logTail } } : {}),
+          }),
       enqueueSeconds: Number(enqueueSeconds.toFixed(3)),
       settings: { slots: spec.concurrency, taskConcurrency: spec.concurrency, partitions: 4, ...(spec.workload === 'w2' ? { groups: { tenant: spec.tenantLimit, key: spec.keyLimit } } : {}) },
     });
+    await storeWatch?.stop();
     await coordinator.stop();
     const left = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = $1 AND state <> 'succeeded'`, [task.name]);
     result.leftInDatabase = left.rows[0]?.n ?? -1;
@@ -95,3 +113,50 @@ await runDriver('sluice', async () => {
     await pool.end();
   }
 });
+
+/**
+ * Crash mode: once the crash point has passed, try a fresh connection every 100 ms; the first
+ * that answers marks the store back (the settle window counts from there at the earliest).
+ */
+function watchStoreBack(url: string, rec: RunRecorder, timeoutMs: number): { stop(): Promise<void> } {
+  let stopped = false;
+  const done = (async () => {
+    const deadline = performance.now() + timeoutMs;
+    while (!stopped && !rec.crashed && performance.now() < deadline) await sleep(50);
+    // The kill takes a moment to land: a connection that answers before it is not "back".
+    let sawDown = false;
+    while (!stopped && performance.now() < deadline) {
+      const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+      try {
+        await c.connect();
+        await c.query('SELECT 1');
+        if (sawDown) {
+          markStoreBack(rec);
+          return;
+        }
+      } catch {
+        sawDown = true;
+      } finally {
+        await c.end().catch(() => {});
+      }
+      await sleep(100);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+/** What the database holds of a crash run that lost work: the rows by state, the owners. */
+async function diagnose(pool: pg.Pool, task: string): Promise<Record<string, unknown>> {
+  try {
+    const states = await pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM executions WHERE task = $1 GROUP BY state ORDER BY state`, [task]);
+    const owners = await pool.query(`SELECT partition, owner FROM partition_owners WHERE task = $1 ORDER BY partition`, [task]);
+    return { states: Object.fromEntries(states.rows.map((r) => [r.state, r.n])), owners: owners.rows };
+  } catch (e) {
+    return { diagnoseFailed: (e as Error).message };
+  }
+}

@@ -60,9 +60,15 @@ export class RunRecorder {
   record(index: number, startedAt: number, endedAt: number): void;
   waitAll(timeoutMs: number): Promise<boolean>;
   crashed: boolean;
+  /** performance.now() of the last finished run (or of the store answering again, markStoreBack). */
+  lastProgress: number;
+  /** Crash mode: performance.now() when the store answered again (markStoreBack), if seen. */
+  storeBackAt?: number;
   armCrash(n: number): void;
 }
 
+/** Crash mode: the store answered again; the settle window counts from now at the earliest. */
+export function markStoreBack(rec: RunRecorder): void;
 export function waitSettled(rec: RunRecorder, timeoutMs: number, settleMs: number): Promise<boolean>;
 
 export function summarize(

@@ -84,6 +84,7 @@ export class RunRecorder {
     this.crashAt = null;
     this.crashed = false;
     this.lastProgress = NaN;
+    this.storeBackAt = NaN;
   }
   /**
    * Crash mode: once `n` jobs have run, print `CRASHPOINT` on stdout (the orchestrator then
@@ -146,6 +147,17 @@ export class RunRecorder {
  * Crash mode's end: `true` when every job ran; `false` when `timeoutMs` passed or, after the
  * crash point, no job finished for `settleMs` (what never ran by then is counted lost).
  */
+/**
+ * Crash mode: the store answered again after the crash. The settle window counts from here at
+ * the earliest: how long a killed store takes to come back (crash recovery on a loaded machine
+ * can take longer than the window itself) is the store's, not the system's under test.
+ */
+export function markStoreBack(rec) {
+  const t = performance.now();
+  if (Number.isNaN(rec.lastProgress) || t > rec.lastProgress) rec.lastProgress = t;
+  rec.storeBackAt = t;
+}
+
 export async function waitSettled(rec, timeoutMs, settleMs) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
