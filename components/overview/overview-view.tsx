@@ -8,7 +8,8 @@ import { executionsHref } from '@/components/executions/execution-search-params'
 import { alertsHref } from '@/components/alerts/alert-search-params';
 import { OpenAlerts } from '@/components/alerts/open-alerts';
 import { replicaBehind } from '@/components/shell/replica-lag-notice';
-import { useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
+import { replaceUrl } from '@/components/ui/replace-url';
 import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -169,7 +170,6 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
 
 export function OverviewView() {
   const sp = useSearchParams();
-  const router = useRouter();
   const params = overviewParams((k) => sp.get(k));
   const trpc = useTRPC();
   // The task whose charts are shown stays put: with none in the address, the first one
@@ -184,7 +184,7 @@ export function OverviewView() {
     staleTime: 5_000,
     retry: 1,
   });
-  const go = (p: Partial<OverviewParams>) => router.replace(overviewHref({ ...params, ...p }), { scroll: false });
+  const go = (p: Partial<OverviewParams>) => replaceUrl(overviewHref({ ...params, ...p }));
   const data = q.data;
   // Disconnected: the last refresh failed, or (live) no fresh data for STALE_AFTER_MS.
   const stale = useStale(q.dataUpdatedAt, q.isError, params.live) && Boolean(data);
