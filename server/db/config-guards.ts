@@ -34,7 +34,7 @@ export async function insertGuard(
 ): Promise<GuardRow> {
   const r = await db.query<GuardRow>(
     `INSERT INTO config_guards (version, previous_version, tasks, rule_severity, rule_name, bake_ms, started_at, bake_until, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, now(), now() + make_interval(secs => $6 / 1000.0), $7)
+     VALUES ($1, $2, $3, $4, $5, $6::int, now(), now() + make_interval(secs => $6::int / 1000.0), $7)
      RETURNING ${COLUMNS}`,
     [g.version, g.previousVersion, g.tasks, g.rule.severity, g.rule.rule, g.bakeMs, g.createdBy],
   );
