@@ -6,6 +6,9 @@
 // with the alert as evidence) and the task's history; the database has the guard's end
 // by the system, the restored definition and the audit records.
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { e2eEnv } from './support/e2e-env';
 import { test, expect } from './support/fixtures';
 import { e2eDb, seedUser, signInViaApi } from './support/factories';
 import { shoot } from './support/shots';
@@ -37,6 +40,30 @@ async function seedTask(suffix: string) {
   return task;
 }
 
+/** Opens the task's review with globex lowered to 1. */
+async function reviewLowered(page: Page, task: string) {
+  await page.goto(`/tasks/${task}`);
+  await page.getByLabel('Limit for globex in tenant').fill('1');
+  await page.getByRole('button', { name: 'Review changes' }).click();
+  await page.getByLabel('Change message').fill('e2e: globex down to 1, guarded');
+}
+
+/** The review step with "Apply with guard" (state a reload would lose) at 1440 and 390 px, both themes, when SLUICE_SHOTS_DIR is set. */
+async function shootReview(page: Page, task: string) {
+  const dir = process.env.SLUICE_SHOTS_DIR;
+  if (!dir) return;
+  for (const theme of ['light', 'dark'] as const) {
+    await page.context().addCookies([{ name: 'sluice_theme', value: theme, url: e2eEnv().baseUrl }]);
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await reviewLowered(page, task);
+      await page.getByTestId('apply-with-guard').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(dir, `guard-review-${width}-${theme}.png`), fullPage: true });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
+
 test('an operator applies with guard and watches the automatic rollback', async ({ page }) => {
   test.setTimeout(150_000);
   const op = await seedUser('operator');
@@ -44,10 +71,8 @@ test('an operator applies with guard and watches the automatic rollback', async 
   const db = e2eDb();
   const task = await seedTask(randomBytes(3).toString('hex'));
 
-  await page.goto(`/tasks/${task}`);
-  await page.getByLabel('Limit for globex in tenant').fill('1');
-  await page.getByRole('button', { name: 'Review changes' }).click();
-  await page.getByLabel('Change message').fill('e2e: globex down to 1, guarded');
+  await shootReview(page, task);
+  await reviewLowered(page, task);
   const guardBox = page.getByTestId('apply-with-guard');
   await guardBox.getByLabel('Bake time').selectOption({ label: '2m' });
   await guardBox.getByRole('button', { name: 'Apply with guard' }).click();

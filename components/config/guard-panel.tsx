@@ -129,7 +129,7 @@ function GuardRowView({
         )}
       </div>
       <p className="text-[12px] text-muted">
-        Watching for {g.ruleText} over a {g.bakeText} bake; applied by {g.createdBy} at <Timestamp date={g.startedAt} /> UTC.
+        {baking ? 'Rolls back on' : 'Rule:'} {g.ruleText} of the task{g.tasks.length > 1 ? 's' : ''} · bake {g.bakeText} · applied by {g.createdBy} at <Timestamp date={g.startedAt} /> UTC.
         {!baking && g.endedAt && (
           <>
             {' '}

@@ -119,7 +119,8 @@ export function stepGuard(s: GuardState, input: GuardInput): GuardDecision {
       const hit = trippingEvent(s, input.alerts);
       if (hit) {
         const value = hit.value === null ? '' : ` (value ${hit.value}${hit.threshold === null ? '' : `, threshold ${hit.threshold}`})`;
-        return { status: 'rolled_back', action: 'rollback', reason: `${hit.severity} alert ${hit.rule} ${hit.type} on ${hit.task}${value}: ${hit.summary}`, evidence: hit };
+        const subject = hit.subject ? ` (${hit.subject})` : '';
+        return { status: 'rolled_back', action: 'rollback', reason: `${hit.severity} alert ${hit.rule}${subject} ${hit.type} on ${hit.task}${value}`, evidence: hit };
       }
       if (input.editedSince.length > 0) {
         return { status: 'superseded', action: 'none', reason: `${input.editedSince.join(', ')} edited again during the bake; the guard stands down` };

@@ -96,7 +96,11 @@ export async function readGuardAlertEvents(db: Db, tasks: string[], from: Date, 
     value: number | null;
     threshold: number | null;
   }>(
-    `SELECT e.alert_id, a.task, a.rule, a.subject, coalesce(e.severity, a.severity) AS severity, e.type, e.at, e.value, a.threshold
+    // The line the event crossed: a threshold alert keeps its warning line in `threshold`
+    // and both lines in its evidence, so a critical event reads the critical one.
+    `SELECT e.alert_id, a.task, a.rule, a.subject, coalesce(e.severity, a.severity) AS severity, e.type, e.at, e.value,
+            CASE WHEN coalesce(e.severity, a.severity) = 'critical' AND jsonb_typeof(a.evidence -> 'critical') = 'number'
+                 THEN (a.evidence ->> 'critical')::float8 ELSE a.threshold END AS threshold
      FROM alerts a JOIN alert_events e ON e.alert_id = a.id
      WHERE a.task = ANY($1) AND a.fired_at IS NOT NULL AND (a.resolved_at IS NULL OR a.resolved_at >= $2)
        AND e.type IN ('fired', 'escalated') AND e.at >= $2 AND e.at <= $3
