@@ -2,30 +2,17 @@
 // show them: the guard's rule in words, the bake and how much of it is left (by the
 // server's clock; `serverNow` lets the browser count down without trusting its own clock).
 import { z } from 'zod';
-import { describeGuardRule, formatBake, type GuardAlertEvent, type GuardRule, type GuardStatus } from '../core/guarded-rollout';
+import { describeGuardRule, formatBake } from '../core/guarded-rollout';
 import { taskNameSchema } from '../core/task-definition';
 import { listGuards, type GuardRow } from '../db/config-guards';
 import type { Db } from '../db/pool';
 
-export interface GuardView {
-  version: number;
-  previousVersion: number;
-  tasks: string[];
-  rule: GuardRule;
+/** A guard row with its rule and bake in words and the bake left. */
+export interface GuardView extends GuardRow {
   ruleText: string;
-  bakeMs: number;
   bakeText: string;
-  startedAt: Date;
-  bakeUntil: Date;
   /** Bake left at serverNow; 0 once passed or ended. */
   remainingMs: number;
-  status: GuardStatus;
-  createdBy: string;
-  endedAt: Date | null;
-  endedBy: string | null;
-  reason: string | null;
-  evidence: GuardAlertEvent | null;
-  rollbackVersion: number | null;
 }
 
 export function guardView(g: GuardRow, now: number): GuardView {
