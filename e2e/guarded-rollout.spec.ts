@@ -16,7 +16,8 @@ import { applyConfig } from '../server/services/config-versions';
 import { SYSTEM_ACTOR } from '../server/db/audit';
 import { registerCoordinator } from '../server/db/coordinator-membership';
 import { syncOwnership } from '../server/db/partition-ownership';
-import { setPartitionDepths } from '../test/support/observe-fixtures';
+import { insertSamples, setPartitionDepths } from '../test/support/observe-fixtures';
+import { rollupMetrics } from '../server/control-plane/services/rollup-metrics';
 import type { TaskDefinitionInput } from '../server/core/task-definition';
 
 async function seedTask(suffix: string) {
@@ -128,4 +129,25 @@ test('an operator applies with guard and watches the automatic rollback', async 
   await expect(page.locator(`li[data-version="${version}"]`).getByTestId('version-guard')).toContainText(`guarded · rolled back by guard → v${g.rollback_version}`);
   await expect(page.locator(`li[data-version="${g.rollback_version}"]`)).toContainText(`rollback of v${version} by guard`);
   await shoot(page, 'guard-task-history');
+
+  // The task's charts mark the guarded apply and the rollback (samples for the last minutes
+  // so the charts draw; the markers come from config_guards).
+  const now = Date.now();
+  const times: number[] = [];
+  for (let t = now - 180_000; t <= now; t += 5000) times.push(t);
+  await insertSamples(db, { task, partitions: 2, intervalMs: 5000, times, values: () => ({ depth: 390, arrivals: 5, processed: 1, inFlight: 1 }) });
+  await rollupMetrics(db, new Date(now), { rebuild: true });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`/?task=${task}&live=off`);
+  const depthChart = page.getByTestId('chart-depth');
+  await expect(depthChart).toHaveAttribute('data-state', 'ready');
+  await expect(depthChart.locator('[data-testid="chart-marker"][data-kind="guarded"]')).toHaveCount(1);
+  const rolledMarker = depthChart.locator('[data-testid="chart-marker"][data-kind="rolled-back"]');
+  await expect(rolledMarker).toHaveCount(1);
+  // The seed version (the task's creation), the guarded apply, the rollback: the rollback's
+  // version is not drawn again as a plain config change.
+  await expect(depthChart.locator('[data-testid="chart-marker"]')).toHaveCount(3);
+  await rolledMarker.hover();
+  await expect(page.getByTestId('chart-marker-tooltip')).toContainText(`v${version} rolled back by guard (v${g.rollback_version})`);
+  await shoot(page, 'guard-chart-markers');
 });
