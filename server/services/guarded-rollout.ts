@@ -130,7 +130,7 @@ export interface WatchResult {
 /** One watcher tick over every baking guard; each guard in its own transaction. */
 export async function watchGuardedRollouts(pool: pg.Pool, now = new Date()): Promise<WatchResult> {
   const res: WatchResult = { baking: 0, promoted: 0, rolledBack: 0, superseded: 0 };
-  const ids = (await lockBakingGuardsOutside(pool)).map((g) => g.version);
+  const ids = (await bakingGuardVersions(pool)).map((g) => g.version);
   for (const version of ids) {
     const out = await withTransaction(pool, async (c) => {
       // The config-write lock first: the revert's plan reads the true latest, and no
@@ -154,7 +154,7 @@ export async function watchGuardedRollouts(pool: pg.Pool, now = new Date()): Pro
 }
 
 /** The versions of the baking guards (read without holding locks; each is re-locked in its own transaction). */
-async function lockBakingGuardsOutside(pool: pg.Pool): Promise<GuardRow[]> {
+async function bakingGuardVersions(pool: pg.Pool): Promise<GuardRow[]> {
   return withTransaction(pool, (c) => lockBakingGuards(c));
 }
 
