@@ -68,7 +68,7 @@ export function ApplyReview({
         </Field>
         {error && <Callout tone="danger">{error}</Callout>}
         <div className="flex flex-wrap items-center justify-end gap-2">
-          <Button onClick={onCancel} disabled={pending} className="mr-auto">
+          <Button onClick={onCancel} disabled={pending} className={onApplyWithGuard ? 'mr-auto' : undefined}>
             Back to editing
           </Button>
           {onApplyWithGuard && (
