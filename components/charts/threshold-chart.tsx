@@ -30,7 +30,7 @@ export interface Thresholds {
 export interface ChartMarker {
   /** ms epoch. */
   t: number;
-  kind: 'config' | 'pause' | 'resume' | 'replay' | 'purge';
+  kind: 'config' | 'pause' | 'resume' | 'replay' | 'purge' | 'guarded' | 'promoted' | 'rolled-back';
   /** One line, e.g. "v12 · lower tenant limit". */
   label: string;
   /** Who did it. */
@@ -44,9 +44,21 @@ const MARKER_COLOR: Record<ChartMarker['kind'], string> = {
   resume: 'var(--success)',
   replay: 'var(--success)',
   purge: 'var(--danger)',
+  guarded: 'var(--warning)',
+  promoted: 'var(--success)',
+  'rolled-back': 'var(--danger)',
 };
-const MARKER_GLYPH: Record<ChartMarker['kind'], string> = { config: 'V', pause: 'P', resume: 'R', replay: '↻', purge: '✕' };
-const MARKER_NAME: Record<ChartMarker['kind'], string> = { config: 'Config applied', pause: 'Paused', resume: 'Resumed', replay: 'Replay', purge: 'Purge' };
+const MARKER_GLYPH: Record<ChartMarker['kind'], string> = { config: 'V', pause: 'P', resume: 'R', replay: '↻', purge: '✕', guarded: 'G', promoted: '✓', 'rolled-back': '↶' };
+const MARKER_NAME: Record<ChartMarker['kind'], string> = {
+  config: 'Config applied',
+  pause: 'Paused',
+  resume: 'Resumed',
+  replay: 'Replay',
+  purge: 'Purge',
+  guarded: 'Applied with guard',
+  promoted: 'Guard promoted',
+  'rolled-back': 'Rolled back',
+};
 
 export interface ThresholdChartProps {
   /** Used for data-testid="chart-<id>". */

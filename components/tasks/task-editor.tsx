@@ -33,6 +33,7 @@ import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
 import { prefillOverride } from './override-prefill';
 import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
+import { DEFAULT_BAKE_MS, formatBake } from '@/server/core/guarded-rollout';
 
 // A concurrent edit: CONFLICT without field errors. A CONFLICT that names a field (a new
 // task whose name is taken) is shown at the field, not as the concurrent-edit banner.
@@ -257,9 +258,13 @@ function TaskEditor({
       )}
       {applied !== null && (
         <Callout tone="success">
-          Applied as config version {applied}.{' '}
+          Applied as config version {applied}
+          {save.variables?.guard && save.data?.version === applied
+            ? ` with guard: it rolls back by itself if a critical alert of this task fires within ${formatBake(save.variables.guard.bakeMs ?? DEFAULT_BAKE_MS)}`
+            : ''}
+          .{' '}
           <Link href="/coordinators" className="font-medium underline">
-            Watch the rollout on Coordinators
+            {save.variables?.guard && save.data?.version === applied ? 'Watch the bake on Coordinators' : 'Watch the rollout on Coordinators'}
           </Link>
         </Callout>
       )}
@@ -329,6 +334,12 @@ function TaskEditor({
             save.reset();
           }}
           onApply={(message) => save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message })}
+          {...(mode === 'update'
+            ? {
+                onApplyWithGuard: (message: string, bakeMs: number) =>
+                  save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message, guard: { bakeMs } }),
+              }
+            : {})}
         />
       ) : (
         <fieldset disabled={readOnly} className="m-0 flex min-w-0 flex-col gap-4 border-0 p-0" aria-label="Task definition">

@@ -109,6 +109,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   coordinators: { rule: 'stale-members: stopped members forgotten after an hour' },
   overflow: { bounded: 'a queue, not history: drained back into executions by spill-drainer' },
   config_versions: { bounded: 'one row per configuration change an operator makes' },
+  config_guards: { bounded: 'at most one row per config version (the versions applied with guard)' },
   task_runtime: { bounded: 'one row per task' },
   task_breakers: { bounded: 'one row per task with a circuit breaker' },
   partition_stats: { bounded: 'one row per task partition' },
