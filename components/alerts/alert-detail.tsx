@@ -43,6 +43,7 @@ export const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   vacuumHorizon: 'ms',
   deadTuples: 'percent',
   circuitOpen: 'count',
+  keyWait: 'ms',
 };
 
 const CHART_KIND: Record<NonNullable<AlertDetail['chart']>['metric'], ValueKind> = {
