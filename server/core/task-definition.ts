@@ -356,11 +356,11 @@ export const fleetAlertPolicySchema = z.strictObject({
 export const keyPolicySchema = z.strictObject({
   retry: z
     .strictObject({
-      maxAttempts: retryField('maxAttempts'),
-      backoff: retryField('backoff'),
-      baseDelayMs: retryField('baseDelayMs'),
-      maxDelayMs: retryField('maxDelayMs'),
-      jitter: retryField('jitter'),
+      maxAttempts: retrySchema.shape.maxAttempts.unwrap().optional(),
+      backoff: retrySchema.shape.backoff.unwrap().optional(),
+      baseDelayMs: retrySchema.shape.baseDelayMs.unwrap().optional(),
+      maxDelayMs: retrySchema.shape.maxDelayMs.unwrap().optional(),
+      jitter: retrySchema.shape.jitter.unwrap().optional(),
     })
     .optional(),
   /** The key's oldest due, queued execution waiting longer than these lines raises keyWait. */
