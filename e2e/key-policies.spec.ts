@@ -49,8 +49,8 @@ test('an operator gives a key its own retry and wait lines; the editor shows eac
 
   await page.getByRole('button', { name: 'Review changes' }).click();
   const diff = page.getByRole('region', { name: `Changes to ${task}` }).first();
-  await expect(diff).toContainText('keyPolicies.acme');
-  await expect(diff).toContainText('clearAfterMs');
+  await expect(diff).toContainText('Group "tenant" › key "acme" › retry › max attempts');
+  await expect(diff).toContainText('Thresholds › resolve after (ms)');
   await page.getByLabel('Change message').fill('e2e: acme retries more, alerts resolve sooner');
   await page.getByRole('button', { name: /^Apply as version \d+$/ }).click();
   await expect(page.getByText(/Applied as (config )?version \d+/)).toBeVisible();

@@ -93,19 +93,53 @@ const STATUS_TEXT: Record<Status, string> = {
  * A threshold line's label. Warning and critical on one line (the shed rule's 0 and 0)
  * get one label, on the critical line, instead of two printed over each other.
  */
-function thresholdText(k: 'warning' | 'critical', t: { warning: number; critical: number }, kind: ValueKind, shownCount: number): string {
+function thresholdText(k: 'warning' | 'critical', t: { warning: number; critical: number }, kind: ValueKind, shownCount: number, merged: boolean): string {
   if (t.warning === t.critical && shownCount > 1) return k === 'critical' ? `warning = critical ${formatValue(t.critical, kind)}` : '';
+  // Lines a few pixels apart (DLQ rate's 1% and 5% on a scale reaching 100%): one label
+  // on the critical line names both, rather than two printed over each other.
+  if (merged) return k === 'critical' ? `warning ${formatValue(t.warning, kind)} · critical ${formatValue(t.critical, kind)}` : '';
   return `${k} ${formatValue(t[k], kind)}`;
 }
 
-function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: number }; kind: 'warning' | 'critical'; value: number; text: string }) {
-  const { viewBox, kind, value, text } = props;
+/** Pixels between two labels on lines before they would print over each other (10 px text). */
+const LABEL_GAP_PX = 13;
+/** The chart's plot height: the figure's height less padding (4), top margin (16) and the x-axis (30). */
+const plotHeightOf = (height: number) => Math.max(1, height - 4 - 16 - 30);
+
+/**
+ * Where each shown threshold's label goes: merged when the two lines are closer than a
+ * label's height; below its line when a line sits in the top strip where the off-scale
+ * names are printed.
+ */
+function labelLayout(
+  thresholds: { warning: number; critical: number },
+  domain: [number, number],
+  shown: readonly { name: 'warning' | 'critical' }[],
+  offScale: boolean,
+  height: number,
+): { merged: boolean; below: Record<'warning' | 'critical', boolean> } {
+  const plot = plotHeightOf(height);
+  const span = domain[1] - domain[0];
+  const px = (v: number) => (span > 0 ? ((domain[1] - v) / span) * plot : 0);
+  const merged = shown.length > 1 && thresholds.warning !== thresholds.critical && Math.abs(px(thresholds.warning) - px(thresholds.critical)) < LABEL_GAP_PX;
+  const near = (v: number) => offScale && px(v) < LABEL_GAP_PX + 2;
+  return { merged, below: { warning: near(thresholds.warning), critical: near(thresholds.critical) } };
+}
+
+function ThresholdLabel(props: {
+  viewBox?: { x?: number; y?: number; width?: number };
+  kind: 'warning' | 'critical';
+  value: number;
+  text: string;
+  below?: boolean;
+}) {
+  const { viewBox, kind, value, text, below } = props;
   if (!viewBox || viewBox.x === undefined || viewBox.y === undefined || viewBox.width === undefined) return null;
   return (
-    <g data-testid={`threshold-${kind}`} data-value={value} data-placement="line">
+    <g data-testid={`threshold-${kind}`} data-value={value} data-placement="line" data-label={text}>
       <text
         x={viewBox.x + viewBox.width - 4}
-        y={viewBox.y - 4}
+        y={below ? viewBox.y + 11 : viewBox.y - 4}
         textAnchor="end"
         fontSize={10}
         fontWeight={600}
@@ -313,7 +347,9 @@ export function ThresholdChart(p: ThresholdChartProps) {
                   <ReferenceArea y1={thresholds.warning} y2={Math.min(thresholds.critical, y.domain[1])} fill="var(--warning)" fillOpacity={0.05} ifOverflow="hidden" />
                 )}
                 {thresholds.critical < y.domain[1] && <ReferenceArea y1={thresholds.critical} y2={y.domain[1]} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />}
-                {y.shown.map(({ name: k }) => (
+                {y.shown.map(({ name: k }) => {
+                  const layout = labelLayout(thresholds, y.domain, y.shown, y.offScale.length > 0, height);
+                  return (
                   <ReferenceLine
                     key={k}
                     y={thresholds[k]}
@@ -322,9 +358,10 @@ export function ThresholdChart(p: ThresholdChartProps) {
                     strokeWidth={1.25}
                     ifOverflow="hidden"
                     className={`threshold-${k}`}
-                    label={<ThresholdLabel kind={k} value={thresholds[k]} text={thresholdText(k, thresholds, kind, y.shown.length)} />}
+                    label={<ThresholdLabel kind={k} value={thresholds[k]} below={layout.below[k]} text={thresholdText(k, thresholds, kind, y.shown.length, layout.merged)} />}
                   />
-                ))}
+                  );
+                })}
               </>
             )}
             {visibleMarkers.map((m, i) => (
