@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import Link from 'next/link';
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { cx } from '@/components/ui/class-names';
-import { firstDataAt, fitTimeDomain, peakOf, yScale, type YThreshold } from '@/server/core/chart-scale';
+import { firstDataAt, fitTimeDomain, peakOf, thresholdLabelLayout, yScale, type YThreshold } from '@/server/core/chart-scale';
 import { formatAxisValue, formatTick, formatTooltipTime, formatValue, timeTicks, type ValueKind } from './chart-format';
 
 export interface SeriesDef {
@@ -99,31 +99,6 @@ function thresholdText(k: 'warning' | 'critical', t: { warning: number; critical
   // on the critical line names both, rather than two printed over each other.
   if (merged) return k === 'critical' ? `warning ${formatValue(t.warning, kind)} · critical ${formatValue(t.critical, kind)}` : '';
   return `${k} ${formatValue(t[k], kind)}`;
-}
-
-/** Pixels between two labels on lines before they would print over each other (10 px text). */
-const LABEL_GAP_PX = 13;
-/** The chart's plot height: the figure's height less padding (4), top margin (16) and the x-axis (30). */
-const plotHeightOf = (height: number) => Math.max(1, height - 4 - 16 - 30);
-
-/**
- * Where each shown threshold's label goes: merged when the two lines are closer than a
- * label's height; below its line when a line sits in the top strip where the off-scale
- * names are printed.
- */
-function labelLayout(
-  thresholds: { warning: number; critical: number },
-  domain: [number, number],
-  shown: readonly { name: 'warning' | 'critical' }[],
-  offScale: boolean,
-  height: number,
-): { merged: boolean; below: Record<'warning' | 'critical', boolean> } {
-  const plot = plotHeightOf(height);
-  const span = domain[1] - domain[0];
-  const px = (v: number) => (span > 0 ? ((domain[1] - v) / span) * plot : 0);
-  const merged = shown.length > 1 && thresholds.warning !== thresholds.critical && Math.abs(px(thresholds.warning) - px(thresholds.critical)) < LABEL_GAP_PX;
-  const near = (v: number) => offScale && px(v) < LABEL_GAP_PX + 2;
-  return { merged, below: { warning: near(thresholds.warning), critical: near(thresholds.critical) } };
 }
 
 function ThresholdLabel(props: {
@@ -348,7 +323,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
                 )}
                 {thresholds.critical < y.domain[1] && <ReferenceArea y1={thresholds.critical} y2={y.domain[1]} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />}
                 {y.shown.map(({ name: k }) => {
-                  const layout = labelLayout(thresholds, y.domain, y.shown, y.offScale.length > 0, height);
+                  const layout = thresholdLabelLayout(thresholds, y.domain, y.shown, y.offScale.length > 0, height);
                   return (
                   <ReferenceLine
                     key={k}
