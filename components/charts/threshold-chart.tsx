@@ -271,7 +271,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
             {formatValue(current, kind)}
           </div>
           {thresholds && (
-            <div className="text-[10px] text-subtle">
+            <div className="text-[10px] whitespace-nowrap text-subtle">
               <span className="text-warning">▬</span> {formatValue(thresholds.warning, kind)} <span className="text-danger">▬</span>{' '}
               {formatValue(thresholds.critical, kind)}
             </div>

@@ -27,12 +27,6 @@ export async function readBreakers(db: Db, tasks: readonly string[]): Promise<Br
   return r.rows;
 }
 
-/** Every breaker that is not closed (the Overview: one row per task that has tripped and not recovered). */
-export async function readAllBreakers(db: Db): Promise<BreakerRow[]> {
-  const r = await db.query<BreakerRow>(`SELECT ${COLUMNS} FROM task_breakers WHERE state <> 'closed' ORDER BY task`);
-  return r.rows;
-}
-
 /** The task's row locked for update, created closed if it has none. Inside a transaction. */
 export async function lockBreaker(db: Db, task: string): Promise<BreakerRow> {
   await db.query(`INSERT INTO task_breakers (task) VALUES ($1) ON CONFLICT (task) DO NOTHING`, [task]);

@@ -14,7 +14,7 @@ import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
 import { readReplicaLag, type ReplicaLag } from '../db/read-replica-lag';
-import { readAllBreakers, type BreakerRow } from '../db/task-breakers';
+import type { FleetSummaryRow } from '../db/read-fleet-summary';
 import { buildTaskCharts, readFittedChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.strictObject({
@@ -73,10 +73,10 @@ export interface Overview {
 }
 
 /** A card's breaker: only when the task has it enabled (a row left behind by a disabled breaker holds nothing). */
-function breakerOf(definition: unknown, row: BreakerRow | undefined): TaskCard['breaker'] {
+function breakerOf(definition: unknown, row: FleetSummaryRow['breakers'][number] | undefined): TaskCard['breaker'] {
   const enabled = (definition as { circuitBreaker?: { enabled?: boolean } } | null)?.circuitBreaker?.enabled === true;
-  if (!enabled || !row || row.state === 'closed') return null;
-  return { state: row.state, sinceMs: row.sinceMs, reason: row.reason };
+  if (!enabled || !row) return null;
+  return { state: row.state, sinceMs: Number(row.sinceMs), reason: row.reason };
 }
 
 const STATUS_ORDER: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
@@ -87,7 +87,7 @@ const STATUS_ORDER: Record<ThresholdStatus, number> = { critical: 0, warning: 1,
 export async function getOverview(db: Db, input: z.output<typeof overviewInput>, now = new Date(), readDb: Db = db): Promise<Overview> {
   // One round of parallel reads; the charts of an explicitly chosen task start at once
   // too (only the default "worst task" has to wait for the cards).
-  const [tasks, fleet, alertCounts, totals, live, chosenRows, replica, breakers] = await Promise.all([
+  const [tasks, fleet, alertCounts, totals, live, chosenRows, replica] = await Promise.all([
     readActiveTasks(readDb),
     readFleetSummary(db),
     readOpenAlertCounts(db),
@@ -95,10 +95,9 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
     readPartitionLive(readDb, null),
     input.task ? readFittedChartRows(readDb, input.task, input.range, now) : null,
     readDb === db ? null : readReplicaLag(db, readDb),
-    // Breaker rows of every task (few; tasks never tripped have none), from the primary like alerts.
-    readAllBreakers(db),
   ]);
-  const breakerByTask = new Map(breakers.filter((b) => b.state !== 'closed').map((b) => [b.task, b]));
+  // Breakers not closed come with the fleet summary (primary, like the alerts).
+  const breakerByTask = new Map(fleet.breakers.map((b) => [b.task, b]));
   const depthsByTask = new Map<string, number[]>();
   for (const p of live) {
     const d = depthsByTask.get(p.task) ?? [];
