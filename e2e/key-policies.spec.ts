@@ -66,4 +66,15 @@ test('an operator gives a key its own retry and wait lines; the editor shows eac
   await expect(page.getByTestId('key-policy-tenant-acme').getByTestId('key-origin-baseDelayMs')).toHaveText('1000 · built-in');
   await expect(page.getByTestId('origin-thresholds.clearAfterMs')).toHaveText(/task\s*overrides the built-in default 120000/);
   await shoot(page, 'task-editor-key-policies');
+  // The key policy card and the task's alert policy fields up close, at each width.
+  const dir = process.env.SLUICE_SHOTS_DIR;
+  if (dir) {
+    for (const width of [1440, 1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.reload();
+      await page.getByTestId('key-policy-tenant-acme').screenshot({ path: `${dir}/key-policy-card-${width}.png` });
+      await page.getByLabel('Resolve after (ms)', { exact: true }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${dir}/task-alert-policy-${width}.png` });
+    }
+  }
 });

@@ -1,6 +1,9 @@
-// Threshold labels that do not overlap (issue 17): a DLQ rate that peaks at 60% puts the
-// 1% and 5% lines a few pixels apart on a scale reaching 60%+; their labels used to print
-// over each other. Now one label on the critical line names both, at every width.
+// Console nits (issue 17), page and database:
+// - threshold labels that do not overlap: a DLQ rate that peaks at 60% puts the 1% and 5%
+//   lines a few pixels apart on a scale reaching 60%+; their labels used to print over each
+//   other. Now one label on the critical line names both, at every width;
+// - a resolved alert reads by its peak, not the value it cleared at;
+// - the Overview's "Alerts firing" counts fleet-wide alerts too and says how many.
 import { randomBytes } from 'node:crypto';
 import { test, expect } from './support/fixtures';
 import { shoot } from './support/shots';
@@ -52,4 +55,37 @@ test('DLQ-rate lines close together get one label naming both', async ({ page })
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.getByTestId('chart-dlq-rate').scrollIntoViewIfNeeded();
   await shoot(page, 'dlq-chart-labels');
+});
+
+test('a resolved alert row shows its peak; the Overview counts fleet-wide alerts', async ({ page }) => {
+  const db = e2eDb();
+  const task = `e2e-peak-${randomBytes(3).toString('hex')}`;
+  const cur = await currentConfig(db);
+  await applyConfig(db, SYSTEM_ACTOR, { ...cur.config, tasks: [...cur.config.tasks, { name: task, partitions: 1 }] }, { message: 'peak e2e' });
+  const ins = await db.query<{ id: string }>(
+    `INSERT INTO alerts (key, task, rule, subject, severity, status, since, fired_at, resolved_at, last_value, peak_value, threshold, last_observed_at)
+     VALUES ($1, $2, 'depth', '', 'critical', 'resolved', now() - interval '10 minutes', now() - interval '9 minutes', now() - interval '1 minute', 12, 7400, 1000, now())
+     RETURNING id`,
+    [`${task}|depth|`, task],
+  );
+  const viewer = await seedUser('viewer');
+  await signInViaApi(page.request, viewer);
+  await page.goto(`/alerts?status=resolved&task=${task}`);
+  const row = page.getByTestId(`alert-row-${ins.rows[0]!.id}`);
+  await expect(row.getByTestId('alert-row-value')).toHaveText('peak 7,400');
+
+  // A fleet-wide alert (task '') is on no card, but the strip counts it and says so.
+  const key = `|dbConnections|e2e-${randomBytes(3).toString('hex')}`;
+  await db.query(
+    `INSERT INTO alerts (key, task, rule, subject, severity, status, since, fired_at, last_value, peak_value, last_observed_at)
+     VALUES ($1, '', 'dbConnections', 'postgres', 'warning', 'firing', now(), now(), 0.9, 0.9, now())`,
+    [key],
+  );
+  try {
+    const fleet = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alerts WHERE task = '' AND status = 'firing'`);
+    await page.goto('/');
+    await expect(page.getByTestId('fleet-alerts-firing')).toContainText(`${fleet.rows[0]!.n} fleet-wide`);
+  } finally {
+    await db.query(`DELETE FROM alerts WHERE key = $1`, [key]);
+  }
 });
