@@ -72,7 +72,7 @@ test('a resolved alert row shows its peak; the Overview counts fleet-wide alerts
   await signInViaApi(page.request, viewer);
   await page.goto(`/alerts?status=resolved&task=${task}`);
   const row = page.getByTestId(`alert-row-${ins.rows[0]!.id}`);
-  await expect(row.getByTestId('alert-row-value')).toHaveText('peak 7,400');
+  await expect(row.getByTestId('alert-value')).toHaveText('peak 7,400');
 
   // A fleet-wide alert (task '') is on no card, but the strip counts it and says so.
   const key = `|dbConnections|e2e-${randomBytes(3).toString('hex')}`;

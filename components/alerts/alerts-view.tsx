@@ -97,11 +97,11 @@ export function AlertRow({ a, href, selected }: { a: AlertListItem; href: string
         <Timestamp date={a.firedAt} />
         {/* A resolved episode is read by how bad it got: its peak, not the value it cleared at. */}
         {a.status === 'resolved' ? (
-          <span data-testid="alert-row-value">
+          <span data-testid="alert-value">
             peak <span className="font-mono text-muted">{formatValue(a.peakValue ?? a.value, VALUE_KIND[a.rule])}</span>
           </span>
         ) : (
-          <span data-testid="alert-row-value">
+          <span data-testid="alert-value">
             value <span className="font-mono text-muted">{formatValue(a.value, VALUE_KIND[a.rule])}</span>
             {a.peakValue !== null && a.peakValue !== a.value && (
               <>

@@ -90,7 +90,7 @@ function KeyPolicyCard({
                   disabled={readOnly}
                   onChange={(e) => onChange((r) => void (r.backoff = e.target.value as KeyPolicyRow['backoff']))}
                 >
-                  <option value="">{`inherit (${fb.value})`}</option>
+                  <option value="">inherit</option>
                   <option value="fixed">fixed</option>
                   <option value="exponential">exponential</option>
                 </Select>
