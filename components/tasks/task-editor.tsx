@@ -25,7 +25,7 @@ import { WhatIfPanel } from '@/components/config/what-if-panel';
 import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
 import { inheritField, releaseEdited, withInheritedValues } from './task-form-model';
 import { FieldOriginNote } from './field-origin';
-import { GroupsEditor } from './groups-editor';
+import { GroupsEditor, type KeyFallback } from './groups-editor';
 import { BackpressureSection, DeadLetterSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
 import { PrioritySection } from './priority-section';
 import { PauseToggle } from './pause-toggle';
@@ -190,6 +190,45 @@ function TaskEditor({
       onUseDefault={!canEdit ? undefined : () => update((f) => Object.assign(f, inheritField(f, path, fleet.effective)))}
     />
   );
+  // The task's own alert policy fields: '' inherits the fleet's (or built-in) value.
+  const policyField = { 'thresholds.clearAfterMs': 'clearForMs', 'thresholds.hysteresis': 'hysteresis', 'thresholds.waitP99Ms': 'waitP99Ms' } as const;
+  const policyOrigin = (path: keyof typeof policyField) => {
+    const own =
+      path === 'thresholds.waitP99Ms'
+        ? form.alertPolicy.waitWarning.trim() !== '' || form.alertPolicy.waitCritical.trim() !== ''
+        : form.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'].trim() !== '';
+    return (
+      <FieldOriginNote
+        path={path}
+        inherited={!own}
+        source={fleet.sources[`alertPolicy.${policyField[path]}`] ?? 'built-in'}
+        inheritedValue={fleet.effective.alertPolicy[policyField[path]]}
+        onUseDefault={
+          !canEdit
+            ? undefined
+            : () =>
+                update((f) => {
+                  if (path === 'thresholds.waitP99Ms') Object.assign(f.alertPolicy, { waitWarning: '', waitCritical: '' });
+                  else f.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'] = '';
+                })
+        }
+      />
+    );
+  };
+  const policyDefaults = fleet.effective.alertPolicy;
+  // A key policy's blank field: the task's value (its own, or what it inherits) and its source.
+  const sourceLabel = (s: string | undefined) => (s === 'default' ? 'fleet default' : 'built-in');
+  const keyFallback: KeyFallback = (field) => {
+    if (field === 'waitWarning' || field === 'waitCritical') {
+      const line = field === 'waitWarning' ? 'warning' : 'critical';
+      const own = form.alertPolicy.waitWarning.trim() !== '' || form.alertPolicy.waitCritical.trim() !== '';
+      return own
+        ? { value: form.alertPolicy[field === 'waitWarning' ? 'waitWarning' : 'waitCritical'] || '—', source: 'task p99' }
+        : { value: String(fleet.effective.alertPolicy.waitP99Ms[line]), source: `${sourceLabel(fleet.sources['alertPolicy.waitP99Ms'])} p99` };
+    }
+    const path = `retry.${field}` as const;
+    return { value: String(form.retry[field]), source: form.inherited.includes(path) ? sourceLabel(fleet.sources[path]) : 'task' };
+  };
   const alertAfterDefault = {
     value: fleet.effective.alertPolicy.forMs,
     source: fleet.sources['alertPolicy.forMs'] === 'default' ? 'fleet default' : 'built-in default',
@@ -348,7 +387,7 @@ function TaskEditor({
             <RoutingSection form={form} errors={errors} update={update} />
           </div>
           <Section id="sec-groups" title="Concurrency groups" description="Limits per key (tenant, customer, message …); an execution needs a slot in every group it has a key for.">
-            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} highlightUid={prefill && prefill.status !== 'no-group' ? prefill.uid : null} />
+            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} keyFallback={keyFallback} highlightUid={prefill && prefill.status !== 'no-group' ? prefill.uid : null} />
           </Section>
           {/* Limits (issue #19) */}
           <PrioritySection form={form} errors={errors} update={update} />
@@ -356,7 +395,15 @@ function TaskEditor({
             <RetrySection form={form} errors={errors} update={update} origin={origin} />
             <BackpressureSection form={form} errors={errors} update={update} />
             <DeadLetterSection form={form} errors={errors} update={update} />
-            <ThresholdsSection form={form} errors={errors} update={update} origin={origin} alertAfterDefault={alertAfterDefault} />
+            <ThresholdsSection
+              form={form}
+              errors={errors}
+              update={update}
+              origin={origin}
+              alertAfterDefault={alertAfterDefault}
+              policyOrigin={policyOrigin}
+              policyDefaults={policyDefaults}
+            />
             <CircuitBreakerSection form={form} errors={errors} update={update} />
           </div>
         </fieldset>

@@ -175,3 +175,59 @@ describe('inherited fields', () => {
     expect(formToInput({ ...own, inherited: [] }).inherited).toBeUndefined();
   });
 });
+
+describe('task alert policy and per-key policies in the form', () => {
+  const withPolicies = taskDefinitionSchema.parse({
+    name: 'keyed',
+    thresholds: { clearAfterMs: 5000, hysteresis: 0, waitP99Ms: { warning: 100, critical: 200 } },
+    groups: [
+      { name: 'tenant', limit: 2, keyPolicies: { acme: { retry: { maxAttempts: 9, backoff: 'fixed' }, waitMs: { warning: 1000, critical: 5000 } }, globex: { retry: { jitter: 0 } } } },
+    ],
+  });
+
+  it('round-trips exactly (hysteresis 0 stays a value)', () => {
+    const f = formFromDefinition(withPolicies);
+    expect(f.alertPolicy).toEqual({ clearAfterMs: '5000', hysteresis: '0', waitWarning: '100', waitCritical: '200' });
+    const back = taskDefinitionSchema.parse(formToInput(f));
+    expect(configsEqual({ tasks: [back] }, { tasks: [withPolicies] })).toBe(true);
+  });
+
+  it('blank fields are absent: the task inherits, the key follows the task', () => {
+    const f = edit(formFromDefinition(withPolicies), (x) => {
+      x.alertPolicy = { clearAfterMs: '', hysteresis: ' ', waitWarning: '', waitCritical: '' };
+      x.groups[0]!.keyPolicies[1]!.jitter = '';
+    });
+    const input = formToInput(f);
+    expect(input.thresholds).not.toHaveProperty('clearAfterMs', expect.anything());
+    const parsed = taskDefinitionSchema.parse(input);
+    expect(parsed.thresholds.clearAfterMs).toBeUndefined();
+    expect(parsed.thresholds.waitP99Ms).toBeUndefined();
+    expect(parsed.groups[0]!.keyPolicies).toEqual({ acme: withPolicies.groups[0]!.keyPolicies!.acme, globex: {} });
+  });
+
+  it('errors land on the row and field that caused them', () => {
+    const f = edit(formFromDefinition(withPolicies), (x) => {
+      x.alertPolicy.hysteresis = '2';
+      x.alertPolicy.waitWarning = '';
+      x.groups[0]!.keyPolicies[0]!.maxAttempts = 'lots';
+      x.groups[0]!.keyPolicies[0]!.waitCritical = '';
+      x.groups[0]!.keyPolicies.push({ ...x.groups[0]!.keyPolicies[1]!, uid: 'dup' });
+    });
+    const [acme, globex] = f.groups[0]!.keyPolicies;
+    const e = validateForm(f);
+    expect(e['thresholds.hysteresis']).toBe('must be at most 0.9');
+    expect(e['thresholds.waitP99Ms.warning']).toBe('must be a number');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.maxAttempts`]).toBe('must be a number');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.waitCritical`]).toBe('must be a number');
+    expect(globex).toBeDefined();
+    expect(e['groups.0.keyPolicies.#dup.key']).toBe('must be unique: "globex" has a policy already');
+  });
+
+  it('a server error by key maps to the row', () => {
+    const f = formFromDefinition(withPolicies);
+    const acme = f.groups[0]!.keyPolicies[0]!;
+    expect(serverErrorsToForm(f, { 'groups.0.keyPolicies.acme.retry.maxDelayMs': 'must be at least baseDelayMs (1000)' })).toEqual({
+      [`groups.0.keyPolicies.#${acme.uid}.maxDelayMs`]: 'must be at least baseDelayMs (1000)',
+    });
+  });
+});

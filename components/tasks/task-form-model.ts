@@ -16,6 +16,7 @@ import {
   type TaskDefinition,
   type TaskDefinitionInput,
   type FieldError,
+  type KeyPolicy,
 } from '@/server/core/task-definition';
 import type { ThresholdMetric } from '@/server/core/thresholds';
 import { DEFAULT_TASK_PRIORITY, taskPriority } from '@/server/core/priority';
@@ -26,12 +27,27 @@ export interface OverrideRow {
   limit: number;
 }
 
+/** A group key's own policy (the per-key precedence level) as typed: '' = not set, the task's applies. */
+export interface KeyPolicyRow {
+  uid: string;
+  key: string;
+  maxAttempts: string;
+  backoff: '' | TaskDefinition['retry']['backoff'];
+  baseDelayMs: string;
+  maxDelayMs: string;
+  jitter: string;
+  waitWarning: string;
+  waitCritical: string;
+}
+export const KEY_POLICY_NUMBERS = ['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'jitter'] as const;
+
 export interface GroupForm {
   uid: string;
   name: string;
   limit: number;
   keyPath: string;
   overrides: OverrideRow[];
+  keyPolicies: KeyPolicyRow[];
 }
 
 export interface TaskForm {
@@ -51,6 +67,9 @@ export interface TaskForm {
   thresholds: Pick<TaskDefinition['thresholds'], ThresholdMetric>;
   /** thresholds.alertAfterMs as typed: '' = absent (the alert evaluator's default hold). */
   alertAfterMs: string;
+  /** The task's own alert policy as typed ('' = the fleet's): thresholds.clearAfterMs,
+   *  thresholds.hysteresis and the thresholds.waitP99Ms pair. */
+  alertPolicy: { clearAfterMs: string; hysteresis: string; waitWarning: string; waitCritical: string };
   // ---- Limits (issue #19): priorities ----
   /** priority.default and priority.agingMs (server/core/priority.ts); `priorityExplicit`:
    *  the definition had the block, so it is written back even at the defaults. */
@@ -65,8 +84,24 @@ export interface TaskForm {
 let counter = 0;
 export const newUid = (prefix: string) => `${prefix}${++counter}`;
 
+const text = (v: number | undefined) => (v === undefined ? '' : String(v));
+
+export function keyPolicyRow(key: string, p: KeyPolicy | undefined): KeyPolicyRow {
+  return {
+    uid: newUid('k'),
+    key,
+    maxAttempts: text(p?.retry?.maxAttempts),
+    backoff: p?.retry?.backoff ?? '',
+    baseDelayMs: text(p?.retry?.baseDelayMs),
+    maxDelayMs: text(p?.retry?.maxDelayMs),
+    jitter: text(p?.retry?.jitter),
+    waitWarning: text(p?.waitMs?.warning),
+    waitCritical: text(p?.waitMs?.critical),
+  };
+}
+
 export function formFromDefinition(d: TaskDefinition): TaskForm {
-  const { alertAfterMs, ...lines } = d.thresholds;
+  const { alertAfterMs, clearAfterMs, hysteresis, waitP99Ms, ...lines } = d.thresholds;
   return {
     name: d.name,
     description: d.description ?? '',
@@ -82,12 +117,14 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
       limit: g.limit,
       keyPath: g.keyPath ?? '',
       overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
+      keyPolicies: Object.entries(g.keyPolicies ?? {}).map(([key, p]) => keyPolicyRow(key, p)),
     })),
     retry: { ...d.retry },
     backpressure: { ...d.backpressure, ...(d.backpressure.stages ? { stages: { ...d.backpressure.stages } } : {}) },
     dlq: { ...d.dlq },
     thresholds: structuredClone(lines),
     alertAfterMs: alertAfterMs === undefined ? '' : String(alertAfterMs),
+    alertPolicy: { clearAfterMs: text(clearAfterMs), hysteresis: text(hysteresis), waitWarning: text(waitP99Ms?.warning), waitCritical: text(waitP99Ms?.critical) },
     // Limits (issue #19)
     priority: taskPriority(d.priority),
     priorityExplicit: d.priority !== undefined,
@@ -102,6 +139,22 @@ export function emptyForm(): TaskForm {
 }
 
 const optional = (s: string) => (s.trim() === '' ? undefined : s.trim());
+/** '' → absent; anything else a number (text that is not one stays NaN for the schema to name). */
+const optionalNumber = (s: string) => (s.trim() === '' ? undefined : Number(s.trim()));
+/** A pair typed as two texts: absent when both are empty. */
+const optionalPair = (w: string, c: string) =>
+  w.trim() === '' && c.trim() === '' ? undefined : { warning: optionalNumber(w) ?? NaN, critical: optionalNumber(c) ?? NaN };
+
+function keyPolicyInput(r: KeyPolicyRow): KeyPolicy {
+  const retry = Object.fromEntries(
+    [
+      ...KEY_POLICY_NUMBERS.map((k) => [k, optionalNumber(r[k])] as const),
+      ['backoff', r.backoff === '' ? undefined : r.backoff] as const,
+    ].filter(([, v]) => v !== undefined),
+  );
+  const waitMs = optionalPair(r.waitWarning, r.waitCritical);
+  return { ...(Object.keys(retry).length ? { retry } : {}), ...(waitMs ? { waitMs } : {}) };
+}
 
 export function formToInput(f: TaskForm): TaskDefinitionInput {
   const stream = optional(f.streamKeyPath);
@@ -121,11 +174,18 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
       limit: g.limit,
       keyPath: optional(g.keyPath),
       overrides: Object.fromEntries(g.overrides.map((o) => [o.key, o.limit])),
+      ...(g.keyPolicies.length ? { keyPolicies: Object.fromEntries(g.keyPolicies.map((r) => [r.key, keyPolicyInput(r)])) } : {}),
     })),
     retry: f.retry,
     backpressure: f.backpressure,
     dlq: f.dlq,
-    thresholds: { ...f.thresholds, ...(alertAfter === undefined ? {} : { alertAfterMs: Number(alertAfter) }) },
+    thresholds: {
+      ...f.thresholds,
+      ...(alertAfter === undefined ? {} : { alertAfterMs: Number(alertAfter) }),
+      clearAfterMs: optionalNumber(f.alertPolicy.clearAfterMs),
+      hysteresis: optionalNumber(f.alertPolicy.hysteresis),
+      waitP99Ms: optionalPair(f.alertPolicy.waitWarning, f.alertPolicy.waitCritical),
+    },
     // Limits (issue #19): the block only when the task had it or it differs from the defaults
     ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
       ? { priority: { default: f.priority.default, agingMs: f.priority.agingMs } }
@@ -172,21 +232,43 @@ export function validateForm(f: TaskForm): ErrorMap {
       if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });
     }
   });
+  // Key policies row by row, the same way (a key given twice would hide a row).
+  f.groups.forEach((g, gi) => {
+    const seen = new Set<string>();
+    for (const r of g.keyPolicies) {
+      const at = `groups.${gi}.keyPolicies.#${r.uid}`;
+      if (r.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this policy is for)' });
+      else if (r.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
+      else if (seen.has(r.key)) add({ path: `${at}.key`, message: `must be unique: "${r.key}" has a policy already` });
+      seen.add(r.key);
+    }
+  });
   const r = taskDefinitionSchema.safeParse(formToInput(f));
   if (!r.success) {
     for (const issue of r.error.issues) {
       // groups.<i>.overrides.<key>: already reported per row above.
       if (issue.path[0] === 'groups' && issue.path[2] === 'overrides') continue;
-      add({ path: issue.path.map(String).join('.'), message: issue.message });
+      add({ path: keyPolicyPath(f, issue.path.map(String).join('.')), message: issue.message });
     }
   }
   return out;
 }
 
+/** groups.<i>.keyPolicies.<key>.<field…> → the row's path (`…keyPolicies.#<uid>.<field>`), the
+ *  pair's two lines as waitWarning / waitCritical; any other path unchanged. */
+function keyPolicyPath(f: TaskForm, path: string): string {
+  const m = /^groups\.(\d+)\.keyPolicies\.(.+?)\.(retry\.(\w+)|waitMs(?:\.(warning|critical))?)$/.exec(path);
+  const row = m ? f.groups[Number(m[1])]?.keyPolicies.find((r) => r.key === m[2]) : undefined;
+  if (!m || !row) return path;
+  const field = m[4] ?? (m[5] === 'critical' ? 'waitCritical' : 'waitWarning');
+  return `groups.${m[1]}.keyPolicies.#${row.uid}.${field}`;
+}
+
 /** Server field errors use schema paths; map override keys to rows the same way. */
 export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>): ErrorMap {
   const out: ErrorMap = {};
-  for (const [path, message] of Object.entries(errors)) {
+  for (const [rawPath, message] of Object.entries(errors)) {
+    const path = keyPolicyPath(f, rawPath);
     const m = /^groups\.(\d+)\.overrides\.(.+)$/.exec(path);
     const row = m ? f.groups[Number(m[1])]?.overrides.find((o) => o.key === m[2]) : undefined;
     out[row ? `groups.${m![1]}.overrides.#${row.uid}.limit` : path] = readable(message);

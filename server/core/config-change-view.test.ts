@@ -23,6 +23,10 @@ describe('changeLabel', () => {
     ['groups.tenant.overrides.acme', 'Group "tenant" › override "acme"'],
     // Override keys may contain dots; group names cannot.
     ['groups.tenant.overrides.acme.example.com', 'Group "tenant" › override "acme.example.com"'],
+    ['thresholds.clearAfterMs', 'Thresholds › resolve after (ms)'],
+    ['groups.tenant.keyPolicies.acme.retry.maxAttempts', 'Group "tenant" › key "acme" › retry › max attempts'],
+    ['groups.tenant.keyPolicies.acme.example.com.waitMs.critical', 'Group "tenant" › key "acme.example.com" › wait lines (ms) › critical'],
+    ['groups.tenant.keyPolicies.acme.example.com', 'Group "tenant" › key "acme.example.com"'],
     ['somethingNew', 'SomethingNew'],
   ])('%s → %s', (path, label) => {
     expect(changeLabel(path)).toBe(label);

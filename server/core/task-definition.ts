@@ -61,6 +61,9 @@ export const groupSchema = z.strictObject({
   keyPath: keyPathSchema.optional(),
   /** Per-key limits that win over `limit`, e.g. `{ acme: 50 }`. */
   overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
+  /** Per-key policies (the third precedence level, block "Per-key policies" below):
+   *  a key's own retry fields and wait lines, e.g. `{ acme: { retry: { maxAttempts: 8 } } }`. */
+  keyPolicies: inputRecord(z.string().min(1).max(200), z.lazy(() => keyPolicySchema)).optional(),
 });
 
 /** Concurrency groups per task: what the claim carries (docs/architecture.md § "How many groups"). */
@@ -178,6 +181,19 @@ export const thresholdsSchema = z
       .min(0, 'must be at least 0')
       .max(MAX_ALERT_AFTER_MS, 'must be at most an hour (3600000 ms)')
       .optional(),
+    // Task-level alert policy (absent = the fleet `defaults.alertPolicy`, else built-in;
+    // server/core/fleet-defaults.ts taskAlertPolicy):
+    /** Clear this long before the task's alerts resolve on their own. */
+    clearAfterMs: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number of ms')
+      .min(0, 'must be at least 0')
+      .max(MAX_ALERT_AFTER_MS, 'must be at most an hour (3600000 ms)')
+      .optional(),
+    /** Fraction a value must fall below a line, once its alert is open, to count as clear. */
+    hysteresis: number(0, 0.9).optional(),
+    /** p99 wait (ready → claimed) lines; absent = the fleet's, else 30 s / 5 min. */
+    waitP99Ms: thresholdLines().optional(),
   })
   .default({
     depth: { warning: 1000, critical: 5000 },
@@ -245,6 +261,14 @@ export const taskDefinitionSchema = z
         ctx.addIssue({ code: 'custom', path: ['groups', i, 'name'], message: `group "${g.name}" is declared twice` });
       }
       seen.add(g.name);
+      // A key's retry delays as they take effect: its own fields over the task's.
+      for (const [key, p] of Object.entries(g.keyPolicies ?? {})) {
+        const base = p.retry?.baseDelayMs ?? t.retry.baseDelayMs;
+        const max = p.retry?.maxDelayMs ?? t.retry.maxDelayMs;
+        if (p.retry && max < base) {
+          ctx.addIssue({ code: 'custom', path: ['groups', i, 'keyPolicies', key, 'retry', 'maxDelayMs'], message: `must be at least baseDelayMs (${base})` });
+        }
+      }
     });
   });
 
@@ -317,7 +341,33 @@ export const fleetAlertPolicySchema = z.strictObject({
   hotKey: z
     .strictObject({ dominantShare: number(0.01, 1).optional(), floor: whole(0, 100_000_000).optional() })
     .optional(),
+  /** p99 wait (ready → claimed) lines every task inherits unless it sets thresholds.waitP99Ms. */
+  waitP99Ms: optionalPair(),
 });
+
+// ─── Per-key policies (the third level: fleet `defaults:` < task < per-key) ───
+// A group key may carry its own retry fields (the coordinator retries an execution that
+// carries the key under them: core/fleet-defaults.ts retryPolicyForKeys) and its own
+// wait lines (the alert evaluator judges the key's oldest due execution against them: rule
+// keyWait). A field the key does not set comes from the task (which has it from the fleet
+// defaults or the built-in). Most specific scope wins, field by field (seed 003's
+// asset > campaign > account precedence, resolved per field rather than per document so a
+// key that only raises maxAttempts keeps the task's backoff).
+export const keyPolicySchema = z.strictObject({
+  retry: z
+    .strictObject({
+      maxAttempts: retrySchema.shape.maxAttempts.unwrap().optional(),
+      backoff: retrySchema.shape.backoff.unwrap().optional(),
+      baseDelayMs: retrySchema.shape.baseDelayMs.unwrap().optional(),
+      maxDelayMs: retrySchema.shape.maxDelayMs.unwrap().optional(),
+      jitter: retrySchema.shape.jitter.unwrap().optional(),
+    })
+    .optional(),
+  /** The key's oldest due, queued execution waiting longer than these lines raises keyWait. */
+  waitMs: thresholdLines().optional(),
+});
+export type KeyPolicy = z.output<typeof keyPolicySchema>;
+// ─── end per-key policies ───
 
 export const fleetDefaultsSchema = z
   .strictObject({
