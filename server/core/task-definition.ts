@@ -54,6 +54,26 @@ const whole = (min: number, max: number) => number(min, max).int('must be a whol
 
 const limit = whole(1, 1_000_000);
 
+// ---- Limits (issue #19): rate limits (the rule: server/core/rate-limit.ts) -------------
+/** `limit` executions (cost units) per `per` ms, `burst` more at once when idle. */
+export const rateSchema = z.strictObject({
+  limit: whole(1, 1_000_000),
+  /** The interval in ms (1000 = per second, 60000 = per minute). */
+  per: whole(1, 86_400_000),
+  burst: whole(0, 1_000_000).default(0),
+});
+/** A key's rate: any of the fields; the others come from the group's rate. */
+export const rateOverrideSchema = z.strictObject({
+  limit: whole(1, 1_000_000).optional(),
+  per: whole(1, 86_400_000).optional(),
+  burst: whole(0, 1_000_000).optional(),
+});
+/** A group's rate, per key, with per-key overrides (`{ acme: { limit: 100 } }`). */
+export const groupRateSchema = rateSchema.extend({
+  overrides: inputRecord(z.string().min(1).max(200), rateOverrideSchema).default({}),
+});
+// ---- end Limits -------------------------------------------------------------------------
+
 export const groupSchema = z.strictObject({
   name: inputText.regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
   limit,
@@ -61,6 +81,8 @@ export const groupSchema = z.strictObject({
   keyPath: keyPathSchema.optional(),
   /** Per-key limits that win over `limit`, e.g. `{ acme: 50 }`. */
   overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
+  /** Limits (issue #19): a rate per key of this group; absent = none. */
+  rate: groupRateSchema.optional(),
 });
 
 /** Concurrency groups per task: what the claim carries (docs/architecture.md § "How many groups"). */
@@ -226,6 +248,10 @@ export const taskDefinitionSchema = z
     paused: z.boolean().default(false),
     // Limits (issue #19)
     priority: taskPrioritySchema.optional(),
+    /** Rate limit of the whole task, cluster-wide; absent = none. */
+    rate: rateSchema.optional(),
+    /** Payload path of an execution's cost for every rate limit of the task (a number ≥ 0; else 1). */
+    rateCostPath: keyPathSchema.optional(),
     /** Issue 23 (the Protect block above). */
     circuitBreaker: circuitBreakerSchema.default(DEFAULT_CIRCUIT_BREAKER),
     // ─── Fleet defaults (three-level precedence, see the block at the end) ───

@@ -27,6 +27,18 @@
 --     primary key); task_runtime, partition_stats and group_slots counters move, in the
 --     engine's lock order: task_runtime → executions → partition_stats (sorted) →
 --     group_slots (sorted) → stream advisory locks (sorted).
+-- Rate limits (issue #19; the blocks marked "Rate limits" below, the rule in
+-- server/core/rate-limit.ts): GCRA per scope, rate_state(task, group, key) → tat_ms, the
+-- task's own rate as (task, '', ''). After the task lock, with t = clock_timestamp() (read
+-- once, after the lock, so successive claimers of a task see a monotone clock): a task whose
+-- own allowance is negative claims nothing, and with unit costs `free` is capped by it;
+-- group keys whose allowance is negative are *rate-held* and skipped in the head scan
+-- exactly like saturated keys (never set aside: no finish would release them, and their
+-- token comes back by time alone); the ranking keeps a candidate only when, for every rated
+-- key it carries, the cost ranked before it in that key fits the key's allowance (all or
+-- nothing with the concurrency slots: one `bad` test). The claimed rows' costs then move
+-- each scope's TAT (upsert after group_slots, sorted: lock order … → group_slots →
+-- rate_state). Tasks without rates skip all of it (v_grate false, v_task_spec NULL).
 -- Order: "oldest" above means claim order, (claim_at, id) — executions_claim_idx's order.
 -- claim_at = run_at − priority × agingMs (a generated column, prisma/migrations
 -- 20261124210000001_priorities): higher priority first, aging by waiting time, the same
@@ -90,6 +102,14 @@ DECLARE
   v_gks     text[];
   v_keys    text[];
   v_held    text[];
+  -- Rate limits (issue #19)
+  v_grate     boolean := false;       -- some group of the task has a rate
+  v_task_spec jsonb;                  -- the task's own rate, NULL = none
+  v_task_rb   double precision;       -- its allowance now (cost units)
+  v_cost      text[];                 -- payload path of an execution's cost, NULL = 1 each
+  v_now_ms    double precision;
+  v_rheld_obj jsonb := '{}';          -- rate-held keys now, skipped like saturated ones
+  v_costs     double precision[];     -- the claimed rows' costs, as v_got
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -110,11 +130,36 @@ BEGIN
   ) THEN
     RETURN;
   END IF;
-  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active INTO v_rt
+  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active, t.rate INTO v_rt
   FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
   IF NOT FOUND OR v_rt.paused OR NOT v_rt.active THEN RETURN; END IF;
   v_free := least(p_max, v_rt.concurrency - v_rt.in_flight);
   IF v_free <= 0 THEN RETURN; END IF;
+
+  -- Rate limits (issue #19): the task's own allowance, and the group keys held by theirs.
+  v_grate := jsonb_path_exists(v_rt.groups, '$.*.rate');
+  v_task_spec := v_rt.rate -> 'task';
+  IF v_grate OR v_task_spec IS NOT NULL THEN
+    v_now_ms := extract(epoch FROM clock_timestamp()) * 1000;
+    IF v_rt.rate ? 'cost' THEN
+      v_cost := ARRAY(SELECT jsonb_array_elements_text(v_rt.rate -> 'cost'));
+    END IF;
+    IF v_task_spec IS NOT NULL THEN
+      v_task_rb := sluice_rate_allowance(v_task_spec,
+        (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = '' AND rs.group_key = ''), v_now_ms);
+      IF v_task_rb < 0 THEN RETURN; END IF;
+      -- unit costs: at most floor(allowance) + 1 rows (with costs, the cut is made below)
+      IF v_cost IS NULL THEN v_free := least(v_free, floor(v_task_rb)::integer + 1); END IF;
+    END IF;
+    IF v_grate THEN
+      -- rows of the task's scopes that started work within about a burst window (slot GC
+      -- deletes the others), by primary key range
+      SELECT coalesce(jsonb_object_agg(rs.group_name || '=' || rs.group_key, true), '{}') INTO v_rheld_obj
+      FROM rate_state rs
+      WHERE rs.task = p_task AND rs.group_name <> '' AND rs.tat_ms > v_now_ms
+        AND sluice_rate_allowance(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), rs.tat_ms, v_now_ms) < 0;
+    END IF;
+  END IF;
 
   SELECT array_agg(o.partition ORDER BY o.partition) INTO v_owned
   FROM partition_owners o WHERE o.owner = p_coordinator AND o.task = p_task
@@ -152,6 +197,9 @@ BEGIN
       GROUP BY k.gk
     ) r;
     SELECT coalesce(jsonb_object_agg(k, true), '{}') INTO v_sat_obj FROM unnest(v_sat) AS k;
+    -- Rate limits (issue #19): rate-held keys are skipped in the head scan like saturated
+    -- ones (v_sat stays the saturated keys alone: only those are ever set aside)
+    v_sat_obj := v_sat_obj || v_rheld_obj;
     -- window: candidates ranked per round (1.5× the free slots: 2× ranked a third more
     -- rows for ~1% more admitted in W2); read: at most this many head rows per partition
     -- are looked at to find them (rows of saturated keys are skipped in the index scan
@@ -161,7 +209,10 @@ BEGIN
     LOOP
       v_pass := v_pass + 1;
       WITH cand AS (
-        SELECT x.id, x.group_keys, x.part, x.pos, row_number() OVER (ORDER BY x.claim_at, x.id) AS ord
+        SELECT x.id, x.group_keys, x.part, x.pos, row_number() OVER (ORDER BY x.claim_at, x.id) AS ord,
+               -- Rate limits (issue #19): the row's cost (payload read by primary key, window rows only)
+               CASE WHEN v_cost IS NULL THEN 1::double precision
+                    ELSE (SELECT sluice_rate_cost(e2.payload, v_cost) FROM executions e2 WHERE e2.id = x.id) END AS cost
         FROM (
           SELECT y.id, y.claim_at, y.group_keys, p.part, y.pos
           FROM unnest(v_owned) AS p(part)
@@ -188,7 +239,9 @@ BEGIN
         ) x
       ),
       ck AS (
-        SELECT c.id, k.gk, row_number() OVER (PARTITION BY k.gk ORDER BY c.ord) AS rn
+        -- cb (rate limits): the cost ranked before this row in its key
+        SELECT c.id, k.gk, row_number() OVER (PARTITION BY k.gk ORDER BY c.ord) AS rn,
+               sum(c.cost) OVER (PARTITION BY k.gk ORDER BY c.ord) - c.cost AS cb
         FROM cand c CROSS JOIN LATERAL unnest(c.group_keys) AS k(gk)
       ),
       -- Each distinct key of the window with its running count (from the arrays read
@@ -196,13 +249,19 @@ BEGIN
       -- the number of keys) and its limit. MATERIALIZED: looked up once per key, not once
       -- per ranked row.
       keys AS MATERIALIZED (
-        SELECT d.gk, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim
+        SELECT d.gk, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim,
+               -- Rate limits (issue #19): the key's allowance now, NULL = no rate (one
+               -- primary-key probe per key, only when some group has a rate)
+               CASE WHEN v_grate THEN sluice_rate_allowance(sluice_key_rate(v_rt.groups, d.gname, d.gkey),
+                 (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = d.gname AND rs.group_key = d.gkey),
+                 v_now_ms) END AS rb
         FROM (SELECT DISTINCT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey FROM ck) d
         LEFT JOIN unnest(v_run_keys, v_run_n) AS r(gk, n) ON r.gk = d.gk
       ),
       bad AS (
         SELECT DISTINCT ck.id FROM ck JOIN keys USING (gk)
-        WHERE keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim
+        WHERE (keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim)
+           OR (keys.rb IS NOT NULL AND ck.cb > keys.rb)  -- Rate limits (issue #19)
       ),
       kept AS (
         SELECT c.id, c.ord, c.group_keys FROM cand c WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id)
@@ -254,6 +313,17 @@ BEGIN
   END IF;
   IF v_ids IS NULL THEN RETURN; END IF;
 
+  -- Rate limits (issue #19): with costs, the task's own allowance cuts the candidates
+  -- (claim order; costs are ≥ 0, so what is kept is a prefix).
+  IF v_task_spec IS NOT NULL AND v_cost IS NOT NULL THEN
+    SELECT array_agg(z.id ORDER BY z.ord) INTO v_ids FROM (
+      SELECT c.id, c.ord, sum(w.cost) OVER (ORDER BY c.ord) - w.cost AS tcb
+      FROM unnest(v_ids) WITH ORDINALITY AS c(id, ord)
+      CROSS JOIN LATERAL (SELECT sluice_rate_cost(e.payload, v_cost) AS cost FROM executions e WHERE e.id = c.id) w
+    ) z WHERE z.tcb <= v_task_rb;
+    IF v_ids IS NULL THEN RETURN; END IF;
+  END IF;
+
   -- Claim after a finish (sluice_cycle): the finish already holds the group_slots rows
   -- of the keys it freed, so waiting here for a slot row of another key would take
   -- group_slots in two passes — and a producer that holds that row (its enqueue takes
@@ -300,11 +370,13 @@ BEGIN
     -- session's generic plan it otherwise picked executions_claim_idx on task (rows=1
     -- estimated) and filtered the task's WHOLE backlog by id = ANY.
     WHERE e.id = ANY (v_ids) AND e.state IS NOT DISTINCT FROM 'queued' AND e.task = p_task
-    RETURNING e.id, e.partition, e.group_keys
+    RETURNING e.id, e.partition, e.group_keys,
+      CASE WHEN v_cost IS NULL THEN 1::double precision ELSE sluice_rate_cost(e.payload, v_cost) END AS cost
   )
   SELECT array_agg(u.id), array_agg(u.partition),
-         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk))
-  INTO v_got, v_parts, v_gks FROM upd u;
+         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
+         array_agg(u.cost)
+  INTO v_got, v_parts, v_gks, v_costs FROM upd u;
   IF v_got IS NULL THEN RETURN; END IF;
 
   UPDATE task_runtime t SET in_flight = t.in_flight + cardinality(v_got) WHERE t.task = p_task;
@@ -323,6 +395,36 @@ BEGIN
       SET in_flight = gs.in_flight + excluded.in_flight,
           queued = greatest(gs.queued - excluded.in_flight, 0),
           last_used_at = now();
+  END IF;
+
+  -- Rate limits (issue #19): each scope's TAT moves by the cost it started,
+  -- TAT ← max(TAT, t) + cost × T (excluded.tat_ms − t is cost × T). Sorted, after
+  -- group_slots: the lock order's last kind of row. Slot GC deletes rows only with SKIP
+  -- LOCKED, so it never waits on a claim (nor a claim long on it).
+  IF v_grate OR v_task_spec IS NOT NULL THEN
+    INSERT INTO rate_state AS rs (task, group_name, group_key, tat_ms, updated_at)
+    SELECT p_task, s.gname, s.gkey, v_now_ms + s.cost * s.t, now()
+    FROM (
+      SELECT ''::text AS gname, ''::text AS gkey, sum(c.cost) AS cost,
+             (v_task_spec ->> 'per')::double precision / (v_task_spec ->> 'limit')::double precision AS t
+      FROM unnest(v_costs) AS c(cost)
+      HAVING v_task_spec IS NOT NULL
+      UNION ALL
+      SELECT q.gname, q.gkey, sum(q.cost), min((q.r ->> 'per')::double precision / (q.r ->> 'limit')::double precision)
+      FROM (
+        SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey, g.cost,
+               sluice_key_rate(v_rt.groups, split_part(k.gk, '=', 1), substr(k.gk, strpos(k.gk, '=') + 1)) AS r
+        FROM unnest(v_got, v_costs) AS g(id, cost)
+        JOIN executions e ON e.id = g.id
+        CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
+        WHERE v_grate
+      ) q
+      WHERE q.r IS NOT NULL
+      GROUP BY q.gname, q.gkey
+    ) s
+    ORDER BY 2, 3
+    ON CONFLICT (task, group_name, group_key) DO UPDATE
+      SET tat_ms = greatest(rs.tat_ms, v_now_ms) + (excluded.tat_ms - v_now_ms), updated_at = now();
   END IF;
 
   RETURN QUERY
