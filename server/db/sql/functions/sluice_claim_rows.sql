@@ -362,7 +362,9 @@ BEGIN
 
   WITH upd AS (
     UPDATE executions e
-    SET state = 'running', attempts = e.attempts + 1, started_at = clock_timestamp(),
+    -- Rate limits (issue #19): a rate-limited task's rows start at the instant the rates
+    -- were read (v_now_ms), so started_at is the clock the limits were kept on
+    SET state = 'running', attempts = e.attempts + 1, started_at = coalesce(to_timestamp(v_now_ms / 1000), clock_timestamp()),
         lease_owner = p_coordinator, lease_token = v_token,
         lease_expires_at = now() + make_interval(secs => p_lease_ms / 1000.0)
     -- By primary key only. `IS NOT DISTINCT FROM` (state is NOT NULL, so the same test
