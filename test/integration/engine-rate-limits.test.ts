@@ -9,6 +9,7 @@ import { applyTasks, fakeCoordinator, sleep } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
+import { gcRateState } from '../../server/db/gc-rate-state';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -146,5 +147,18 @@ describe('rate limits in the claim', () => {
     expect(starts.length).toBeGreaterThanOrEqual(2 + 5);
     expect(starts.length).toBeLessThanOrEqual(2 + 7);
     for (let i = 2; i < starts.length; i++) expect(starts[i]! - starts[i - 2]!).toBeGreaterThanOrEqual(150);
+  });
+
+  it('slot GC keeps the state bounded: rows whose TAT has passed go (nothing changes for the claim), rows ahead stay', async () => {
+    await applyTasks(db.pool, [{ name: 'rate-gc', partitions: 1, concurrency: 100, groups: [{ name: 'k', limit: 100, keyPath: 'k', rate: { limit: 1, per: HOUR, burst: 0 } }] }]);
+    const coord = await fakeCoordinator(db.pool, ['rate-gc']);
+    await enqueue(db.pool, 'rate-gc', ['a', 'b', 'c', 'a'].map((k) => ({ payload: { k } })));
+    expect(await claimExecutions(db.pool, coord, 'rate-gc', 50, 60_000)).toHaveLength(3);
+    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'rate-gc' AND group_key IN ('a', 'b')`, [HOUR + 1000]);
+    const before = (await db.pool.query(`SELECT count(*)::int AS n FROM rate_state WHERE tat_ms < extract(epoch FROM clock_timestamp()) * 1000`)).rows[0].n;
+    expect(await gcRateState(db.pool)).toBe(before);
+    expect((await tats('rate-gc')).map((r) => r.scope)).toEqual(['k=c']);
+    // a's row is gone and a's next row is claimable: the same as its past TAT said
+    expect((await claimExecutions(db.pool, coord, 'rate-gc', 50, 60_000)).map((e) => (e.payload as { k: string }).k)).toEqual(['a']);
   });
 });
