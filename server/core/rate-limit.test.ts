@@ -132,7 +132,7 @@ describe('window measure and wording', () => {
   });
   it.each([
     [tenPerSec, '10/s'],
-    [{ limit: 100, per: 60_000, burst: 5 }, '100/min (burst 5)'],
+    [{ limit: 100, per: 60_000, burst: 5 }, '100/min, burst 5'],
     [{ limit: 7, per: 1500, burst: 0 }, '7 per 1500 ms'],
   ])('%j reads %s', (spec, s) => expect(formatRate(spec)).toBe(s));
   it.each([

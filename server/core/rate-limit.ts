@@ -125,10 +125,10 @@ export function maxInAnyWindow(startsMs: readonly number[], windowMs: number): n
   return best;
 }
 
-/** "50/s", "100/min", "7 per 1500 ms", with " (burst 5)" when there is one. */
+/** "50/s", "100/min", "7 per 1500 ms", with ", burst 5" when there is one. */
 export function formatRate(spec: RateSpec): string {
   const unit = spec.per === 1000 ? '/s' : spec.per === 60_000 ? '/min' : spec.per === 3_600_000 ? '/h' : ` per ${spec.per} ms`;
-  return `${spec.limit}${unit}${spec.burst > 0 ? ` (burst ${spec.burst})` : ''}`;
+  return `${spec.limit}${unit}${spec.burst > 0 ? `, burst ${spec.burst}` : ''}`;
 }
 
 /** "1.2 s", "350 ms": a wait as why-waiting says it. */

@@ -2,6 +2,7 @@
 // replies with, and the sentence each one reads as — the same words in the browser, the
 // REST reply (`whyWaiting.text`) and `sluice executions show`.
 // Pure: no I/O imports (server/core rule).
+import { formatRate, formatWait } from './rate-limit';
 
 export type WaitingHold =
   | { reason: 'spilled'; partition: number; depth: number; maxDepth: number | null; spilledAhead: number }
@@ -40,7 +41,10 @@ export type WaitingHold =
       ownerDraining: boolean;
     }
   | { reason: 'group_full'; key: string; group: string; groupKey: string; inFlight: number; limit: number; override: boolean }
-  | { reason: 'task_full'; task: string; inFlight: number; concurrency: number };
+  | { reason: 'task_full'; task: string; inFlight: number; concurrency: number }
+  /** Rate limits (issue #19): the key's GCRA allowance is spent; its next slot is due in nextInMs. */
+  | { reason: 'rate_limited'; key: string; group: string; groupKey: string; limit: number; per: number; burst: number; override: boolean; nextInMs: number }
+  | { reason: 'task_rate_limited'; task: string; limit: number; per: number; burst: number; nextInMs: number };
 
 export type WaitingReason = WaitingHold['reason'] | 'claimable' | 'set_aside' | 'not_waiting';
 
@@ -104,6 +108,10 @@ export function describeHold(h: WaitingHold): string {
       return `group key ${h.key} is full: ${n(h.inFlight)}/${n(h.limit)}${h.override ? ' (override)' : ''}`;
     case 'task_full':
       return `task limit full: ${n(h.inFlight)}/${n(h.concurrency)}`;
+    case 'rate_limited':
+      return `rate limit ${h.key}: next slot in ${formatWait(h.nextInMs)} (${formatRate(h)}${h.override ? ', override' : ''})`;
+    case 'task_rate_limited':
+      return `task rate limit: next slot in ${formatWait(h.nextInMs)} (${formatRate(h)})`;
   }
 }
 

@@ -10,6 +10,8 @@ import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { gcRateState } from '../../server/db/gc-rate-state';
+import { readWhyWaiting } from '../../server/db/why-waiting';
+import { whyWaitingFromRow } from '../../server/core/why-waiting';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -160,5 +162,28 @@ describe('rate limits in the claim', () => {
     expect((await tats('rate-gc')).map((r) => r.scope)).toEqual(['k=c']);
     // a's row is gone and a's next row is claimable: the same as its past TAT said
     expect((await claimExecutions(db.pool, coord, 'rate-gc', 50, 60_000)).map((e) => (e.payload as { k: string }).k)).toEqual(['a']);
+  });
+
+  it('why-waiting says which rate holds a row and when its next slot is, and the claim agrees', async () => {
+    await applyTasks(db.pool, [
+      { name: 'rate-why', partitions: 1, concurrency: 100, rate: { limit: 10, per: 60_000, burst: 0 }, groups: [{ name: 'tenant', limit: 100, keyPath: 'tenant', rate: { limit: 1, per: HOUR, burst: 0, overrides: { acme: { per: 10_000 } } } }] },
+    ]);
+    const coord = await fakeCoordinator(db.pool, ['rate-why']);
+    const e = await enqueue(db.pool, 'rate-why', [{ payload: { tenant: 'acme' } }, { payload: { tenant: 'acme' } }]);
+    const why = async () => whyWaitingFromRow((await readWhyWaiting(db.pool, e.executions[1]!.id!, 10_000))!);
+    expect((await why()).reason).toBe('claimable');
+    expect(await claimExecutions(db.pool, coord, 'rate-why', 50, 60_000)).toHaveLength(1);
+    const held = await why();
+    expect(held.holds.map((h) => h.reason)).toEqual(['rate_limited', 'task_rate_limited']);
+    expect(held.holds[0]).toMatchObject({ key: 'tenant=acme', limit: 1, per: 10_000, burst: 0, override: true });
+    const next = (held.holds[0] as { nextInMs: number }).nextInMs;
+    expect(next).toBeGreaterThan(9000);
+    expect(next).toBeLessThanOrEqual(10_000);
+    expect(held.text).toMatch(/^rate limit tenant=acme: next slot in (9\.\d|10\.0) s \(1 per 10000 ms, override\)$/);
+    expect(await claimExecutions(db.pool, coord, 'rate-why', 50, 60_000)).toEqual([]);
+    // the key's slot comes 10 s later, the task's (6 s per execution) before it
+    await elapse('rate-why', 10_000);
+    expect((await why()).reason).toBe('claimable');
+    expect(await claimExecutions(db.pool, coord, 'rate-why', 50, 60_000)).toHaveLength(1);
   });
 });
