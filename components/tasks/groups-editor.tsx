@@ -6,7 +6,8 @@ import { Button } from '@/components/ui/button';
 import { cx } from '@/components/ui/class-names';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { newUid, type ErrorMap, type TaskForm } from './task-form-model';
+import { newGroupRate, newUid, type ErrorMap, type TaskForm } from './task-form-model';
+import { GroupRateFields } from './rate-limit-section';
 import { NumberInput } from './number-input';
 import { MAX_GROUPS } from '@/server/core/task-definition';
 
@@ -129,12 +130,14 @@ export function GroupsEditor({
               </table>
             )}
           </div>
+          {/* Limits (issue #19) */}
+          <GroupRateFields form={form} gi={gi} errors={errors} update={update} readOnly={readOnly} />
         </fieldset>
       ))}
       {!readOnly && (
         <div>
           <Button
-            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [] }))}
+            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], rate: newGroupRate() }))}
             disabled={form.groups.length >= MAX_GROUPS}
             title={form.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups per task` : undefined}
           >
