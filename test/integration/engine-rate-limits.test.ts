@@ -12,6 +12,7 @@ import { finishExecutions } from '../../server/db/finish-executions';
 import { gcRateState } from '../../server/db/gc-rate-state';
 import { readWhyWaiting } from '../../server/db/why-waiting';
 import { whyWaitingFromRow } from '../../server/core/why-waiting';
+import { controlPlaneMetricsText } from '../../server/presenters/control-plane-metrics';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -50,6 +51,10 @@ describe('rate limits in the claim', () => {
     // nothing more within the hour, though 12 rows are queued and 92 slots free
     await finish('rate-keys', first);
     expect(await claimExecutions(db.pool, coord, 'rate-keys', 50, 60_000)).toEqual([]);
+    // Prometheus: both keys held, their 12 queued rows waiting on a rate
+    const text = await controlPlaneMetricsText(db.pool);
+    expect(text).toContain('sluice_task_rate_held_keys{task="rate-keys"} 2');
+    expect(text).toContain('sluice_task_rate_held_executions{task="rate-keys"} 12');
     // the state: TAT = idle start + admitted × T (one hour per execution)
     const ahead = await tats('rate-keys');
     expect(ahead.map((r) => r.scope)).toEqual(['tenant=acme', 'tenant=globex']);
