@@ -49,8 +49,9 @@ test('an operator sets a task rate and a per-key rate with an override; the diff
   await group.getByLabel('Rate limit for acme in tenant').fill('200');
 
   await page.getByRole('button', { name: 'Review changes' }).click();
-  const diff = page.getByRole('region', { name: `Changes to ${name}` });
-  await expect(diff).toContainText('rate');
+  const diff = page.getByRole('region', { name: `Changes to ${name}`, exact: true });
+  await expect(diff).toContainText('Group "tenant" › rate › overrides › acme › limit');
+  await expect(diff).toContainText('Rate › per');
   await expect(diff).toContainText('200');
   await page.getByLabel('Change message').fill('e2e: rate limits');
   await page.getByRole('button', { name: /^Apply as version \d+$/ }).click();

@@ -15,7 +15,7 @@ ALTER TABLE task_runtime ADD COLUMN rate jsonb NOT NULL DEFAULT '{}';
 -- under the task_runtime lock, after group_slots (lock order: task_runtime → executions →
 -- partition_stats → group_slots → rate_state, each sorted). A row whose tat_ms is in the
 -- past means exactly what an absent row means (the scope is idle and full), so slot GC
--- (server/coordinator/slot-gc.ts) deletes those: the table holds the scopes that started
+-- (server/coordinator/slot-gc.ts) deletes those (unless rows are still parked on the key): the table holds the scopes that started
 -- work within about one burst window, whatever the number of keys ever seen. No index on
 -- tat_ms: every claim of a rate-limited task rewrites its rows (kept HOT, fillfactor 50).
 CREATE TABLE rate_state (
@@ -23,6 +23,9 @@ CREATE TABLE rate_state (
   group_name  text NOT NULL,
   group_key   text NOT NULL,
   tat_ms      double precision NOT NULL,
+  -- set while rows of the key wait outside the claim index (executions.waiting_on =
+  -- 'rate:<group>=<key>'): when the claim next releases some (its next slot); NULL = none
+  parked_until double precision,
   updated_at  timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (task, group_name, group_key)
 ) WITH (fillfactor = 50);

@@ -55,5 +55,9 @@ describe('whyWaitingFromRow', () => {
     expect(whyWaitingFromRow({ reason: 'claimable', holds: [], ahead: 0 }).text).toBe('claimable: next cycle');
     expect(whyWaitingFromRow({ reason: 'not_waiting', holds: [], state: 'dead' }).text).toBe('not waiting: dead');
     expect(bindingGroupKey(whyWaitingFromRow({ reason: 'claimable', holds: [] }))).toBeNull();
+    // rate limits (issue #19): a row parked on a key's rate, once its slot has come
+    expect(whyWaitingFromRow({ reason: 'set_aside', holds: [], waitingOn: 'rate:tenant=acme' }).text).toBe(
+      'claimable once released: parked on the rate of tenant=acme, whose next slot has come (the next claim releases it)',
+    );
   });
 });

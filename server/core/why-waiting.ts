@@ -120,6 +120,8 @@ export function describeWhyWaiting(w: Omit<WhyWaiting, 'text'>): string {
   if (w.reason === 'not_waiting') return `not waiting: ${w.state ?? 'finished'}`;
   const higher = w.aheadHigherPriority ? ` (${n(w.aheadHigherPriority)} of higher priority than its ${w.priority ?? 0})` : '';
   const ahead = w.ahead ? `; ${n(w.ahead)}${w.aheadCapped ? '+' : ''} ahead of it in partition ${w.partition}${higher}` : '';
+  // Rate limits (issue #19): parked on a key's rate ('rate:<group>=<key>'), released by time
+  if (w.reason === 'set_aside' && w.waitingOn?.startsWith('rate:')) return `claimable once released: parked on the rate of ${w.waitingOn.slice(5)}, whose next slot has come (the next claim releases it)${ahead}`;
   if (w.reason === 'set_aside') return `claimable once released: set aside on ${w.waitingOn ?? '?'}, which has room again (the next finish of that key or the reconciler releases it)${ahead}`;
   return `claimable: next cycle${ahead}`;
 }

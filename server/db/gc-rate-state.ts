@@ -4,7 +4,9 @@
 // scopes that started work within their last burst window, whatever the number of keys
 // ever seen. Rows are picked FOR UPDATE SKIP LOCKED in key order, so GC never waits on a
 // claim's rate upsert (nor deadlocks with one, whatever order the claim takes its rows in);
-// a row a claim moved forward meanwhile is re-checked under the lock and kept.
+// a row a claim moved forward meanwhile is re-checked under the lock and kept. A key with
+// rows still parked on it (waiting_on 'rate:<group>=<key>') keeps its row, whose
+// parked_until is what gets them released.
 import type { Db } from './pool';
 
 export async function gcRateState(db: Db, limit = 10_000): Promise<number> {
@@ -12,6 +14,10 @@ export async function gcRateState(db: Db, limit = 10_000): Promise<number> {
     `DELETE FROM rate_state rs USING (
        SELECT task, group_name, group_key FROM rate_state
        WHERE tat_ms < extract(epoch FROM clock_timestamp()) * 1000
+         -- a key with rows still parked on it keeps its row: the claim releases them by it
+         AND (parked_until IS NULL OR NOT EXISTS (
+           SELECT 1 FROM executions w WHERE w.task = rate_state.task AND w.state = 'queued'
+             AND w.waiting_on = 'rate:' || rate_state.group_name || '=' || rate_state.group_key))
        ORDER BY task, group_name, group_key
        LIMIT $1
        FOR UPDATE SKIP LOCKED

@@ -23,8 +23,8 @@ const HOUR = 3_600_000;
 const tenants = (got: ClaimedExecution[]) => got.map((e) => (e.payload as { tenant: string }).tenant).sort();
 const finish = (task: string, got: ClaimedExecution[]) =>
   finishExecutions(db.pool, task, got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
-/** Moves every TAT of the task back by `ms`: the scopes look as they will `ms` later. */
-const elapse = (task: string, ms: number) => db.pool.query('UPDATE rate_state SET tat_ms = tat_ms - $2 WHERE task = $1', [task, ms]);
+/** Moves every TAT (and parked key's release time) of the task back by `ms`: the scopes look as they will `ms` later. */
+const elapse = (task: string, ms: number) => db.pool.query('UPDATE rate_state SET tat_ms = tat_ms - $2, parked_until = parked_until - $2 WHERE task = $1', [task, ms]);
 const tats = async (task: string) =>
   (await db.pool.query<{ scope: string; ahead: number }>(
     `SELECT group_name || '=' || group_key AS scope, round(tat_ms - extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ahead
@@ -51,6 +51,19 @@ describe('rate limits in the claim', () => {
     // nothing more within the hour, though 12 rows are queued and 92 slots free
     await finish('rate-keys', first);
     expect(await claimExecutions(db.pool, coord, 'rate-keys', 50, 60_000)).toEqual([]);
+    // the held keys' rows are parked out of the claim index until their next slot
+    const parked = await db.pool.query(
+      `SELECT waiting_on, count(*)::int AS n FROM executions WHERE task = 'rate-keys' AND state = 'queued' GROUP BY 1 ORDER BY 1`,
+    );
+    expect(parked.rows).toEqual([
+      { waiting_on: 'rate:tenant=acme', n: 5 },
+      { waiting_on: 'rate:tenant=globex', n: 7 },
+    ]);
+    const until = await db.pool.query(`SELECT group_key, round(parked_until - tat_ms)::int AS d FROM rate_state WHERE task = 'rate-keys' ORDER BY 1`);
+    expect(until.rows).toEqual([
+      { group_key: 'acme', d: -4 * HOUR }, // TAT − burst × T
+      { group_key: 'globex', d: -2 * HOUR },
+    ]);
     // Prometheus: both keys held, their 12 queued rows waiting on a rate
     const text = await controlPlaneMetricsText(db.pool);
     expect(text).toContain('sluice_task_rate_held_keys{task="rate-keys"} 2');

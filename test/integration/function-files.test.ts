@@ -183,6 +183,7 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_key_rate', // new: rate limits (issue #19), a key's rate with its override
       'sluice_rate_allowance', // new: rate limits (issue #19), the GCRA allowance
       'sluice_rate_cost', // new: rate limits (issue #19), an execution's cost
+      'sluice_rate_due', // new: rate limits (issue #19), a scope's next slot
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -33,8 +33,11 @@
 -- once, after the lock, so successive claimers of a task see a monotone clock): a task whose
 -- own allowance is negative claims nothing, and with unit costs `free` is capped by it;
 -- group keys whose allowance is negative are *rate-held* and skipped in the head scan
--- exactly like saturated keys (never set aside: no finish would release them, and their
--- token comes back by time alone); the ranking keeps a candidate only when, for every rated
+-- exactly like saturated keys; a clogged head's rows of rate-held keys are *parked*
+-- (waiting_on = 'rate:<group>=<key>', out of the claim index) with the key's next slot in
+-- rate_state.parked_until, and the first claim after that instant (the cheap exit looks for
+-- due parked keys too) releases the key's first floor(allowance) + 1 rows: no finish
+-- releases them, time does, and nothing is busy-waited. The ranking keeps a candidate only when, for every rated
 -- key it carries, the cost ranked before it in that key fits the key's allowance (all or
 -- nothing with the concurrency slots: one `bad` test). The claimed rows' costs then move
 -- each scope's TAT (upsert after group_slots, sorted: lock order … → group_slots →
@@ -110,6 +113,7 @@ DECLARE
   v_now_ms    double precision;
   v_rheld_obj jsonb := '{}';          -- rate-held keys now, skipped like saturated ones
   v_costs     double precision[];     -- the claimed rows' costs, as v_got
+  v_parked    text[];                 -- keys whose rows this round parked
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -127,6 +131,9 @@ BEGIN
       LIMIT 1
     ) x
     WHERE o.owner = p_coordinator AND o.task = p_task
+  ) AND NOT EXISTS (
+    -- Rate limits (issue #19): a rate-parked key whose next slot is due (released below)
+    SELECT 1 FROM rate_state rs WHERE rs.task = p_task AND rs.parked_until <= extract(epoch FROM clock_timestamp()) * 1000
   ) THEN
     RETURN;
   END IF;
@@ -158,6 +165,35 @@ BEGIN
       FROM rate_state rs
       WHERE rs.task = p_task AND rs.group_name <> '' AND rs.tat_ms > v_now_ms
         AND sluice_rate_allowance(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), rs.tat_ms, v_now_ms) < 0;
+      -- Parked keys whose next slot is due: their first floor(allowance) + 1 rows (claim
+      -- order, any partition; executions_waiting_idx) go back into the claim index, so this
+      -- claim (or the owner of their partition) takes them; the key stays parked while rows
+      -- remain, not released again before those tokens are spent.
+      WITH due AS (
+        SELECT rs.group_name, rs.group_key, 'rate:' || rs.group_name || '=' || rs.group_key AS w,
+               greatest(floor(sluice_rate_allowance(k.r, rs.tat_ms, v_now_ms))::integer + 1, 1) AS n,
+               k.r
+        FROM rate_state rs CROSS JOIN LATERAL (SELECT sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key) AS r) k
+        WHERE rs.task = p_task AND rs.parked_until <= v_now_ms AND k.r IS NOT NULL
+      ),
+      rel AS (
+        UPDATE executions e SET waiting_on = NULL
+        WHERE e.ctid = ANY (ARRAY(
+          SELECT x.tid FROM due d CROSS JOIN LATERAL (
+            SELECT w.ctid AS tid FROM executions w
+            WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
+            ORDER BY w.claim_at, w.id LIMIT d.n) x)) AND e.state = 'queued'
+        RETURNING 1
+      )
+      -- still parked: a row beyond the first n (this statement's snapshot still shows the
+      -- released ones waiting)
+      UPDATE rate_state rs
+      SET parked_until = CASE WHEN EXISTS (
+            SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
+            ORDER BY w.waiting_on, w.claim_at, w.id OFFSET d.n LIMIT 1)
+          THEN v_now_ms + d.n * (d.r ->> 'per')::double precision / (d.r ->> 'limit')::double precision END
+      FROM due d
+      WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key;
     END IF;
   END IF;
 
@@ -285,7 +321,7 @@ BEGIN
       -- rounds are a few rows short, and each set aside ~100 rows that the next finish
       -- released again: 17.7 vs 9.9 ms of database time per 100-job cycle.)
       EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free OR (v_cands >= v_window AND v_skipped < v_window)
-             OR cardinality(v_sat) = 0 OR v_pass >= 3;
+             OR (cardinality(v_sat) = 0 AND v_rheld_obj = '{}') OR v_pass >= 3;
       WITH head AS (
         SELECT y.tid, y.group_keys
         FROM unnest(v_owned) AS p(part)
@@ -299,13 +335,26 @@ BEGIN
       ),
       aside AS (
         UPDATE executions e
-        SET waiting_on = (SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_sat) LIMIT 1)
+        -- a saturated key first (a finish releases it); else the rate-held key it is parked
+        -- on ('rate:' + key; released by a claim once the key's next slot is due)
+        SET waiting_on = coalesce((SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_sat) LIMIT 1),
+                                  'rate:' || (SELECT k FROM unnest(e.group_keys) AS k WHERE v_rheld_obj ? k LIMIT 1))
         -- by ctid (one TID scan): nobody else changes a queued row of this task while we
         -- hold the task lock, so the rows read above are still the current versions
-        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_sat)) AND e.state = 'queued'
-        RETURNING 1
+        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_sat OR v_rheld_obj ?| h.group_keys)) AND e.state = 'queued'
+        RETURNING e.waiting_on
       )
-      SELECT count(*) INTO v_set FROM aside;
+      SELECT count(*), array_agg(DISTINCT substr(a.waiting_on, 6)) FILTER (WHERE a.waiting_on LIKE 'rate:%')
+      INTO v_set, v_parked FROM aside a;
+      -- Rate limits (issue #19): each key whose rows were parked is released at its next
+      -- slot (rate_state rows are written only by claims of their task, under its lock, and
+      -- deleted by slot GC with SKIP LOCKED, so taking them here cannot close a lock cycle)
+      IF v_parked IS NOT NULL THEN
+        UPDATE rate_state rs
+        SET parked_until = sluice_rate_due(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), rs.tat_ms)
+        FROM unnest(v_parked) AS k(gk)
+        WHERE rs.task = p_task AND rs.group_name = split_part(k.gk, '=', 1) AND rs.group_key = substr(k.gk, strpos(k.gk, '=') + 1);
+      END IF;
       -- Claim what this round found; look again only when it found nothing and the head
       -- moved.
       EXIT WHEN v_ids IS NOT NULL OR v_set = 0;
@@ -426,7 +475,10 @@ BEGIN
     ) s
     ORDER BY 2, 3
     ON CONFLICT (task, group_name, group_key) DO UPDATE
-      SET tat_ms = greatest(rs.tat_ms, v_now_ms) + (excluded.tat_ms - v_now_ms), updated_at = now();
+      SET tat_ms = greatest(rs.tat_ms, v_now_ms) + (excluded.tat_ms - v_now_ms), updated_at = now(),
+          -- a parked key's next release: its next slot after this claim
+          parked_until = CASE WHEN rs.parked_until IS NOT NULL AND rs.group_name <> '' THEN
+            sluice_rate_due(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), greatest(rs.tat_ms, v_now_ms) + (excluded.tat_ms - v_now_ms)) END;
   END IF;
 
   RETURN QUERY
