@@ -234,7 +234,8 @@ BEGIN
     ) r;
     SELECT coalesce(jsonb_object_agg(k, true), '{}') INTO v_sat_obj FROM unnest(v_sat) AS k;
     -- Rate limits (issue #19): rate-held keys are skipped in the head scan like saturated
-    -- ones (v_sat stays the saturated keys alone: only those are ever set aside)
+    -- ones (v_sat stays the saturated keys alone: their rows are set aside on the key, a
+    -- rate-held key's are parked on 'rate:' + key)
     v_sat_obj := v_sat_obj || v_rheld_obj;
     -- window: candidates ranked per round (1.5× the free slots: 2× ranked a third more
     -- rows for ~1% more admitted in W2); read: at most this many head rows per partition
