@@ -71,6 +71,15 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
     // A raised or removed group limit makes room without any finish: release the rows
     // waiting on keys that now have it (one index probe when nothing waits).
     if (oldP !== null) await db.query('SELECT sluice_release_waiting($1)', [def.name]);
+    // Rate limits (issue #19): keys parked on their rate come due now, so the next claim
+    // releases what the new rates allow (a raised limit or burst applies at once).
+    if (oldP !== null) {
+      await db.query(
+        `UPDATE rate_state SET parked_until = extract(epoch FROM clock_timestamp()) * 1000
+         WHERE task = $1 AND parked_until > extract(epoch FROM clock_timestamp()) * 1000`,
+        [def.name],
+      );
+    }
     if (oldP !== null && def.partitions < oldP) {
       out.repartitioned.push({ task: def.name, from: oldP, to: def.partitions, moved: await shrinkPartitions(db, def.name, def.partitions) });
     } else if (oldP !== null && def.partitions > oldP) {

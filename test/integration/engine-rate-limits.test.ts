@@ -59,6 +59,8 @@ describe('rate limits in the claim', () => {
       { waiting_on: 'rate:tenant=acme', n: 5 },
       { waiting_on: 'rate:tenant=globex', n: 7 },
     ]);
+    // the reconciler's and a config apply's sweep (sluice_release_waiting) leave them to the rate
+    expect((await db.pool.query(`SELECT sluice_release_waiting('rate-keys') AS n`)).rows[0].n).toBe(0);
     const until = await db.pool.query(`SELECT group_key, round(parked_until - tat_ms)::int AS d FROM rate_state WHERE task = 'rate-keys' ORDER BY 1`);
     expect(until.rows).toEqual([
       { group_key: 'acme', d: -4 * HOUR }, // TAT − burst × T
@@ -91,6 +93,25 @@ describe('rate limits in the claim', () => {
     ]);
     const raised = await claimExecutions(db.pool, coord, 'rate-keys', 50, 60_000);
     expect(tenants(raised)).toEqual(Array(6).fill('globex'));
+  });
+
+  it('a config that drops the rate releases the rows parked on it', async () => {
+    const def = (rate: boolean) => ({
+      name: 'rate-drop',
+      partitions: 1,
+      concurrency: 100,
+      groups: [{ name: 'tenant', limit: 100, keyPath: 'tenant', ...(rate ? { rate: { limit: 1, per: HOUR, burst: 0 } } : {}) }],
+    });
+    await applyTasks(db.pool, [def(true)]);
+    const coord = await fakeCoordinator(db.pool, ['rate-drop']);
+    await enqueue(db.pool, 'rate-drop', Array.from({ length: 4 }, () => ({ payload: { tenant: 'a' } })));
+    expect(await claimExecutions(db.pool, coord, 'rate-drop', 50, 60_000)).toHaveLength(1);
+    expect(await claimExecutions(db.pool, coord, 'rate-drop', 50, 60_000)).toEqual([]);
+    const parked = async () => Number((await db.pool.query(`SELECT count(*) FROM executions WHERE task = 'rate-drop' AND waiting_on = 'rate:tenant=a'`)).rows[0].count);
+    expect(await parked()).toBe(3);
+    await applyTasks(db.pool, [def(false)]);
+    expect(await parked()).toBe(0);
+    expect(await claimExecutions(db.pool, coord, 'rate-drop', 50, 60_000)).toHaveLength(3);
   });
 
   it('all or nothing with the concurrency slots: a row needs its slot and its token, and a refused row spends no token', async () => {
