@@ -10,6 +10,7 @@ import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { gcRateState } from '../../server/db/gc-rate-state';
+import { readKeyOldestWaits } from '../../server/db/read-key-oldest-waits';
 import { readWhyWaiting } from '../../server/db/why-waiting';
 import { whyWaitingFromRow } from '../../server/core/why-waiting';
 import { controlPlaneMetricsText } from '../../server/presenters/control-plane-metrics';
@@ -109,6 +110,8 @@ describe('rate limits in the claim', () => {
     expect(await claimExecutions(db.pool, coord, 'rate-drop', 50, 60_000)).toEqual([]);
     const parked = async () => Number((await db.pool.query(`SELECT count(*) FROM executions WHERE task = 'rate-drop' AND waiting_on = 'rate:tenant=a'`)).rows[0].count);
     expect(await parked()).toBe(3);
+    // the Keys view still sees the parked rows' wait
+    expect((await readKeyOldestWaits(db.pool, 'rate-drop', 1, ['tenant=a'], 200)).map((r) => r.group_key)).toEqual(['tenant=a']);
     await applyTasks(db.pool, [def(false)]);
     expect(await parked()).toBe(0);
     expect(await claimExecutions(db.pool, coord, 'rate-drop', 50, 60_000)).toHaveLength(3);
