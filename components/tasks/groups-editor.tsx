@@ -6,9 +6,10 @@ import { Button } from '@/components/ui/button';
 import { cx } from '@/components/ui/class-names';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { keyPolicyRow, newUid, type ErrorMap, type KeyPolicyRow, type TaskForm } from './task-form-model';
+import { keyPolicyRow, newGroupRate, newUid, type ErrorMap, type KeyPolicyRow, type TaskForm } from './task-form-model';
 import { Select } from '@/components/ui/input';
 import { Badge } from '@/components/ui/badge';
+import { GroupRateFields } from './rate-limit-section';
 import { NumberInput } from './number-input';
 import { MAX_GROUPS } from '@/server/core/task-definition';
 
@@ -267,12 +268,14 @@ export function GroupsEditor({
               </div>
             )}
           </div>
+          {/* Limits (issue #19) */}
+          <GroupRateFields form={form} gi={gi} errors={errors} update={update} readOnly={readOnly} />
         </fieldset>
       ))}
       {!readOnly && (
         <div>
           <Button
-            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], keyPolicies: [] }))}
+            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], keyPolicies: [], rate: newGroupRate() }))}
             disabled={form.groups.length >= MAX_GROUPS}
             title={form.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups per task` : undefined}
           >

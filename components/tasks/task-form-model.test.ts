@@ -143,6 +143,65 @@ describe('priority block', () => {
   });
 });
 
+// Limits (issue #19): rate limits
+describe('rate limits', () => {
+  const rated = taskDefinitionSchema.parse({
+    name: 'r',
+    rate: { limit: 100, per: 60_000, burst: 5 },
+    rateCostPath: 'weight',
+    groups: [{ name: 'tenant', limit: 20, rate: { limit: 5, per: 1000, burst: 2, overrides: { acme: { limit: 50 }, slow: { per: 60_000, burst: 0 } } } }],
+  });
+
+  it('round-trips rates and overrides exactly (an override keeps only the fields it sets)', () => {
+    const f = formFromDefinition(rated);
+    expect(f.groups[0]!.rate.overrides.map((o) => [o.key, o.limit, o.per, o.burst])).toEqual([
+      ['acme', '50', '', ''],
+      ['slow', '', '60000', '0'],
+    ]);
+    const back = taskDefinitionSchema.parse(formToInput(f));
+    expect(configsEqual({ tasks: [back] }, { tasks: [rated] })).toBe(true);
+    expect(back.groups[0]!.rate!.overrides).toEqual({ acme: { limit: 50 }, slow: { per: 60_000, burst: 0 } });
+  });
+
+  it('off = absent; on = the block', () => {
+    const f = emptyForm();
+    f.name = 'x';
+    expect(formToInput(f).rate).toBeUndefined();
+    expect(formToInput(f).rateCostPath).toBeUndefined();
+    f.rate.enabled = true;
+    f.rate.limit = 7;
+    expect(formToInput(f).rate).toEqual({ limit: 7, per: 1000, burst: 0 });
+    const g = edit(formFromDefinition(rated), (x) => void (x.groups[0]!.rate.enabled = false));
+    expect(formToInput(g).groups![0]!.rate).toBeUndefined();
+  });
+
+  it.each([
+    [(f: TaskForm) => void (f.rate.per = 0), 'rate.per', 'must be at least 1'],
+    [(f: TaskForm) => void (f.groups[0]!.rate.burst = -1), 'groups.0.rate.burst', 'must be at least 0'],
+    [(f: TaskForm) => void (f.groups[0]!.rate.limit = Number.NaN), 'groups.0.rate.limit', 'must be a number'],
+    [(f: TaskForm) => void (f.rateCostPath = '1x'), 'rateCostPath', 'must be a dot path such as "tenant" or "customer.id"'],
+  ])('reports %#: %s', (change, path, message) => {
+    expect(validateForm(edit(formFromDefinition(rated), change))[path]).toBe(message);
+  });
+
+  it('reports rate override rows by row: empty key, duplicate key, a field that is not a number', () => {
+    const f = edit(formFromDefinition(rated), (x) => {
+      const rows = x.groups[0]!.rate.overrides;
+      rows.push({ uid: 'e', key: '', limit: '', per: '', burst: '' }, { uid: 'd', key: 'acme', limit: '3', per: '', burst: '' });
+      rows[1]!.per = 'soon';
+    });
+    const errors = validateForm(f);
+    const slow = f.groups[0]!.rate.overrides[1]!.uid;
+    expect(errors).toMatchObject({
+      'groups.0.rate.overrides.#e.key': 'must not be empty (the key this rate is for)',
+      'groups.0.rate.overrides.#d.key': 'must be unique: "acme" has a rate override already',
+      [`groups.0.rate.overrides.#${slow}.per`]: 'must be a number',
+    });
+    // the server's paths (by key) land on the row too
+    expect(serverErrorsToForm(f, { 'groups.0.rate.overrides.slow.per': 'must be at least 1' })).toEqual({ [`groups.0.rate.overrides.#${slow}.per`]: 'must be at least 1' });
+  });
+});
+
 // ─── Fleet defaults: inherited fields in the draft ───
 describe('inherited fields', () => {
   const effective = { timeoutMs: 45_000, retry: { maxAttempts: 7, backoff: 'fixed', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }, thresholds: { depth: { warning: 5, critical: 10 } } };

@@ -9,6 +9,7 @@
 // lowercase phrase read after the field's label, saying what the value must be.
 import {
   groupSchema,
+  rateOverrideSchema,
   INHERITABLE_PATHS,
   readPath,
   taskDefinitionSchema,
@@ -40,6 +41,26 @@ export interface KeyPolicyRow {
   waitCritical: string;
 }
 export const KEY_POLICY_NUMBERS = ['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'jitter'] as const;
+// ---- Limits (issue #19): rate limits (server/core/rate-limit.ts) ----
+/** A rate as edited: `enabled` false = the block is absent. */
+export interface RateForm {
+  enabled: boolean;
+  limit: number;
+  per: number;
+  burst: number;
+}
+/** A per-key rate override: each field as typed, '' = the group's value. */
+export interface RateOverrideRow {
+  uid: string;
+  key: string;
+  limit: string;
+  per: string;
+  burst: string;
+}
+export interface GroupRateForm extends RateForm {
+  overrides: RateOverrideRow[];
+}
+const DEFAULT_RATE: RateForm = { enabled: false, limit: 10, per: 1000, burst: 0 };
 
 export interface GroupForm {
   uid: string;
@@ -48,7 +69,12 @@ export interface GroupForm {
   keyPath: string;
   overrides: OverrideRow[];
   keyPolicies: KeyPolicyRow[];
+  /** Limits (issue #19): the group's rate per key. */
+  rate: GroupRateForm;
 }
+
+/** A new group's rate: off, with a starting point shown once it is turned on. */
+export const newGroupRate = (): GroupRateForm => ({ ...DEFAULT_RATE, overrides: [] });
 
 export interface TaskForm {
   name: string;
@@ -75,6 +101,9 @@ export interface TaskForm {
    *  the definition had the block, so it is written back even at the defaults. */
   priority: { default: number; agingMs: number };
   priorityExplicit: boolean;
+  /** The task's own rate (`rate`), and `rateCostPath` as typed ('' = every execution costs 1). */
+  rate: RateForm;
+  rateCostPath: string;
   /** Issue 23: the circuit breaker (staged backpressure rides in backpressure.stages). */
   circuitBreaker: TaskDefinition['circuitBreaker'];
   /** Fleet defaults: the fields this task takes from the config's `defaults:` (block at the end). */
@@ -118,6 +147,22 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
       keyPath: g.keyPath ?? '',
       overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
       keyPolicies: Object.entries(g.keyPolicies ?? {}).map(([key, p]) => keyPolicyRow(key, p)),
+      // Limits (issue #19)
+      rate: g.rate
+        ? {
+            enabled: true,
+            limit: g.rate.limit,
+            per: g.rate.per,
+            burst: g.rate.burst,
+            overrides: Object.entries(g.rate.overrides).map(([key, o]) => ({
+              uid: newUid('r'),
+              key,
+              limit: o.limit === undefined ? '' : String(o.limit),
+              per: o.per === undefined ? '' : String(o.per),
+              burst: o.burst === undefined ? '' : String(o.burst),
+            })),
+          }
+        : newGroupRate(),
     })),
     retry: { ...d.retry },
     backpressure: { ...d.backpressure, ...(d.backpressure.stages ? { stages: { ...d.backpressure.stages } } : {}) },
@@ -128,6 +173,8 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
     // Limits (issue #19)
     priority: taskPriority(d.priority),
     priorityExplicit: d.priority !== undefined,
+    rate: d.rate ? { enabled: true, ...d.rate } : { ...DEFAULT_RATE },
+    rateCostPath: d.rateCostPath ?? '',
     circuitBreaker: { ...d.circuitBreaker },
     inherited: [...(d.inherited ?? [])],
   };
@@ -175,6 +222,9 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
       keyPath: optional(g.keyPath),
       overrides: Object.fromEntries(g.overrides.map((o) => [o.key, o.limit])),
       ...(g.keyPolicies.length ? { keyPolicies: Object.fromEntries(g.keyPolicies.map((r) => [r.key, keyPolicyInput(r)])) } : {}),
+      ...(g.rate.enabled
+        ? { rate: { limit: g.rate.limit, per: g.rate.per, burst: g.rate.burst, overrides: Object.fromEntries(g.rate.overrides.map((o) => [o.key, rateOverrideInput(o)])) } }
+        : {}),
     })),
     retry: f.retry,
     backpressure: f.backpressure,
@@ -190,9 +240,22 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
     ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
       ? { priority: { default: f.priority.default, agingMs: f.priority.agingMs } }
       : {}),
+    ...(f.rate.enabled ? { rate: { limit: f.rate.limit, per: f.rate.per, burst: f.rate.burst } } : {}),
+    ...(optional(f.rateCostPath) ? { rateCostPath: optional(f.rateCostPath) } : {}),
     circuitBreaker: f.circuitBreaker,
     ...(f.inherited.length ? { inherited: [...f.inherited] } : {}),
   };
+}
+
+/** A rate override row → the schema's input: '' fields left out (the group's), other text as a number (NaN if it is not one, so the schema says so). */
+function rateOverrideInput(o: RateOverrideRow): { limit?: number; per?: number; burst?: number } {
+  const num = (t: string) => (t.trim() === '' ? undefined : Number(t.trim()));
+  const out: { limit?: number; per?: number; burst?: number } = {};
+  for (const k of ['limit', 'per', 'burst'] as const) {
+    const v = num(o[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
 }
 
 export type ErrorMap = Record<string, string>;
@@ -231,6 +294,18 @@ export function validateForm(f: TaskForm): ErrorMap {
       const limit = groupSchema.shape.limit.safeParse(o.limit);
       if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });
     }
+    // Limits (issue #19): rate overrides row by row, the same way
+    if (!g.rate.enabled) return;
+    const rateSeen = new Set<string>();
+    for (const o of g.rate.overrides) {
+      const at = `groups.${gi}.rate.overrides.#${o.uid}`;
+      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this rate is for)' });
+      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
+      else if (rateSeen.has(o.key)) add({ path: `${at}.key`, message: `must be unique: "${o.key}" has a rate override already` });
+      rateSeen.add(o.key);
+      const r = rateOverrideSchema.safeParse(rateOverrideInput(o));
+      if (!r.success) for (const issue of r.error.issues) add({ path: `${at}.${issue.path.map(String).join('.')}`, message: issue.message });
+    }
   });
   // Key policies row by row, the same way (a key given twice would hide a row).
   f.groups.forEach((g, gi) => {
@@ -248,6 +323,8 @@ export function validateForm(f: TaskForm): ErrorMap {
     for (const issue of r.error.issues) {
       // groups.<i>.overrides.<key>: already reported per row above.
       if (issue.path[0] === 'groups' && issue.path[2] === 'overrides') continue;
+      // groups.<i>.rate.overrides.<key>: likewise (issue #19).
+      if (issue.path[0] === 'groups' && issue.path[2] === 'rate' && issue.path[3] === 'overrides') continue;
       add({ path: keyPolicyPath(f, issue.path.map(String).join('.')), message: issue.message });
     }
   }
@@ -269,6 +346,13 @@ export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>):
   const out: ErrorMap = {};
   for (const [rawPath, message] of Object.entries(errors)) {
     const path = keyPolicyPath(f, rawPath);
+    // Limits (issue #19): groups.<i>.rate.overrides.<key>.<field> → the row
+    const rm = /^groups\.(\d+)\.rate\.overrides\.(.+)\.(limit|per|burst)$/.exec(path);
+    const rrow = rm ? f.groups[Number(rm[1])]?.rate.overrides.find((o) => o.key === rm[2]) : undefined;
+    if (rrow) {
+      out[`groups.${rm![1]}.rate.overrides.#${rrow.uid}.${rm![3]}`] = readable(message);
+      continue;
+    }
     const m = /^groups\.(\d+)\.overrides\.(.+)$/.exec(path);
     const row = m ? f.groups[Number(m[1])]?.overrides.find((o) => o.key === m[2]) : undefined;
     out[row ? `groups.${m![1]}.overrides.#${row.uid}.limit` : path] = readable(message);

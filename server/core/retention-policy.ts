@@ -106,6 +106,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   metric_rollup_series: { rule: 'rollup-metrics: retention per resolution' },
   group_key_finishes: { rule: 'key-finishes: buckets older than 15 minutes' },
   group_slots: { rule: 'slot-gc: idle keys' },
+  rate_state: { rule: 'slot-gc: scopes whose theoretical arrival time has passed (an absent row means the same)' },
   coordinators: { rule: 'stale-members: stopped members forgotten after an hour' },
   overflow: { bounded: 'a queue, not history: drained back into executions by spill-drainer' },
   config_versions: { bounded: 'one row per configuration change an operator makes' },

@@ -54,6 +54,26 @@ const whole = (min: number, max: number) => number(min, max).int('must be a whol
 
 const limit = whole(1, 1_000_000);
 
+// ---- Limits (issue #19): rate limits (the rule: server/core/rate-limit.ts) -------------
+/** `limit` executions (cost units) per `per` ms, `burst` more at once when idle. */
+export const rateSchema = z.strictObject({
+  limit: whole(1, 1_000_000),
+  /** The interval in ms (1000 = per second, 60000 = per minute). */
+  per: whole(1, 86_400_000),
+  burst: whole(0, 1_000_000).default(0),
+});
+/** A key's rate: any of the fields; the others come from the group's rate. */
+export const rateOverrideSchema = z.strictObject({
+  limit: whole(1, 1_000_000).optional(),
+  per: whole(1, 86_400_000).optional(),
+  burst: whole(0, 1_000_000).optional(),
+});
+/** A group's rate, per key, with per-key overrides (`{ acme: { limit: 100 } }`). */
+export const groupRateSchema = rateSchema.extend({
+  overrides: inputRecord(z.string().min(1).max(200), rateOverrideSchema).default({}),
+});
+// ---- end Limits -------------------------------------------------------------------------
+
 export const groupSchema = z.strictObject({
   name: inputText.regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
   limit,
@@ -64,6 +84,8 @@ export const groupSchema = z.strictObject({
   /** Per-key policies (the third precedence level, block "Per-key policies" below):
    *  a key's own retry fields and wait lines, e.g. `{ acme: { retry: { maxAttempts: 8 } } }`. */
   keyPolicies: inputRecord(z.string().min(1).max(200), z.lazy(() => keyPolicySchema)).optional(),
+  /** Limits (issue #19): a rate per key of this group; absent = none. */
+  rate: groupRateSchema.optional(),
 });
 
 /** Concurrency groups per task: what the claim carries (docs/architecture.md § "How many groups"). */
@@ -242,6 +264,10 @@ export const taskDefinitionSchema = z
     paused: z.boolean().default(false),
     // Limits (issue #19)
     priority: taskPrioritySchema.optional(),
+    /** Rate limit of the whole task, cluster-wide; absent = none. */
+    rate: rateSchema.optional(),
+    /** Payload path of an execution's cost for every rate limit of the task (a number ≥ 0; else 1). */
+    rateCostPath: keyPathSchema.optional(),
     /** Issue 23 (the Protect block above). */
     circuitBreaker: circuitBreakerSchema.default(DEFAULT_CIRCUIT_BREAKER),
     // ─── Fleet defaults (three-level precedence, see the block at the end) ───

@@ -16,6 +16,8 @@ const KEYS = [
   'w3_pickup_p50_ms',
   'w3_pickup_p99_ms',
   'w4_jobs_per_s',
+  'w5_rate_error_pct',
+  'w5_max_window_excess',
   'w7_jobs_per_s',
   'w7_pct_of_w1',
   'claim_p99_ms_1k_keys',
@@ -48,6 +50,14 @@ describe('npm run bench -- --quick', () => {
     expect(r.w1_commits_per_job).toBeLessThan(1);
     expect(r.w2_commits_per_job).toBeLessThan(1);
     expect(output).toContain('W3 pickup latency');
+    // W5 (rate limits): an error is a percentage and the window excess a count, never negative;
+    // the run started work (a broken rate limit that starts nothing reports 100%)
+    expect(r.w5_rate_error_pct).toBeGreaterThanOrEqual(0);
+    expect(r.w5_rate_error_pct).toBeLessThan(100);
+    expect(r.w5_max_window_excess).toBeGreaterThanOrEqual(0);
+    expect(Number.isInteger(r.w5_max_window_excess)).toBe(true);
+    expect(r.w5_jobs_per_s).toBeGreaterThan(0);
+    expect(output).toMatch(/W5 20 keys × 20\/s \(burst 2\), 6 s\s+rate error ≤ [\d.]+%/);
     expect(output).toContain('targets: W2 ≥ 60% of W1');
   }, 180_000);
 
