@@ -144,21 +144,21 @@ export function GroupsEditor({
       )}
       {form.groups.map((g, gi) => (
         <fieldset key={g.uid} className="rounded-md border border-border" aria-label={`Group ${g.name || gi + 1}`}>
-          <div className="grid grid-cols-[minmax(0,1fr)_minmax(0,8rem)_minmax(0,1.2fr)_auto] items-start gap-3 border-b border-border bg-surface-2/60 p-3">
+          <div className="grid grid-cols-2 items-start gap-3 border-b border-border bg-surface-2/60 p-3 sm:grid-cols-[minmax(0,1fr)_minmax(0,8rem)_minmax(0,1.2fr)_auto]">
             <Field label="Group name" error={errors[`groups.${gi}.name`]}>
               <Input value={g.name} onChange={(e) => update((f) => void (f.groups[gi]!.name = e.target.value))} placeholder="tenant" />
             </Field>
             <Field label="Limit per key" error={errors[`groups.${gi}.limit`]}>
               <NumberInput value={g.limit} onValue={(v) => update((f) => void (f.groups[gi]!.limit = v))} />
             </Field>
-            <Field label="Key path" hint="Payload path of the key, unless the producer passes it" error={errors[`groups.${gi}.keyPath`]}>
+            <Field label="Key path" hint="Payload path of the key, unless the producer passes it" error={errors[`groups.${gi}.keyPath`]} className="col-span-2 sm:col-span-1">
               <Input value={g.keyPath} onChange={(e) => update((f) => void (f.groups[gi]!.keyPath = e.target.value))} placeholder="tenant.id" className="font-mono" />
             </Field>
             {!readOnly && (
               <Button
                 variant="danger"
                 size="sm"
-                className="mt-[22px]"
+                className="col-span-2 justify-self-start sm:col-span-1 sm:mt-[22px]"
                 aria-label={`Remove group ${g.name}`}
                 onClick={() => update((f) => void f.groups.splice(gi, 1))}
               >
