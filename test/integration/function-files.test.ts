@@ -180,6 +180,7 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_claim_rows', // new: the claim's body, confined to given partitions after a finish
       'sluice_cycle', // the enqueue/cycle deadlock fix: counter rows locked in one pass
       'sluice_release_keys', // 20261124210000001_priorities: released in claim order (claim_at)
+      'sluice_finish_rows', // new: sluice_finish's body, with the slot counters left to sluice_cycle (one upsert per cycle)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });
