@@ -6,8 +6,8 @@
 -- false. Split 2026-11-24 so that sluice_cycle can move a finish's and a claim's
 -- group_slots counters in one upsert (docs/benchmarks.md, "One slot upsert per cycle");
 -- the signature and the reply are unchanged for the completer and the lease rescuer.
--- plpgsql, not sql: a LANGUAGE sql body is checked at creation, and the function files
--- are applied in name order, sluice_finish before sluice_finish_rows.
+-- plpgsql rather than an inlinable sql function: a set-returning call of a plpgsql
+-- function is not inlined either way, and this keeps the caller-facing definition short.
 
 CREATE OR REPLACE FUNCTION public.sluice_finish(p_task text, p_ids bigint[], p_tokens uuid[], p_outcomes text[], p_run_at timestamp with time zone[], p_errors text[], p_stacks text[], p_fingerprints text[], p_only_expired boolean DEFAULT false, p_stale_ms integer DEFAULT 0)
  RETURNS TABLE(id bigint, outcome text)
