@@ -19,7 +19,9 @@
 // is still made on the exact depths under the lock; when it is anything but "accept
 // every row, no throttle" the transaction is rolled back and the call runs again the
 // locked way (partition_stats → group_slots → stream locks → insert), so a throttle,
-// spill, shed or reject behaves exactly as before.
+// spill, shed or reject behaves exactly as before. The early way is only tried when the
+// depths read without a lock predict a clean accept, so a producer held back by
+// backpressure does not insert and roll back every call.
 import { CoreError, isCoreError } from '../core/errors';
 import { DEFAULT_MAX_PAYLOAD_BYTES, jsonProblem, textProblem } from '../core/input-text';
 import type { FieldError, TaskDefinition } from '../core/task-definition';
@@ -275,8 +277,20 @@ async function enqueueOnce(
             }
           });
 
-        // Early insert (see the header): no stream key in the batch.
-        if (earlyInsert && live.length > 0 && live.every((i) => prepared[i]!.streamKey === null)) {
+        // Early insert (see the header): no stream key in the batch, and the depths read
+        // without a lock (loadTaskForEnqueue) predict "accept all, unthrottled" — so a
+        // producer being refused or throttled does not insert and roll back each call.
+        const predictedClean = () => {
+          const predicted = planEnqueue({
+            backpressure: def.backpressure,
+            executions: live.map((i) => ({ index: i, partition: partitions[i]!, streamKey: null })),
+            partitions: new Map(live.map((i) => [partitions[i]!, { depth: Math.max(0, task.depths[partitions[i]!] ?? 0), spilled: 0 }])),
+            streamsWithSpilled: new Set(),
+            rand: () => 0.5, // a prediction only: the caller's rand is kept for the decision
+          });
+          return !predicted.rejection && predicted.throttledMs === 0 && predicted.accepted.length === live.length;
+        };
+        if (earlyInsert && live.length > 0 && live.every((i) => prepared[i]!.streamKey === null) && predictedClean()) {
           const inserted = await insertExecutions(client, taskName, live.map((i) => row(i, 0)));
           const locked = await lockPartitions(client, taskName, live.map((i) => partitions[i]!));
           const byPartition = new Map(locked.map((l) => [l.partition, l]));
