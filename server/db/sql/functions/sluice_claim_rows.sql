@@ -186,21 +186,31 @@ BEGIN
         ) x
       ),
       ck AS (
-        SELECT c.id, k.gk, row_number() OVER (PARTITION BY k.gk ORDER BY c.ord) AS rn
+        SELECT c.id, c.ord, k.gk
         FROM cand c CROSS JOIN LATERAL unnest(c.group_keys) AS k(gk)
       ),
       -- Each distinct key of the window with its running count (from the arrays read
       -- above: no table access, so the cost follows the window and the concurrency, not
-      -- the number of keys) and its limit. MATERIALIZED: looked up once per key, not once
-      -- per ranked row.
+      -- the number of keys), its limit and how many window rows carry it. MATERIALIZED:
+      -- looked up once per key, not once per ranked row.
       keys AS MATERIALIZED (
-        SELECT d.gk, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim
-        FROM (SELECT DISTINCT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey FROM ck) d
+        SELECT d.gk, d.cnt, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim
+        FROM (SELECT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey, count(*) AS cnt
+              FROM ck GROUP BY ck.gk) d
         LEFT JOIN unnest(v_run_keys, v_run_n) AS r(gk, n) ON r.gk = d.gk
       ),
+      -- Ranked per key only where the window can reach the limit (used + cnt > lim): a
+      -- key with room for all its window rows has every rank ≤ cnt, so none of its rows
+      -- can be turned down by it. Same result as ranking every key; in W7 (10 keys per
+      -- row, ~2 running per key of limit 5) it sorts a few of the ~1,660 (row, key) pairs
+      -- instead of all of them (2026-11-24, docs/benchmarks.md "Several coordinators").
       bad AS (
-        SELECT DISTINCT ck.id FROM ck JOIN keys USING (gk)
-        WHERE keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim
+        SELECT DISTINCT t.id FROM (
+          SELECT ck.id, keys.used, keys.lim, row_number() OVER (PARTITION BY ck.gk ORDER BY ck.ord) AS rn
+          FROM ck JOIN keys USING (gk)
+          WHERE keys.lim IS NOT NULL AND keys.used + keys.cnt > keys.lim
+        ) t
+        WHERE t.used + t.rn > t.lim
       ),
       kept AS (
         SELECT c.id, c.ord, c.group_keys FROM cand c WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id)
