@@ -17,6 +17,9 @@
 //                          (retention has cycled by then)
 //   soak_pickup_p99_ms     pickup p99 outside the held window
 // plus soak_w2_capacity_per_s, soak_arrival_per_s, soak_minutes.
+// `-- --rate N` fixes the arrivals at N/s instead of 50% of the measured capacity (the
+// capacity is still measured and printed): on a machine shared with other work the
+// measured capacity moves 2× run to run, so an A/B of two builds needs the same arrivals.
 import fs from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
@@ -32,17 +35,21 @@ import { percentile } from '../server/core/metrics';
 import { w2Definition } from './support/engine-workloads';
 
 function usage(msg: string): never {
-  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--json FILE]`);
+  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--rate N] [--json FILE]`);
   process.exit(2);
 }
 const argv = process.argv.slice(2);
 let minutes = 8;
 let jsonFile: string | undefined;
+let fixedRate: number | undefined;
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--minutes') {
     minutes = Number(argv[++i]);
     if (!Number.isFinite(minutes) || minutes < 0.5 || minutes > 24 * 60) usage('--minutes takes a number from 0.5 to 1440');
+  } else if (a === '--rate') {
+    fixedRate = Number(argv[++i]);
+    if (!Number.isFinite(fixedRate) || fixedRate < 1 || fixedRate > 100_000) usage('--rate takes a number of arrivals per second from 1 to 100000');
   } else if (a === '--json') {
     jsonFile = argv[++i];
     if (!jsonFile || jsonFile.startsWith('--')) usage('--json needs a file name');
@@ -112,8 +119,8 @@ const capWin = await pool.query<{ s: number }>(`SELECT extract(epoch FROM max(fi
 const capacity = capJobs / Math.max(0.001, Number(capWin.rows[0]!.s));
 await pool.query(`DELETE FROM executions WHERE task = 'cap'`);
 await pool.query('VACUUM (ANALYZE) executions');
-const rate = capacity / 2;
-console.log(`W2 capacity with 3 coordinators: ${Math.round(capacity)} jobs/s → arrivals at ${Math.round(rate)}/s for ${minutes} min`);
+const rate = fixedRate ?? capacity / 2;
+console.log(`W2 capacity with 3 coordinators: ${Math.round(capacity)} jobs/s → arrivals at ${Math.round(rate)}/s${fixedRate !== undefined ? ' (--rate)' : ''} for ${minutes} min`);
 
 // ---- 2. The soak.
 const pickups: { at: number; ms: number }[] = [];
@@ -254,7 +261,7 @@ await pool.end();
 await pgServer.stop();
 
 const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = 50% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
+console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = ${Math.round((100 * rate) / capacity)}% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
 console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
 for (const r of rows) {
   console.log(

@@ -260,12 +260,30 @@ export const ENQUEUE_CHANNEL = 'sluice_enqueue';
 /** Moves the (already locked) partition counters for what this transaction enqueued,
  *  and with `wake` queues the sluice_enqueue notification in the same round trip.
  *  `throttled`: the accepted executions were delayed by the throttle policy (counted
- *  in throttled_total, the backpressure chart's "throttled /s"). */
-export async function addEnqueueCounters(db: Db, task: string, deltas: readonly PartitionEnqueueDelta[], wake = false, throttled = false): Promise<void> {
+ *  in throttled_total, the backpressure chart's "throttled /s").
+ *  `groupKeys`: the early-insert enqueue (services/enqueue.ts) passes the accepted rows'
+ *  (group, key) pairs, and their group_slots +queued goes in the same statement: the
+ *  partition_stats rows are already locked by this transaction, so the statement waits
+ *  for nothing but the group_slots rows, which it takes in (group, key) order as
+ *  addQueuedGroupKeys does — the lock order is unchanged, one round trip is saved. */
+export async function addEnqueueCounters(
+  db: Db,
+  task: string,
+  deltas: readonly PartitionEnqueueDelta[],
+  wake = false,
+  throttled = false,
+  groupKeys: readonly [string, string][] = [],
+): Promise<void> {
   const d = deltas.filter((x) => x.accepted + x.spilled + x.shed > 0);
   if (d.length === 0) return;
   await db.query(
-    `WITH moved AS (
+    `WITH slots AS (
+       INSERT INTO group_slots AS gs (task, group_name, group_key, queued, last_used_at)
+       SELECT $1, g, k, count(*), now() FROM unnest($9::text[], $10::text[]) AS x(g, k)
+       GROUP BY g, k ORDER BY g, k
+       ON CONFLICT (task, group_name, group_key) DO UPDATE SET queued = gs.queued + excluded.queued, last_used_at = now()
+     ),
+     moved AS (
        UPDATE partition_stats ps
        SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,
            arrivals_total = ps.arrivals_total + d.accepted + d.spilled + d.shed,
@@ -277,7 +295,10 @@ export async function addEnqueueCounters(db: Db, task: string, deltas: readonly 
        WHERE ps.task = $1 AND ps.partition = d.partition
      )
      SELECT CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
-    [task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake, throttled, d.map((x) => x.stage ?? null)],
+    [
+      task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake, throttled,
+      d.map((x) => x.stage ?? null), groupKeys.map((x) => x[0]), groupKeys.map((x) => x[1]),
+    ],
   );
 }
 

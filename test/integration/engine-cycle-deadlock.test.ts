@@ -77,7 +77,7 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     ]);
   });
 
-  it('group slots: a key a producer holds is left for the next claim instead of waited for, and no deadlock', async () => {
+  it('group slots: the cycle takes its slot rows in one sorted pass, so it waits for a producer holding one and neither deadlocks', async () => {
     await applyTasks(db.pool, [{ name: 'dl_gs', partitions: 2, concurrency: 10, routing: { strategy: 'hash', keyPath: 'k' }, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] }]);
     // Coordinator 1 owns partition 0; partition 1 is another coordinator's, where the producer enqueues.
     const c1 = await fakeCoordinator(db.pool, ['dl_gs'], { dl_gs: [0] });
@@ -92,20 +92,22 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     await producer.query('BEGIN');
     await lockPartitions(producer, 'dl_gs', [1]);
     await addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'a']]);
-    // The cycle finishes tenant=b (its slot row locked) and would claim the tenant=a row.
-    const r = await Promise.race([
-      finishAndClaimExecutions(cycler, c1, 'dl_gs', [{ id: running!.id, leaseToken: running!.leaseToken, outcome: 'succeeded' }], 1, 60_000),
-      sleep(5_000).then(() => 'the cycle waited for the producer' as const),
+    // The cycle finishes tenant=b and claims the tenant=a row: its one slot upsert (a, then
+    // b) waits for the producer's row a, holding no slot row yet.
+    const cyclePid = await pidOf(cycler);
+    const cycle = finishAndClaimExecutions(cycler, c1, 'dl_gs', [{ id: running!.id, leaseToken: running!.leaseToken, outcome: 'succeeded' }], 1, 60_000);
+    await waitingForLock(cyclePid);
+    // The producer goes on to b: it must not wait for the cycle (a deadlock would be
+    // reported here as 40P01 after deadlock_timeout).
+    const more = await Promise.race([
+      addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'b']]).then(() => 'done' as const),
+      sleep(5_000).then(() => 'the producer waited for the cycle' as const),
     ]);
-    expect(r).not.toBe('the cycle waited for the producer');
-    if (typeof r === 'string') return;
-    expect(r.applied.get(running!.id)).toBe('succeeded');
-    expect(r.claimed).toEqual([]); // tenant=a's slot row was held: left queued, not waited for
-    await addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'b']]);
+    expect(more).toBe('done');
     await producer.query('ROLLBACK');
-
-    const next = await claimExecutions(db.pool, c1, 'dl_gs', 1, 60_000);
-    expect(next.map((e) => e.id)).toEqual([queuedA]);
+    const r = await cycle;
+    expect(r.applied.get(running!.id)).toBe('succeeded');
+    expect(r.claimed.map((e) => e.id)).toEqual([queuedA]);
     const gs = await db.pool.query(`SELECT group_key, in_flight, queued FROM group_slots WHERE task = 'dl_gs' ORDER BY group_key`);
     expect(gs.rows).toEqual([
       { group_key: 'a', in_flight: 1, queued: 0 },

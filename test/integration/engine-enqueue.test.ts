@@ -96,6 +96,40 @@ describe('backpressure', () => {
     expect(reply.body).toMatchObject({ retryAfterMs: 2500 });
   });
 
+  it('early insert: when the decision under the lock is a reject, the rows it inserted roll back and the call is refused as before', async () => {
+    await applyTasks(db.pool, [{ name: 'early', partitions: 1, backpressure: { maxDepth: 5, policy: 'reject', retryAfterMs: 1000 } }]);
+    await enqueue(db.pool, 'early', [1, 2, 3].map((i) => ({ payload: { i } })));
+    const seq = async () => Number((await db.pool.query('SELECT last_value FROM executions_id_seq')).rows[0].last_value);
+    const holder = await db.pool.connect();
+    try {
+      // Another transaction holds the counter row, as a concurrent enqueue does.
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM partition_stats WHERE task = 'early' FOR NO KEY UPDATE`);
+      const before = await seq();
+      // The producer read depth 3 without a lock (room for 2): it inserts first, then waits for the row.
+      const call = enqueue(db.pool, 'early', [{ payload: { a: 1 } }, { payload: { a: 2 } }]);
+      for (let i = 0; ; i++) {
+        const w = await db.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM partition_stats%' AND pid <> pg_backend_pid()`,
+        );
+        if (w.rows.length > 0) break;
+        if (i > 500) throw new Error('the producer never waited for the counter row');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(await seq()).toBe(before + 2); // the early insert drew its ids
+      // The other transaction filled the partition meanwhile.
+      await holder.query(`UPDATE partition_stats SET depth = 5 WHERE task = 'early'`);
+      await holder.query('COMMIT');
+      await expect(call).rejects.toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfterMs: 1000 });
+    } finally {
+      holder.release();
+    }
+    const rows = await db.pool.query(`SELECT count(*)::int AS n FROM executions WHERE task = 'early'`);
+    expect(rows.rows[0].n).toBe(3); // nothing of the refused call stayed
+    const [p] = await partitionStats(db.pool, 'early');
+    expect(p).toMatchObject({ depth: 5, rejected_total: 2 });
+  });
+
   it('throttle: accepted but delayed, bounded by throttleMaxDelayMs', async () => {
     await applyTasks(db.pool, [
       { name: 'thr', partitions: 1, backpressure: { maxDepth: 5, policy: 'throttle', throttleDelayMs: 100, throttleMaxDelayMs: 400 } },

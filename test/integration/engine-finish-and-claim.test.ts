@@ -84,6 +84,51 @@ describe('finish and claim in one call', () => {
     expect(gs.rows).toEqual([{ in_flight: 1, queued: 1 }]);
   });
 
+  it('moves a grouped task\'s slot counters in one upsert exactly as a finish then a claim would, outcome by outcome', async () => {
+    // Two groups, keys shared between the rows finishing and the rows claimed in the same
+    // call, every outcome (a retry and a release are queued again: +queued on their keys).
+    await applyTasks(db.pool, [{
+      name: 'fcslots', partitions: 2, concurrency: 12,
+      groups: [{ name: 'tenant', limit: 6, keyPath: 't' }, { name: 'key', limit: 2, keyPath: 'k' }],
+      retry: { maxAttempts: 5, backoff: 'fixed', baseDelayMs: 0 },
+    }]);
+    const me = await fakeCoordinator(db.pool, ['fcslots']);
+    await enqueue(db.pool, 'fcslots', Array.from({ length: 60 }, (_, i) => ({ payload: { t: `t${i % 3}`, k: `k${i % 7}`, i } })));
+    // Counters recomputed from the rows (running = in_flight, queued = queued), per key.
+    const mismatches = async () =>
+      (await db.pool.query(
+        `WITH actual AS (
+           SELECT k, count(*) FILTER (WHERE state = 'running')::int AS f, count(*) FILTER (WHERE state = 'queued')::int AS q
+           FROM executions, unnest(group_keys) AS k WHERE task = 'fcslots' GROUP BY k
+         )
+         SELECT coalesce(a.k, gs.group_name || '=' || gs.group_key) AS k, gs.in_flight, gs.queued, a.f, a.q
+         FROM actual a FULL JOIN (SELECT * FROM group_slots WHERE task = 'fcslots') gs ON a.k = gs.group_name || '=' || gs.group_key
+         WHERE coalesce(gs.in_flight, 0) <> coalesce(a.f, 0) OR coalesce(gs.queued, 0) <> coalesce(a.q, 0)`,
+      )).rows;
+    let running = await claimExecutions(db.pool, me, 'fcslots', 12, 60_000);
+    expect(running.length).toBeGreaterThan(0);
+    expect(await mismatches()).toEqual([]);
+    const outcomes = ['succeeded', 'retry', 'dead', 'release', 'succeeded'] as const;
+    for (let round = 0; round < 8 && running.length > 0; round++) {
+      const done = running.slice(0, Math.max(1, running.length - 2));
+      const items = done.map((e, j) => ({
+        id: e.id, leaseToken: e.leaseToken, outcome: outcomes[(round + j) % outcomes.length]!,
+        ...(outcomes[(round + j) % outcomes.length] === 'retry' ? { runAt: new Date(Date.now() - 1000), error: 'x' } : {}),
+        ...(outcomes[(round + j) % outcomes.length] === 'dead' ? { error: 'x' } : {}),
+      }));
+      const r = await finishAndClaimExecutions(db.pool, me, 'fcslots', items, 12, 60_000);
+      expect(r.applied.size).toBe(done.length);
+      expect(await mismatches()).toEqual([]);
+      running = [...running.slice(done.length), ...r.claimed];
+      // every group limit held
+      const over = await db.pool.query(
+        `SELECT k, count(*)::int AS n FROM executions, unnest(group_keys) AS k WHERE task = 'fcslots' AND state = 'running'
+         GROUP BY k HAVING count(*) > CASE WHEN k LIKE 'tenant=%' THEN 6 ELSE 2 END`,
+      );
+      expect(over.rows).toEqual([]);
+    }
+  });
+
   it("the claim's update goes by primary key, not through the task's backlog", async () => {
     await applyTasks(db.pool, [{ name: 'fcscan', partitions: 1, concurrency: 10, backpressure: { maxDepth: 100_000 } }]);
     const me = await fakeCoordinator(db.pool, ['fcscan']);

@@ -28,5 +28,8 @@ describe('npm run bench:soak -- --minutes 0.5', () => {
     const { code, output } = await runBench('bench/soak.ts', ['--minutes', 'x']);
     expect(code).toBe(2);
     expect(output).toContain('--minutes takes a number');
+    const rate = await runBench('bench/soak.ts', ['--rate', '0']);
+    expect(rate.code).toBe(2);
+    expect(rate.output).toContain('--rate takes a number');
   }, 60_000);
 });

@@ -2,9 +2,9 @@
 -- `max` queued executions of a task from the partitions this coordinator owns (and, when
 -- `parts` is not NULL, that are in `parts`). sluice_claim(coordinator, task, max,
 -- lease_ms) is this with parts NULL and after_finish false (the claim loop's call);
--- sluice_cycle calls it after sluice_finish in the same transaction with the partitions
--- whose counter rows it locked first and after_finish true (see below: "Claim after a
--- finish"). One call = one round trip and one
+-- sluice_cycle calls it after the finish in the same transaction with the partitions
+-- whose counter rows it locked first, and after_finish true when the cycle moves the
+-- claimed rows' group_slots counters itself (see below: "Claim after a finish"). One call = one round trip and one
 -- commit; docs/architecture.md § "Claiming" is the long form.
 --
 -- Shape:
@@ -103,8 +103,6 @@ DECLARE
   v_got     bigint[];
   v_parts   integer[];
   v_gks     text[];
-  v_keys    text[];
-  v_held    text[];
   -- Rate limits (issue #19)
   v_grate     boolean := false;       -- some group of the task has a rate
   v_task_spec jsonb;                  -- the task's own rate, NULL = none
@@ -276,41 +274,54 @@ BEGIN
         ) x
       ),
       ck AS (
-        -- cb (rate limits): the cost ranked before this row in its key
-        SELECT c.id, k.gk, row_number() OVER (PARTITION BY k.gk ORDER BY c.ord) AS rn,
-               sum(c.cost) OVER (PARTITION BY k.gk ORDER BY c.ord) - c.cost AS cb
+        -- c.cost: rate limits (issue #19), summed per key in `bad` below
+        SELECT c.id, c.ord, c.cost, k.gk
         FROM cand c CROSS JOIN LATERAL unnest(c.group_keys) AS k(gk)
       ),
       -- Each distinct key of the window with its running count (from the arrays read
       -- above: no table access, so the cost follows the window and the concurrency, not
-      -- the number of keys) and its limit. MATERIALIZED: looked up once per key, not once
-      -- per ranked row.
+      -- the number of keys), its limit and how many window rows carry it. MATERIALIZED:
+      -- looked up once per key, not once per ranked row.
       keys AS MATERIALIZED (
-        SELECT d.gk, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim,
+        SELECT d.gk, d.cnt, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim,
                -- Rate limits (issue #19): the key's allowance now, NULL = no rate (one
                -- primary-key probe per key, only when some group has a rate)
                CASE WHEN v_grate THEN sluice_rate_allowance(sluice_key_rate(v_rt.groups, d.gname, d.gkey),
                  (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = d.gname AND rs.group_key = d.gkey),
                  v_now_ms) END AS rb
-        FROM (SELECT DISTINCT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey FROM ck) d
+        FROM (SELECT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey, count(*) AS cnt
+              FROM ck GROUP BY ck.gk) d
         LEFT JOIN unnest(v_run_keys, v_run_n) AS r(gk, n) ON r.gk = d.gk
       ),
+      -- Ranked per key only where the window can reach the limit (used + cnt > lim): a
+      -- key with room for all its window rows has every rank ≤ cnt, so none of its rows
+      -- can be turned down by it. Same result as ranking every key; in W7 (10 keys per
+      -- row, ~2 running per key of limit 5) it sorts a few of the ~1,660 (row, key) pairs
+      -- instead of all of them (2026-11-24, docs/benchmarks.md "Several coordinators").
       bad AS (
-        SELECT DISTINCT ck.id FROM ck JOIN keys USING (gk)
-        WHERE (keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim)
-           OR (keys.rb IS NOT NULL AND ck.cb > keys.rb)  -- Rate limits (issue #19)
+        SELECT DISTINCT t.id FROM (
+          SELECT ck.id, keys.used, keys.lim, row_number() OVER (PARTITION BY ck.gk ORDER BY ck.ord) AS rn
+          FROM ck JOIN keys USING (gk)
+          WHERE keys.lim IS NOT NULL AND keys.used + keys.cnt > keys.lim
+        ) t
+        WHERE t.used + t.rn > t.lim
+        UNION
+        -- Rate limits (issue #19): the cost ranked before the row in its key (cb) must fit
+        -- the key's allowance; only rate-limited keys are ranked (rb IS NULL otherwise)
+        SELECT u.id FROM (
+          SELECT ck.id, keys.rb, sum(ck.cost) OVER (PARTITION BY ck.gk ORDER BY ck.ord) - ck.cost AS cb
+          FROM ck JOIN keys USING (gk)
+          WHERE keys.rb IS NOT NULL
+        ) u
+        WHERE u.cb > u.rb
       ),
       kept AS (
         SELECT c.id, c.ord, c.group_keys FROM cand c WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id)
         ORDER BY c.ord LIMIT v_free
       )
-      -- v_keys: the kept rows' distinct keys, for the after-finish slot-row locking below
-      -- (read here from the window instead of again from executions: 4.8 ms per cycle in
-      -- the soak of 2026-11-24 on a loaded box)
       SELECT (SELECT array_agg(k.id ORDER BY k.ord) FROM kept k), (SELECT count(*) FROM cand),
-             (SELECT coalesce(sum(z.skipped), 0) FROM (SELECT max(c.pos) - count(*) AS skipped FROM cand c GROUP BY c.part) z),
-             (SELECT coalesce(array_agg(DISTINCT g.gk), '{}') FROM kept k CROSS JOIN LATERAL unnest(k.group_keys) AS g(gk))
-      INTO v_ids, v_cands, v_skipped, v_keys;
+             (SELECT coalesce(sum(z.skipped), 0) FROM (SELECT max(c.pos) - count(*) AS skipped FROM cand c GROUP BY c.part) z)
+      INTO v_ids, v_cands, v_skipped;
       -- A full round needs nothing more. Nor does a short round whose window filled
       -- without skipping many rows of saturated keys: its head had enough claimable rows
       -- and the ranking turned some down (tenants sharing the slots in turn, as in W2);
@@ -374,41 +385,17 @@ BEGIN
     IF v_ids IS NULL THEN RETURN; END IF;
   END IF;
 
-  -- Claim after a finish (sluice_cycle): the finish already holds the group_slots rows
-  -- of the keys it freed, so waiting here for a slot row of another key would take
-  -- group_slots in two passes — and a producer that holds that row (its enqueue takes
-  -- partition_stats → group_slots in order, on partitions another coordinator owns) and
-  -- waits for one of the finish's rows deadlocks with us. So the slot rows of the
-  -- candidates' keys are locked without waiting (SKIP LOCKED: a row this transaction
-  -- already holds is not skipped), and a candidate with a key whose row a producer holds
-  -- right now stays queued for the next claim. Nothing else here can wait: sluice_cycle
-  -- locked the task_runtime row and the partition_stats rows of `parts` (≥ every
-  -- partition claimed from) before the finish, and the queued rows of the task change
-  -- only under the task_runtime lock. A key without a slot row is kept (its row is
-  -- created by the upsert below; a committed queued row's key always has one).
-  IF p_after_finish AND v_rt.groups <> '{}'::jsonb THEN
-    -- one primary-key probe per key (the IN (subquery) form read ~800 blocks per call
-    -- of the bloated group_slots heap in the same soak)
-    SELECT coalesce(array_agg(l.gk), '{}') INTO v_held FROM (
-      SELECT gs.group_name || '=' || gs.group_key AS gk
-      FROM unnest(v_keys) AS k(gk)
-      JOIN group_slots gs ON gs.task = p_task AND gs.group_name = split_part(k.gk, '=', 1)
-        AND gs.group_key = substr(k.gk, strpos(k.gk, '=') + 1)
-      FOR NO KEY UPDATE OF gs SKIP LOCKED
-    ) l;
-    IF cardinality(v_held) < cardinality(v_keys) THEN
-      SELECT array_agg(c.id ORDER BY c.ord) INTO v_ids
-      FROM unnest(v_ids) WITH ORDINALITY AS c(id, ord)
-      JOIN executions e ON e.id = c.id
-      WHERE NOT EXISTS (
-        SELECT 1 FROM unnest(e.group_keys) AS k(gk)
-        WHERE k.gk <> ALL (v_held) AND EXISTS (
-          SELECT 1 FROM group_slots gs
-          WHERE gs.task = p_task AND gs.group_name = split_part(k.gk, '=', 1)
-            AND gs.group_key = substr(k.gk, strpos(k.gk, '=') + 1)));
-      IF v_ids IS NULL THEN RETURN; END IF;
-    END IF;
-  END IF;
+  -- Claim after a finish (p_after_finish, sluice_cycle on a grouped task): the group_slots
+  -- counters of the claimed rows are NOT moved here. sluice_cycle moves them together with
+  -- the finish's decrements (sluice_finish_rows with defer_slots) in one sorted upsert
+  -- after this returns, so the cycle takes group_slots rows in one pass, in (group, key)
+  -- order, as an enqueue does: no deadlock with a producer, and no skipping of candidates
+  -- whose slot row a producer holds (the SKIP LOCKED probe that was here until
+  -- 2026-11-24: 2–3 ms per cycle, plus a second upsert of ~600 keys, 9 ms, in W7; see
+  -- docs/benchmarks.md "One slot upsert per cycle"). Nothing else here can wait:
+  -- sluice_cycle locked the task_runtime row and the partition_stats rows of `parts`
+  -- (≥ every partition claimed from) before the finish, and the queued rows of the task
+  -- change only under the task_runtime lock.
 
   WITH upd AS (
     UPDATE executions e
@@ -439,7 +426,7 @@ BEGIN
   FROM (SELECT p AS part, count(*) AS n FROM unnest(v_parts) p GROUP BY p) d
   WHERE ps.task = p_task AND ps.partition = d.part;
 
-  IF cardinality(v_gks) > 0 THEN
+  IF cardinality(v_gks) > 0 AND NOT p_after_finish THEN
     INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
     SELECT p_task, split_part(g, '=', 1), substr(g, strpos(g, '=') + 1), count(*), 0, now()
     FROM unnest(v_gks) g GROUP BY g ORDER BY 2, 3

@@ -21,6 +21,18 @@
 --    without waiting (sluice_claim_rows' p_after_finish). A cycle that only finishes or
 --    only claims is one pass already. test/integration/engine-cycle-deadlock.test.ts
 --    replays both interleavings.
+--  * one slot upsert (grouped task, finish and claim in one call): sluice_finish_rows runs
+--    with defer_slots and sluice_claim_rows with after_finish, so neither touches
+--    group_slots; the cycle then moves both batches' counters in ONE upsert sorted by
+--    (group, key) — a key finished and claimed in the same cycle is written once. Rows
+--    waiting on the freed keys are released before the claim (room counted net of the
+--    finish's decrements), finished stream heads promoted after the upsert (group_slots
+--    before the streams' advisory locks, as everywhere). The upsert waits
+--    for a slot row a producer holds (the producer takes its rows in the same order and
+--    waits for nothing the cycle holds: its partition_stats rows are others', since the
+--    cycle locked its own first); until 2026-11-24 the claim skipped such keys instead
+--    and the finish and the claim each ran an upsert. A stream head's successor, promoted
+--    after the claim now, is claimed by the next cycle in a grouped task.
 --
 -- Lean reply, since it is the hottest call there is: only the ids that did NOT take
 -- effect (fenced: the lease was lost; an applied item took the outcome it asked for),
@@ -49,9 +61,24 @@ DECLARE
   v_applied bigint[];
   v_n       integer := coalesce(cardinality(p_ids), 0);
   v_parts   integer[];
+  v_groups  jsonb;
+  v_defer   boolean := false;
+  v_fgks    text[];
+  v_fouts   text[];
+  v_streams text[];
+  v_new     text[];
+  v_cids    bigint[];
+  v_cparts  integer[];
+  v_catt    integer[];
+  v_cpay    jsonb[];
+  v_cgroups jsonb[];
+  v_cstream text[];
+  v_cidem   text[];
+  v_ctoken  uuid[];
 BEGIN
   IF v_n > 0 AND p_max > 0 THEN
-    PERFORM 1 FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
+    SELECT t.groups INTO v_groups FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
+    v_defer := coalesce(v_groups <> '{}'::jsonb, false);
     SELECT array_agg(x.part ORDER BY x.part) INTO v_parts FROM (
       SELECT o.partition AS part FROM partition_owners o WHERE o.owner = p_coordinator AND o.task = p_task
       UNION
@@ -63,19 +90,114 @@ BEGIN
   IF v_n > 0 THEN
     -- Multi-argument unnest pads a NULL (or shorter) array with NULLs, so NULL arrays
     -- stand for "NULL for every item" in sluice_finish.
-    SELECT coalesce(array_agg(f.id), '{}') INTO v_applied
-    FROM sluice_finish(p_task, p_ids, p_tokens, p_outcomes, coalesce(p_run_at, '{}'), coalesce(p_errors, '{}'),
-                       coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0) f;
+    SELECT coalesce(array_agg(f.id) FILTER (WHERE f.id IS NOT NULL), '{}'),
+           coalesce(array_agg(f.slot_key) FILTER (WHERE f.slot_key IS NOT NULL), '{}'),
+           coalesce(array_agg(f.outcome) FILTER (WHERE f.slot_key IS NOT NULL), '{}'),
+           coalesce(array_agg(f.stream_key) FILTER (WHERE f.stream_key IS NOT NULL), '{}')
+    INTO v_applied, v_fgks, v_fouts, v_streams
+    FROM sluice_finish_rows(p_task, p_ids, p_tokens, p_outcomes, coalesce(p_run_at, '{}'), coalesce(p_errors, '{}'),
+                            coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0, v_defer) f;
     IF cardinality(v_applied) < v_n THEN
       RETURN QUERY
       SELECT i.id, NULL::integer, NULL::integer, NULL::jsonb, NULL::jsonb, NULL::text, NULL::text, NULL::uuid
       FROM unnest(p_ids) AS i(id) WHERE i.id <> ALL (v_applied);
     END IF;
   END IF;
-  IF p_max > 0 THEN
+  IF p_max > 0 AND NOT v_defer THEN
     RETURN QUERY
     SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
-    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END, v_n > 0) c;
+    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END, false) c;
+  ELSIF v_defer THEN
+    -- Rows waiting on a key the finish freed become claimable before the claim, as many
+    -- as the key has room for (sluice_release_keys' statement, with the room counted
+    -- net of the finish's decrements, which group_slots does not hold yet), so this
+    -- claim can take them as it did when the finish released them itself. One probe of
+    -- the waiting index when the task has no waiting rows.
+    IF cardinality(v_fgks) > 0 AND EXISTS (
+      SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
+      ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
+    ) THEN
+      WITH room AS (
+        SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL
+                          ELSE greatest(l.lim - greatest(coalesce(s.in_flight, 0) - k.fin, 0), 0) END AS n
+        FROM (SELECT f.gk, count(*)::integer AS fin FROM unnest(v_fgks) AS f(gk) GROUP BY f.gk) k
+        CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p
+        CROSS JOIN LATERAL (SELECT sluice_group_limit(v_groups, p.gname, p.gkey) AS lim) l
+        LEFT JOIN LATERAL (
+          SELECT g.in_flight FROM group_slots g WHERE g.task = p_task AND g.group_name = p.gname AND g.group_key = p.gkey
+          LIMIT 1
+        ) s ON true
+      )
+      UPDATE executions e SET waiting_on = NULL
+      WHERE e.ctid = ANY (ARRAY(
+        SELECT x.tid FROM room r
+        CROSS JOIN LATERAL (
+          SELECT w.ctid AS tid FROM executions w
+          WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = r.gk
+          ORDER BY w.claim_at, w.id
+          LIMIT r.n  -- NULL = no limit
+        ) x
+      ));
+    END IF;
+    -- The claim without its slot counters, its rows kept for the reply (claim order).
+    SELECT array_agg(c.id ORDER BY c.ord), array_agg(c.partition ORDER BY c.ord), array_agg(c.attempts ORDER BY c.ord),
+           array_agg(c.payload ORDER BY c.ord), array_agg(c.groups ORDER BY c.ord), array_agg(c.stream_key ORDER BY c.ord),
+           array_agg(c.idempotency_key ORDER BY c.ord), array_agg(c.lease_token ORDER BY c.ord)
+    INTO v_cids, v_cparts, v_catt, v_cpay, v_cgroups, v_cstream, v_cidem, v_ctoken
+    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, coalesce(v_parts, '{}'), true)
+      WITH ORDINALITY AS c(id, task, partition, attempts, payload, groups, stream_key, idempotency_key, lease_token, enqueued_at, run_at, ord);
+    -- One sorted upsert for both. The proposed row carries each key's net change,
+    -- in_flight = claimed − finished and queued = requeued (retry/release) − claimed, and
+    -- an existing row takes in_flight = greatest(in_flight + net, 0), queued =
+    -- greatest(queued + net, 0): what the finish's upsert followed by the claim's wrote
+    -- (greatest(in_flight − finished, 0) + claimed, greatest(queued + requeued − claimed,
+    -- 0)) whenever in_flight ≥ finished, i.e. whenever the counter was right (a drifted
+    -- one is the reconciler's to repair either way). One number per column, so no lookup
+    -- per row (a jsonb map of the finish's counts cost ~2.6 ms per 1,000 lookups).
+    -- A slot row inserted here (it vanished: a hand-edited table) is set right after.
+    WITH d AS (
+      SELECT k.gk, count(*) FILTER (WHERE k.c = 1)::integer AS claimed, count(*) FILTER (WHERE k.c = 0)::integer AS fin,
+             count(*) FILTER (WHERE k.c = 0 AND k.o IN ('retry', 'release'))::integer AS req
+      FROM (
+        SELECT j.k || '=' || j.v AS gk, 1 AS c, NULL::text AS o
+        FROM unnest(v_cgroups) AS g(doc) CROSS JOIN LATERAL jsonb_each_text(g.doc) AS j(k, v)
+        UNION ALL
+        SELECT f.gk, 0, f.o FROM unnest(v_fgks, v_fouts) AS f(gk, o)
+      ) k GROUP BY k.gk
+    ),
+    up AS (
+      INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
+      SELECT p_task, split_part(d.gk, '=', 1), substr(d.gk, strpos(d.gk, '=') + 1), d.claimed - d.fin, d.req - d.claimed, now()
+      FROM d ORDER BY 2, 3
+      ON CONFLICT (task, group_name, group_key) DO UPDATE
+        SET in_flight = greatest(gs.in_flight + excluded.in_flight, 0), queued = greatest(gs.queued + excluded.queued, 0),
+            last_used_at = now()
+      RETURNING gs.group_name || '=' || gs.group_key AS gk, (gs.xmax = 0) AS inserted
+    )
+    SELECT coalesce(array_agg(up.gk) FILTER (WHERE up.inserted), '{}') INTO v_new FROM up;
+    IF cardinality(v_new) > 0 THEN
+      UPDATE group_slots gs SET in_flight = x.claimed, queued = greatest(x.req - x.claimed, 0)
+      FROM (
+        SELECT k.gk, count(*) FILTER (WHERE k.c = 1)::integer AS claimed,
+               count(*) FILTER (WHERE k.c = 0 AND k.o IN ('retry', 'release'))::integer AS req
+        FROM (
+          SELECT j.k || '=' || j.v AS gk, 1 AS c, NULL::text AS o
+          FROM unnest(v_cgroups) AS g(doc) CROSS JOIN LATERAL jsonb_each_text(g.doc) AS j(k, v)
+          UNION ALL
+          SELECT f.gk, 0, f.o FROM unnest(v_fgks, v_fouts) AS f(gk, o)
+        ) k WHERE k.gk = ANY (v_new) GROUP BY k.gk
+      ) x
+      WHERE gs.task = p_task AND gs.group_name = split_part(x.gk, '=', 1) AND gs.group_key = substr(x.gk, strpos(x.gk, '=') + 1);
+    END IF;
+    -- Then the successors of finished stream heads (the streams' advisory locks come
+    -- after group_slots in the lock order, so after the upsert).
+    IF cardinality(v_streams) > 0 THEN
+      PERFORM sluice_promote_streams(p_task, v_streams);
+    END IF;
+    RETURN QUERY
+    SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
+    FROM unnest(v_cids, v_cparts, v_catt, v_cpay, v_cgroups, v_cstream, v_cidem, v_ctoken)
+      AS c(id, partition, attempts, payload, groups, stream_key, idempotency_key, lease_token);
   END IF;
 END
 $function$;

@@ -1,0 +1,225 @@
+-- sluice_finish_rows(task, ids, tokens, outcomes, run_at, errors, stacks, fingerprints,
+-- only_expired, stale_ms, defer_slots): the body of sluice_finish (whose header comment
+-- below holds for it), plus defer_slots. sluice_finish(…) is this with defer_slots false
+-- and only the (id, outcome) rows.
+--
+-- defer_slots (sluice_cycle, when it finishes and claims a grouped task in one call):
+-- the group_slots decrements, the release of rows waiting on the freed keys and the
+-- promotion of finished stream heads are NOT done here; the reply carries what they need
+-- (rows with slot_key: one per finished execution and group key, with its outcome; rows
+-- with stream_key: one per stream whose head finished), and the cycle moves the finish's
+-- and the claim's slot counters in ONE sorted upsert afterwards, then releases and
+-- promotes (lock order unchanged: group_slots before the streams' advisory locks). The
+-- claim in between reads the keys in use from the running rows, which this function has
+-- already moved, so deferring the counters changes nothing it decides.
+-- Reply: rows with id set = the finished executions (as sluice_finish); the others only
+-- with defer_slots.
+--
+-- (sluice_finish's header:) sluice_finish(task, ids, tokens, outcomes, run_at, errors, stacks, fingerprints,
+-- only_expired, stale_ms): finish a batch of running executions of one task:
+-- succeeded; retry (back to queued at run_at; a stream head stays the head); dead (plus
+-- a dead_letters row and an execution_attempts row); release (shutdown: back to queued
+-- with its run_at kept, the attempt not counted, so a drained coordinator's work keeps
+-- its place). Matches on (id, lease_token, state = running): a completion from a lost
+-- lease matches nothing (fenced). Returns the ids it finished; the caller learns which
+-- were fenced by their absence.
+-- canceled: an operator's cancel aborted the handler (services/execution-actions.ts);
+-- finished_at set, attempts kept, no attempt row, no dead letter, no latency sample,
+-- canceled_total counted. And a row with cancel_requested_at finishes as canceled whatever
+-- failure the runner reports (retry, dead, release: the abort made its handler fail, and a
+-- canceled execution must not run again); succeeded stays succeeded (the handler completed
+-- before it saw the abort). The reply's outcome is the effective one. The cancel leaves a
+-- running row running until this finish so that its slots and stream are never free while
+-- its handler may still run (migration 20261124000300000 says why).
+-- only_expired: the lease rescuer's variant, finishing only rows whose lease ran out or
+-- whose owner is gone (stale heartbeat), re-checked here under the row lock.
+--
+-- In one transaction, in the engine's lock order (task_runtime → executions →
+-- partition_stats sorted → group_slots sorted → stream advisory locks sorted): the
+-- executions update, the attempt and dead-letter inserts, counters (task in_flight,
+-- partition depth/in_flight/totals and the latency histogram via sluice_hist_add, slot
+-- counters in one sorted upsert), the release of rows waiting on the keys it freed
+-- (sluice_release_keys: every decrement of a key's in_flight goes through here, which is
+-- what keeps waiting rows live), and the promotion of each finished stream head's
+-- successor under the stream's advisory lock.
+--
+-- Generic plans, for the claim's reasons (see sluice_claim.sql): updates by primary key
+-- (the state test written IS NOT DISTINCT FROM so executions_running_idx cannot be
+-- chosen and joined against the whole batch: 5 ms per 100 rows before), the "any waiting
+-- rows?" probe in executions_waiting_idx's order (never a seq scan).
+--
+-- Measured (docs/benchmarks.md passes 2–4): the slot counters as one sorted upsert
+-- instead of a locking probe per key then an UPDATE (0.72 + 0.58 ms before, 0.84–1.37 ms
+-- after per 100 two-key executions, single samples: within noise, kept as one statement
+-- in the claim's form); at 32 jobs per cycle 0.55–0.61 ms in Postgres after
+-- sluice_hist_add became plpgsql (0.69 before).
+-- History before this file: prisma/migrations 20261123000200000_engine (first),
+-- …0600000_waiting_rows, …0700000_hot_slots (this definition).
+
+CREATE OR REPLACE FUNCTION public.sluice_finish_rows(p_task text, p_ids bigint[], p_tokens uuid[], p_outcomes text[], p_run_at timestamp with time zone[], p_errors text[], p_stacks text[], p_fingerprints text[], p_only_expired boolean, p_stale_ms integer, p_defer_slots boolean)
+ RETURNS TABLE(id bigint, outcome text, slot_key text, stream_key text)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+#variable_conflict use_column
+DECLARE
+  v_ids       bigint[];
+  v_outcomes  text[];
+  v_parts     integer[];
+  v_buckets   integer[];
+  v_wait_b    integer[];
+  v_run_b     integer[];
+  v_gks       text[];
+  v_gk_out    text[];
+  v_streams   text[];
+  v_groups    jsonb;
+  v_new       text[];
+BEGIN
+  IF EXISTS (SELECT 1 FROM unnest(p_outcomes) o WHERE o IS NULL OR o NOT IN ('succeeded', 'retry', 'dead', 'release', 'canceled')) THEN
+    RAISE EXCEPTION 'sluice_finish: outcomes must be succeeded, retry, dead, release or canceled' USING ERRCODE = '22023';
+  END IF;
+  SELECT t.groups INTO v_groups FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
+
+  WITH input AS (
+    SELECT * FROM unnest(p_ids, p_tokens, p_outcomes, p_run_at, p_errors, p_stacks, p_fingerprints)
+      AS i(id, token, outcome, run_at, error, stack, fingerprint)
+  ),
+  upd AS (
+    UPDATE executions e
+    -- The effective outcome: a cancel request (e.cancel_requested_at, set under the task
+    -- lock this function holds) turns any failure or hand-back into `canceled`; written on
+    -- the row being updated so the statement keeps its primary-key plan.
+    SET state = CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled'
+                     WHEN i.outcome IN ('succeeded', 'dead', 'canceled') THEN i.outcome ELSE 'queued' END,
+        run_at = CASE WHEN i.outcome = 'retry' AND e.cancel_requested_at IS NULL THEN i.run_at ELSE e.run_at END,  -- a release keeps its place
+        attempts = CASE WHEN i.outcome = 'release' AND e.cancel_requested_at IS NULL THEN e.attempts - 1 ELSE e.attempts END,
+        finished_at = CASE WHEN i.outcome IN ('succeeded', 'dead', 'canceled') OR e.cancel_requested_at IS NOT NULL THEN now() END,
+        last_error = CASE WHEN i.outcome IN ('retry', 'dead') AND e.cancel_requested_at IS NULL THEN i.error ELSE e.last_error END,
+        lease_token = NULL, lease_expires_at = NULL  -- lease_owner stays: the last runner
+    FROM input i
+    -- By primary key: `IS NOT DISTINCT FROM` (the same test as `=`, state is NOT NULL)
+    -- keeps the planner from using executions_running_idx, whose rows (every task's
+    -- running executions) it otherwise joined against the whole input batch.
+    WHERE e.id = i.id AND e.lease_token = i.token AND e.state IS NOT DISTINCT FROM 'running' AND e.task = p_task
+      AND (NOT p_only_expired OR e.lease_expires_at < now() OR NOT EXISTS (
+            SELECT 1 FROM coordinators c
+            WHERE c.id = e.lease_owner AND c.stopped_at IS NULL
+              AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)))
+    RETURNING e.id, e.partition, e.group_keys, e.groups, e.stream_key, e.idempotency_key, e.payload,
+              e.attempts, e.enqueued_at, e.started_at, e.run_at,
+              CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled' ELSE i.outcome END AS outcome,
+              i.error, i.stack, i.fingerprint,
+              e.lease_owner AS old_owner
+  ),
+  attempts_ins AS (
+    INSERT INTO execution_attempts (execution_id, task, attempt, coordinator_id, started_at, outcome, error, stack, fingerprint)
+    SELECT u.id, p_task, u.attempts, u.old_owner, u.started_at, u.outcome, coalesce(u.error, 'unknown error'), u.stack, u.fingerprint
+    FROM upd u WHERE u.outcome IN ('retry', 'dead')
+  ),
+  dead_ins AS (
+    INSERT INTO dead_letters (execution_id, task, payload, groups, stream_key, idempotency_key, partition, attempts,
+                              last_error, stack, fingerprint, enqueued_at)
+    SELECT u.id, p_task, u.payload, u.groups, u.stream_key, u.idempotency_key, u.partition, u.attempts,
+           coalesce(u.error, 'unknown error'), u.stack, coalesce(u.fingerprint, ''), u.enqueued_at
+    FROM upd u WHERE u.outcome = 'dead'
+    ON CONFLICT (execution_id) DO NOTHING
+  )
+  SELECT array_agg(u.id), array_agg(u.outcome), array_agg(u.partition),
+         array_agg(CASE WHEN u.outcome IN ('succeeded', 'dead')
+                        THEN sluice_latency_bucket(extract(epoch FROM (now() - u.enqueued_at)) * 1000) END),
+         -- wait (ready at run_at → claimed at started_at) and run (claimed → now) of the
+         -- finishing attempt, so a delay or a retry backoff is not counted as wait and
+         -- a slow handler shows as run time (issue 16: charted and alerted apart); measured A/B
+         -- against the previous definition, 32-execution finishes alternating, load 25:
+         -- median 15.06 ms before, 15.24 ms with both histograms (n = 160 each, noise-level)
+         array_agg(CASE WHEN u.outcome IN ('succeeded', 'dead') AND u.started_at IS NOT NULL
+                        THEN sluice_latency_bucket(greatest(extract(epoch FROM (u.started_at - u.run_at)), 0) * 1000) END),
+         array_agg(CASE WHEN u.outcome IN ('succeeded', 'dead') AND u.started_at IS NOT NULL
+                        THEN sluice_latency_bucket(extract(epoch FROM (now() - u.started_at)) * 1000) END),
+         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
+         (SELECT coalesce(array_agg(u2.outcome), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
+         coalesce(array_agg(DISTINCT u.stream_key) FILTER (WHERE u.stream_key IS NOT NULL AND u.outcome IN ('succeeded', 'dead', 'canceled')), '{}')
+  INTO v_ids, v_outcomes, v_parts, v_buckets, v_wait_b, v_run_b, v_gks, v_gk_out, v_streams
+  FROM upd u;
+  IF v_ids IS NULL THEN RETURN; END IF;
+
+  UPDATE task_runtime t SET in_flight = greatest(t.in_flight - cardinality(v_ids), 0) WHERE t.task = p_task;
+
+  PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
+  ORDER BY ps.partition FOR NO KEY UPDATE;
+  UPDATE partition_stats ps
+  SET in_flight = greatest(ps.in_flight - d.n, 0),
+      depth = ps.depth + d.requeued,
+      processed_total = ps.processed_total + d.succeeded,
+      failed_total = ps.failed_total + d.failed,
+      retried_total = ps.retried_total + d.retried,
+      dead_total = ps.dead_total + d.dead,
+      canceled_total = ps.canceled_total + d.canceled,
+      lat_hist = CASE WHEN d.buckets IS NULL THEN ps.lat_hist ELSE sluice_hist_add(ps.lat_hist, d.buckets) END,
+      wait_hist = CASE WHEN d.wait_b IS NULL THEN ps.wait_hist ELSE sluice_hist_add(ps.wait_hist, d.wait_b) END,
+      run_hist = CASE WHEN d.run_b IS NULL THEN ps.run_hist ELSE sluice_hist_add(ps.run_hist, d.run_b) END,
+      updated_at = now()
+  FROM (
+    SELECT x.part, count(*) AS n,
+           count(*) FILTER (WHERE x.outcome IN ('retry', 'release')) AS requeued,
+           count(*) FILTER (WHERE x.outcome = 'succeeded') AS succeeded,
+           count(*) FILTER (WHERE x.outcome IN ('retry', 'dead')) AS failed,
+           count(*) FILTER (WHERE x.outcome = 'retry') AS retried,
+           count(*) FILTER (WHERE x.outcome = 'dead') AS dead,
+           count(*) FILTER (WHERE x.outcome = 'canceled') AS canceled,
+           array_agg(x.bucket) FILTER (WHERE x.bucket IS NOT NULL) AS buckets,
+           array_agg(x.wait_b) FILTER (WHERE x.wait_b IS NOT NULL) AS wait_b,
+           array_agg(x.run_b) FILTER (WHERE x.run_b IS NOT NULL) AS run_b
+    FROM unnest(v_parts, v_outcomes, v_buckets, v_wait_b, v_run_b) AS x(part, outcome, bucket, wait_b, run_b)
+    GROUP BY x.part
+  ) d
+  WHERE ps.task = p_task AND ps.partition = d.part;
+
+  IF cardinality(v_gks) > 0 AND NOT p_defer_slots THEN
+    -- One sorted upsert: rows are locked in (group, key) order as the enqueue's upsert
+    -- does (no deadlock), in one statement instead of a locking probe per key followed
+    -- by an UPDATE. The proposed row carries the decrement in in_flight for the
+    -- ON CONFLICT arm; the insert arm is for a slot row that vanished (it cannot while
+    -- its key runs; a hand-edited table could) and is set right just below.
+    WITH up AS (
+      INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
+      SELECT p_task, split_part(x.gk, '=', 1), substr(x.gk, strpos(x.gk, '=') + 1), count(*),
+             count(*) FILTER (WHERE x.outcome IN ('retry', 'release')), now()
+      FROM unnest(v_gks, v_gk_out) AS x(gk, outcome) GROUP BY x.gk ORDER BY 2, 3
+      ON CONFLICT (task, group_name, group_key) DO UPDATE
+        SET in_flight = greatest(gs.in_flight - excluded.in_flight, 0), queued = gs.queued + excluded.queued,
+            last_used_at = now()
+      RETURNING gs.group_name, gs.group_key, (gs.xmax = 0) AS inserted
+    )
+    SELECT coalesce(array_agg(up.group_name || '=' || up.group_key) FILTER (WHERE up.inserted), '{}') INTO v_new FROM up;
+    IF cardinality(v_new) > 0 THEN
+      UPDATE group_slots gs SET in_flight = 0
+      WHERE gs.task = p_task AND gs.group_name || '=' || gs.group_key = ANY (v_new);
+    END IF;
+    -- Slots of these keys were freed: the oldest rows waiting on them become claimable,
+    -- as many as each key now has room for (one probe of the waiting index when the
+    -- task has no waiting rows at all).
+    IF EXISTS (
+      SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
+      ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
+    ) THEN
+      PERFORM sluice_release_keys(p_task, v_groups, v_gks);
+    END IF;
+  END IF;
+
+  -- Streams whose head finished (or was canceled): promote the next blocked execution
+  -- (sluice_promote_streams, under the streams' advisory locks).
+  IF cardinality(v_streams) > 0 AND NOT p_defer_slots THEN
+    PERFORM sluice_promote_streams(p_task, v_streams);
+  END IF;
+
+  RETURN QUERY SELECT x.id, x.outcome, NULL::text, NULL::text FROM unnest(v_ids, v_outcomes) AS x(id, outcome);
+  IF p_defer_slots THEN
+    -- What the caller still owes: one row per (finished execution, group key) with the
+    -- execution's outcome (its slot decrement, and +queued for retry/release), and one
+    -- per stream whose head finished (to promote).
+    RETURN QUERY SELECT NULL::bigint, x.outcome, x.gk, NULL::text FROM unnest(v_gks, v_gk_out) AS x(gk, outcome);
+    RETURN QUERY SELECT NULL::bigint, NULL::text, NULL::text, s.k FROM unnest(v_streams) AS s(k);
+  END IF;
+END
+$function$;
