@@ -12,11 +12,23 @@
 // runs only when an operator changes the partition count.
 import type { Db } from './pool';
 import type { TaskDefinition } from '../core/task-definition';
+// eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; the fair group is core's one rule (fair-share.ts)
+import { fairShareGroup } from '../core/task-definition';
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; sequence names use core's one stable hash
 import { stableHash32 } from '../core/stable-hash';
 
-export function groupsForClaim(def: TaskDefinition): Record<string, { limit: number; overrides: Record<string, number> }> {
-  return Object.fromEntries(def.groups.map((g) => [g.name, { limit: g.limit, overrides: g.overrides }]));
+type ClaimGroup = { limit: number; overrides: Record<string, number>; weights?: Record<string, number>; fair?: true };
+
+/** task_runtime.groups: what the claim reads per group. Fair share (issue #19) adds `fair: true` and the
+ *  weights to the group a task with `order: 'fair'` shares by; a fifo task's document is as before. */
+export function groupsForClaim(def: TaskDefinition): Record<string, ClaimGroup> {
+  const fair = fairShareGroup(def);
+  return Object.fromEntries(
+    def.groups.map((g): [string, ClaimGroup] => [
+      g.name,
+      g.name === fair ? { limit: g.limit, overrides: g.overrides, weights: g.weights ?? {}, fair: true } : { limit: g.limit, overrides: g.overrides },
+    ]),
+  );
 }
 
 /** Identifier of the task's round-robin sequence (≤ 63 bytes: long names get a hash). */

@@ -61,7 +61,8 @@
 -- p_parts and p_after_finish came (the enqueue/cycle deadlock, 2026-11-24); before that file:
 -- prisma/migrations 20261123000200000_engine (first),
 -- …0500000_engine_perf, …0600000_waiting_rows, …0700000_hot_slots. Priorities (claim order
--- by claim_at): 2026-11-24, issue #19.
+-- by claim_at): 2026-11-24, issue #19. Weighted fair share (`order: fair`, the v_fg / v_over /
+-- v_prev parts): 2026-11-24, issue #19, rule in server/core/fair-share.ts.
 
 CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_parts integer[], p_after_finish boolean)
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
@@ -90,6 +91,16 @@ DECLARE
   v_gks     text[];
   v_keys    text[];
   v_held    text[];
+  -- fair share (issue #19; the rule and its tables: server/core/fair-share.ts)
+  v_fg      text;                -- the group shared fairly (groups -> g -> 'fair'); NULL = fifo
+  v_fw      jsonb;               -- its weights ({"acme": 3}, default 1)
+  v_over    jsonb;               -- waiting keys at or over their share: skipped by a fair pass
+  v_lvl     numeric;             -- the fair level L (running ÷ weight each waiting key is due)
+  v_skip_obj jsonb;              -- what the scan skips: v_sat_obj (+ v_over in a fair pass)
+  v_fair1   boolean := false;    -- in a fair pass (up to 3, then one pass over every key)
+  v_fpass   integer := 0;
+  v_prev    bigint[] := '{}';    -- rows the fair passes kept (the last pass adds to them)
+  v_aside   text[];              -- the keys whose head rows a round sets aside (v_sat; v_over when fair)
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -152,6 +163,15 @@ BEGIN
       GROUP BY k.gk
     ) r;
     SELECT coalesce(jsonb_object_agg(k, true), '{}') INTO v_sat_obj FROM unnest(v_sat) AS k;
+    -- Fair share (issue #19, the rule: server/core/fair-share.ts): a task with `order: fair`
+    -- marks its group "fair" in task_runtime.groups. Fair passes (at the top of the loop)
+    -- skip the waiting keys already at their share and keep a key's rows only up to it; what
+    -- they leave free, a last pass over every key fills (fair order), so no slot stays idle.
+    -- Limits are untouched: saturated keys stay skipped, the ranking is as before.
+    v_skip_obj := v_sat_obj;
+    SELECT g.key INTO v_fg FROM jsonb_each(v_rt.groups) g WHERE g.value ? 'fair' LIMIT 1;
+    v_fw := coalesce(v_rt.groups -> v_fg -> 'weights', '{}');
+    v_fair1 := v_fg IS NOT NULL;
     -- window: candidates ranked per round (1.5× the free slots: 2× ranked a third more
     -- rows for ~1% more admitted in W2); read: at most this many head rows per partition
     -- are looked at to find them (rows of saturated keys are skipped in the index scan
@@ -160,6 +180,32 @@ BEGIN
     v_read := least(v_window * 16 + 256, 8000);
     LOOP
       v_pass := v_pass + 1;
+      IF v_fair1 THEN
+        -- Fair pass: waiting keys of the fair group (group_slots.queued > 0, ≤ 1,000, no lock)
+        -- with their running counts (incl. rows earlier passes kept) and weights. The
+        -- capacity the waiting keys share is the concurrency less what keys with nothing
+        -- waiting (or at their limit) hold; L = that ÷ Σ weights of the waiting keys; skipped: keys at L or over.
+        WITH w AS (
+          SELECT gs.group_key AS k FROM group_slots gs
+          WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0 LIMIT 1000
+        ), f AS (
+          SELECT coalesce(r.gk, v_fg || '=' || w.k) AS gk, coalesce(r.n, 0) AS n,
+                 -- a key at its limit (counting earlier passes' rows) takes no share
+                 w.k IS NOT NULL AND coalesce(r.n, 0) < coalesce(sluice_group_limit(v_rt.groups, v_fg, w.k), 2147483647) AS waits,
+                 coalesce((v_fw ->> coalesce(w.k, substr(r.gk, strpos(r.gk, '=') + 1)))::numeric, 1) AS wt
+          FROM (SELECT x.gk, x.n FROM unnest(v_run_keys, v_run_n) AS x(gk, n) WHERE split_part(x.gk, '=', 1) = v_fg) r
+          FULL JOIN w ON r.gk = v_fg || '=' || w.k
+        ), l AS (
+          SELECT (v_rt.concurrency - coalesce(sum(f.n) FILTER (WHERE NOT f.waits), 0)) / sum(f.wt) FILTER (WHERE f.waits) AS lvl FROM f
+        )
+        SELECT l.lvl, coalesce((SELECT jsonb_object_agg(f.gk, true) FROM f WHERE f.waits AND f.n / f.wt >= l.lvl), '{}')
+        INTO v_lvl, v_over FROM l;
+        IF v_lvl IS NULL THEN
+          v_fair1 := false;
+        ELSE
+          v_skip_obj := v_sat_obj || v_over;
+        END IF;
+      END IF;
       WITH cand AS (
         SELECT x.id, x.group_keys, x.part, x.pos, row_number() OVER (ORDER BY x.claim_at, x.id) AS ord
         FROM (
@@ -180,7 +226,7 @@ BEGIN
             -- jsonb ?| looks each of the row's keys up in the sorted keys of an object
             -- (binary search); `group_keys && v_sat` compared every pair: ~3 µs per row
             -- read with 200 saturated keys
-            WHERE NOT (v_sat_obj ?| h.group_keys)
+            WHERE NOT (v_skip_obj ?| h.group_keys) AND h.id <> ALL (v_prev)  -- (fair share: v_skip_obj, v_prev)
             LIMIT v_window
           ) y
           ORDER BY y.claim_at, y.id
@@ -204,9 +250,18 @@ BEGIN
         SELECT DISTINCT ck.id FROM ck JOIN keys USING (gk)
         WHERE keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim
       ),
+      -- fair share: a candidate's place = (running(key) + its rank in the key) ÷ weight(key)
+      -- for its key of the fair group (water-filling); none without a fair group (fifo). A
+      -- fair pass keeps a key's rows only while the key is below L before taking them.
+      fpos AS (
+        SELECT ck.id, (k.used + ck.rn) / coalesce((v_fw ->> substr(ck.gk, strpos(ck.gk, '=') + 1))::numeric, 1) AS pos,
+               (k.used + ck.rn - 1) / coalesce((v_fw ->> substr(ck.gk, strpos(ck.gk, '=') + 1))::numeric, 1) AS before
+        FROM ck JOIN keys k USING (gk) WHERE split_part(ck.gk, '=', 1) = v_fg
+      ),
       kept AS (
-        SELECT c.id, c.ord, c.group_keys FROM cand c WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id)
-        ORDER BY c.ord LIMIT v_free
+        SELECT c.id, c.ord, c.group_keys FROM cand c LEFT JOIN fpos f ON f.id = c.id
+        WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id) AND (NOT v_fair1 OR coalesce(f.before, 0) < v_lvl)
+        ORDER BY coalesce(f.pos, 0), c.ord LIMIT v_free - cardinality(v_prev)
       )
       -- v_keys: the kept rows' distinct keys, for the after-finish slot-row locking below
       -- (read here from the window instead of again from executions: 4.8 ms per cycle in
@@ -215,6 +270,41 @@ BEGIN
              (SELECT coalesce(sum(z.skipped), 0) FROM (SELECT max(c.pos) - count(*) AS skipped FROM cand c GROUP BY c.part) z),
              (SELECT coalesce(array_agg(DISTINCT g.gk), '{}') FROM kept k CROSS JOIN LATERAL unnest(k.group_keys) AS g(gk))
       INTO v_ids, v_cands, v_skipped, v_keys;
+      -- Fair share: a fair pass's rows count as running for the next pass (ranking and
+      -- fair order see them); while slots are left and a pass found rows, look again (≤ 3
+      -- fair passes; keys that reached L are then skipped), then once over every key. Fair
+      -- passes do not count as rounds.
+      IF v_fair1 THEN
+        IF v_ids IS NOT NULL THEN
+          SELECT array_agg(z.gk), array_agg(z.n) INTO v_run_keys, v_run_n FROM (
+            SELECT u.gk, sum(u.n)::integer AS n FROM (
+              SELECT r.gk, r.n FROM unnest(v_run_keys, v_run_n) AS r(gk, n)
+              UNION ALL
+              SELECT k.gk, 1 FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk) WHERE e.id = ANY (v_ids)
+            ) u GROUP BY u.gk) z;
+          v_prev := v_prev || v_ids;
+        END IF;
+        v_fpass := v_fpass + 1;
+        v_pass := v_pass - 1;
+        IF cardinality(v_prev) >= v_free THEN
+          v_ids := NULL;
+          EXIT;
+        END IF;
+        -- Clogged by keys at their share (more of their rows skipped than the window holds
+        -- and the window not filled, or nothing found within the read bound: served slower
+        -- than they arrive, their rows pile up at the head): set them aside
+        -- below, on their fair key, and look again. sluice_release_keys gives a fair key's
+        -- rows back a few at a time as its executions finish.
+        IF ((v_skipped >= v_window AND v_cands < v_window) OR v_cands = 0) AND v_over <> '{}'::jsonb AND v_fpass < 3 THEN
+          v_aside := ARRAY(SELECT jsonb_object_keys(v_over));
+        ELSE
+          IF v_ids IS NULL OR v_fpass >= 3 THEN
+            v_fair1 := false;
+            v_skip_obj := v_sat_obj;
+          END IF;
+          CONTINUE;
+        END IF;
+      ELSE
       -- A full round needs nothing more. Nor does a short round whose window filled
       -- without skipping many rows of saturated keys: its head had enough claimable rows
       -- and the ranking turned some down (tenants sharing the slots in turn, as in W2);
@@ -225,8 +315,10 @@ BEGIN
       -- them. (Setting aside on every short round cost more than it saved: in W2 most
       -- rounds are a few rows short, and each set aside ~100 rows that the next finish
       -- released again: 17.7 vs 9.9 ms of database time per 100-job cycle.)
-      EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free OR (v_cands >= v_window AND v_skipped < v_window)
+      EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free - cardinality(v_prev) OR (v_cands >= v_window AND v_skipped < v_window)
              OR cardinality(v_sat) = 0 OR v_pass >= 3;
+      v_aside := v_sat;
+      END IF;
       WITH head AS (
         SELECT y.tid, y.group_keys
         FROM unnest(v_owned) AS p(part)
@@ -240,17 +332,24 @@ BEGIN
       ),
       aside AS (
         UPDATE executions e
-        SET waiting_on = (SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_sat) LIMIT 1)
+        SET waiting_on = (SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_aside) LIMIT 1)
         -- by ctid (one TID scan): nobody else changes a queued row of this task while we
         -- hold the task lock, so the rows read above are still the current versions
-        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_sat)) AND e.state = 'queued'
+        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_aside)) AND e.state = 'queued'
         RETURNING 1
       )
       SELECT count(*) INTO v_set FROM aside;
+      CONTINUE WHEN v_fair1;  -- a fair pass looks again (≤ 3 fair passes)
       -- Claim what this round found; look again only when it found nothing and the head
       -- moved.
       EXIT WHEN v_ids IS NOT NULL OR v_set = 0;
     END LOOP;
+    -- fair share: both passes' rows, and their keys for the after-finish locking below
+    IF cardinality(v_prev) > 0 THEN
+      v_ids := v_prev || coalesce(v_ids, '{}');
+      SELECT coalesce(array_agg(DISTINCT k.gk), '{}') INTO v_keys
+      FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk) WHERE e.id = ANY (v_ids);
+    END IF;
   END IF;
   IF v_ids IS NULL THEN RETURN; END IF;
 

@@ -7,14 +7,19 @@
 -- executions_waiting_idx and one of group_slots per key: the cost follows the keys
 -- released, not the number of keys or waiting rows.
 -- Why rows wait at all: sluice_claim.sql and docs/architecture.md § "Claiming" (4).
--- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19).
+-- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19);
+-- a fair-share group's keys (`order: fair`, #19) release at most 16 rows per call.
 
 CREATE OR REPLACE FUNCTION public.sluice_release_keys(p_task text, p_groups jsonb, p_keys text[])
  RETURNS integer
  LANGUAGE sql
 AS $function$
   WITH room AS (
-    SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL ELSE greatest(l.lim - coalesce(s.in_flight, 0), 0) END AS n
+    SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL
+                      -- fair share (issue #19): a fair key's rows were set aside because it had its
+                      -- share; give them back 16 at a time, not up to its (often large) limit
+                      WHEN p_groups -> p.gname ? 'fair' THEN least(greatest(l.lim - coalesce(s.in_flight, 0), 0), 16)
+                      ELSE greatest(l.lim - coalesce(s.in_flight, 0), 0) END AS n
     FROM (SELECT DISTINCT gk FROM unnest(p_keys) AS gk) k
     CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p
     CROSS JOIN LATERAL (SELECT sluice_group_limit(p_groups, p.gname, p.gkey) AS lim) l

@@ -1,0 +1,106 @@
+// Weighted fair share (issue #19) through the real claim (sluice_claim_rows), one
+// coordinator row, no processes: which rows a claim hands out, in which order, and that
+// every limit holds. The rule: server/core/fair-share.ts.
+import { describe, it, expect, beforeAll } from 'vitest';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { enqueue } from '../../server/services/enqueue';
+import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
+import { finishExecutions } from '../../server/db/finish-executions';
+import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+
+const tenantsOf = (got: ClaimedExecution[]) => got.map((e) => (e.payload as { t: string }).t);
+const countBy = (xs: string[]) => Object.fromEntries([...new Set(xs)].sort().map((x) => [x, xs.filter((y) => y === x).length]));
+const finish = (task: string, got: ClaimedExecution[]) =>
+  finishExecutions(db.pool, task, got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+
+describe('fair share in the claim', () => {
+  it('stores the fair group and its weights for the claim; a fifo task is stored as before', async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-store', order: 'fair', groups: [{ name: 'tenant', limit: 5, keyPath: 't', weights: { acme: 3 } }, { name: 'key', limit: 1, keyPath: 'k' }] },
+      { name: 'fs-fifo', groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] },
+    ]);
+    const r = await db.pool.query<{ task: string; groups: unknown }>(`SELECT task, groups FROM task_runtime WHERE task LIKE 'fs-%' ORDER BY task`);
+    expect(r.rows).toEqual([
+      { task: 'fs-fifo', groups: { tenant: { limit: 5, overrides: {} } } },
+      { task: 'fs-store', groups: { tenant: { limit: 5, overrides: {}, weights: { acme: 3 }, fair: true }, key: { limit: 1, overrides: {} } } },
+    ]);
+  });
+});
+
+// Two members owning two partitions each take turns: each finishes a few of its running
+// executions (random ones) and refills in the same call (sluice_cycle), as the completer does.
+async function cycleRounds(task: string, rounds: number, perMember: number, onRound: (running: Record<string, number>) => void) {
+  const a = await fakeCoordinator(db.pool, [task], { [task]: [0, 1] });
+  const b = await fakeCoordinator(db.pool, [task], { [task]: [2, 3] });
+  const live: Record<string, { id: number; leaseToken: string }[]> = { [a]: [], [b]: [] };
+  let x = 3;
+  const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  for (let round = 0; round < rounds; round++) {
+    const me = round % 2 ? b : a;
+    const mine = live[me]!;
+    for (let i = mine.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [mine[i], mine[j]] = [mine[j]!, mine[i]!];
+    }
+    const done = mine.splice(0, Math.min(mine.length, 1 + (round % 4)));
+    const got = await finishAndClaimExecutions(db.pool, me, task, done.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })), perMember - mine.length, 60_000);
+    mine.push(...got.claimed.map((e) => ({ id: e.id, leaseToken: e.leaseToken })));
+    const c = await db.pool.query<{ t: string; n: number }>(`SELECT payload ->> 't' AS t, count(*)::int AS n FROM executions WHERE task = $1 AND state = 'running' GROUP BY 1`, [task]);
+    onRound(Object.fromEntries(c.rows.map((r) => [r.t, r.n])));
+  }
+}
+
+describe('fair share through real claims and cycles', () => {
+  it('weights 1:2:4 from an empty task: the first claim fills by weight, then every refill keeps 2:4:8 of 14', async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-w', partitions: 4, concurrency: 14, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't', weights: { a: 1, b: 2, c: 4 } }] },
+    ]);
+    await enqueue(db.pool, 'fs-w', Array.from({ length: 600 }, (_, i) => ({ payload: { t: ['a', 'b', 'c'][i % 3] } })));
+    const seen: Record<string, number>[] = [];
+    await cycleRounds('fs-w', 60, 7, (r) => seen.push(r));
+    // the first member's 7 slots by water-filling (levels 1/4, 1/2, … per row of c, 1/2, 1 of
+    // b, 1 of a), then both members full at exactly 2:4:8, whatever finishes
+    expect(seen[0]).toEqual({ a: 1, b: 2, c: 4 });
+    for (const r of seen.slice(1)) expect(r).toEqual({ a: 2, b: 4, c: 8 });
+  });
+
+  it('one tenant sending 90%: refills go to the others until all four run 3 of 12, however deep the flood is; the same backlog oldest-first gives t0 almost everything', async () => {
+    let x = 7;
+    const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const inputs = Array.from({ length: 6000 }, () => ({ payload: { t: rnd() < 0.9 ? 't0' : `t${1 + Math.floor(rnd() * 3)}` } }));
+    await applyTasks(db.pool, [
+      { name: 'fs-f', partitions: 4, concurrency: 12, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] },
+      { name: 'fs-fifo', partitions: 4, concurrency: 12, groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] },
+    ]);
+    await enqueue(db.pool, 'fs-f', inputs);
+    await enqueue(db.pool, 'fs-fifo', inputs);
+    const fair: Record<string, number>[] = [];
+    await cycleRounds('fs-f', 120, 6, (r) => fair.push(r));
+    // 120 rounds of 1–4 finishes: far more t0 rows than any window reads piled up at the head
+    for (const r of fair.slice(10)) expect(r).toEqual({ t0: 3, t1: 3, t2: 3, t3: 3 });
+    const aside = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = 'fs-f' AND waiting_on = 'tenant=t0'`);
+    expect(aside.rows[0]!.n).toBeGreaterThan(0); // the clogged head was set aside on t0's key
+    const fifo: Record<string, number>[] = [];
+    await cycleRounds('fs-fifo', 20, 6, (r) => fifo.push(r));
+    expect(fifo.at(-1)!.t0 ?? 0).toBeGreaterThanOrEqual(8);
+  });
+
+  it('keeps every limit exact: a per-key override caps a heavy-weight key below its share, and the rest is shared', async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-lim', partitions: 4, concurrency: 12, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't', overrides: { c: 2 }, weights: { c: 10 } }] },
+    ]);
+    await enqueue(db.pool, 'fs-lim', Array.from({ length: 600 }, (_, i) => ({ payload: { t: ['a', 'b', 'c'][i % 3] } })));
+    const seen: Record<string, number>[] = [];
+    await cycleRounds('fs-lim', 40, 6, (r) => seen.push(r));
+    console.log(JSON.stringify(seen));
+    for (const r of seen) expect(r.c ?? 0).toBeLessThanOrEqual(2);
+    for (const r of seen) expect(Object.values(r).reduce((s, n) => s + n, 0)).toBeLessThanOrEqual(12);
+    expect(seen.at(-1)).toEqual({ a: 5, b: 5, c: 2 });
+  });
+});
