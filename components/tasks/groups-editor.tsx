@@ -134,7 +134,7 @@ export function GroupsEditor({
       {!readOnly && (
         <div>
           <Button
-            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [] }))}
+            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], weights: '' }))}
             disabled={form.groups.length >= MAX_GROUPS}
             title={form.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups per task` : undefined}
           >

@@ -28,6 +28,7 @@ import { FieldOriginNote } from './field-origin';
 import { GroupsEditor } from './groups-editor';
 import { BackpressureSection, DeadLetterSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
 import { PrioritySection } from './priority-section';
+import { FairShareSection } from './fair-share-section';
 import { PauseToggle } from './pause-toggle';
 import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
@@ -341,6 +342,7 @@ function TaskEditor({
           </Section>
           {/* Limits (issue #19) */}
           <PrioritySection form={form} errors={errors} update={update} />
+          <FairShareSection form={form} errors={errors} update={update} />
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
             <RetrySection form={form} errors={errors} update={update} origin={origin} />
             <BackpressureSection form={form} errors={errors} update={update} />

@@ -32,6 +32,8 @@ export interface GroupForm {
   limit: number;
   keyPath: string;
   overrides: OverrideRow[];
+  /** Limits (issue #19): fair-share weights as typed, `acme=3, globex=2` ('' = every key weighs 1). */
+  weights: string;
 }
 
 export interface TaskForm {
@@ -56,6 +58,11 @@ export interface TaskForm {
    *  the definition had the block, so it is written back even at the defaults. */
   priority: { default: number; agingMs: number };
   priorityExplicit: boolean;
+  /** Fair share (server/core/fair-share.ts): 'fifo' or 'fair'; `orderExplicit`: the
+   *  definition had `order`, so it is written back even as fifo. fairGroup '' = first group. */
+  order: 'fifo' | 'fair';
+  orderExplicit: boolean;
+  fairGroup: string;
   /** Issue 23: the circuit breaker (staged backpressure rides in backpressure.stages). */
   circuitBreaker: TaskDefinition['circuitBreaker'];
   /** Fleet defaults: the fields this task takes from the config's `defaults:` (block at the end). */
@@ -82,6 +89,7 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
       limit: g.limit,
       keyPath: g.keyPath ?? '',
       overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
+      weights: formatWeights(g.weights),
     })),
     retry: { ...d.retry },
     backpressure: { ...d.backpressure, ...(d.backpressure.stages ? { stages: { ...d.backpressure.stages } } : {}) },
@@ -91,6 +99,9 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
     // Limits (issue #19)
     priority: taskPriority(d.priority),
     priorityExplicit: d.priority !== undefined,
+    order: d.order ?? 'fifo',
+    orderExplicit: d.order !== undefined,
+    fairGroup: d.fairGroup ?? '',
     circuitBreaker: { ...d.circuitBreaker },
     inherited: [...(d.inherited ?? [])],
   };
@@ -121,6 +132,7 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
       limit: g.limit,
       keyPath: optional(g.keyPath),
       overrides: Object.fromEntries(g.overrides.map((o) => [o.key, o.limit])),
+      ...(g.weights.trim() ? { weights: parseWeights(g.weights).weights } : {}),
     })),
     retry: f.retry,
     backpressure: f.backpressure,
@@ -130,9 +142,36 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
     ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
       ? { priority: { default: f.priority.default, agingMs: f.priority.agingMs } }
       : {}),
+    ...(f.orderExplicit || f.order !== 'fifo' ? { order: f.order } : {}),
+    ...(optional(f.fairGroup) ? { fairGroup: optional(f.fairGroup) } : {}),
     circuitBreaker: f.circuitBreaker,
     ...(f.inherited.length ? { inherited: [...f.inherited] } : {}),
   };
+}
+
+// Limits (issue #19): weights as one line per group, `key=weight` pairs split by commas.
+export function formatWeights(w: Record<string, number> | undefined): string {
+  return Object.entries(w ?? {})
+    .map(([k, n]) => `${k}=${n}`)
+    .join(', ');
+}
+
+/** The weights typed for a group; `bad`: the first piece that is not `key=number`. A value
+ *  that is not a number stays NaN, so the schema names the key ("must be a number"). */
+export function parseWeights(text: string): { weights: Record<string, number>; bad: string | null } {
+  const weights: Record<string, number> = {};
+  let bad: string | null = null;
+  for (const piece of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const at = piece.lastIndexOf('=');
+    const key = at > 0 ? piece.slice(0, at).trim() : '';
+    if (!key || Object.hasOwn(weights, key)) {
+      bad ??= piece;
+      continue;
+    }
+    const v = piece.slice(at + 1).trim();
+    weights[key] = v === '' ? NaN : Number(v);
+  }
+  return { weights, bad };
 }
 
 export type ErrorMap = Record<string, string>;
@@ -172,11 +211,21 @@ export function validateForm(f: TaskForm): ErrorMap {
       if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });
     }
   });
+  // Weights as typed: a piece that is not key=weight, or a key given twice.
+  f.groups.forEach((g, gi) => {
+    const { bad } = parseWeights(g.weights);
+    if (bad !== null) add({ path: `groups.${gi}.weights`, message: `write key=weight pairs separated by commas, each key once ("${bad}")` });
+  });
   const r = taskDefinitionSchema.safeParse(formToInput(f));
   if (!r.success) {
     for (const issue of r.error.issues) {
       // groups.<i>.overrides.<key>: already reported per row above.
       if (issue.path[0] === 'groups' && issue.path[2] === 'overrides') continue;
+      // groups.<i>.weights.<key>: shown on the group's one weights field, naming the key
+      if (issue.path[0] === 'groups' && issue.path[2] === 'weights' && issue.path.length > 3) {
+        add({ path: `groups.${String(issue.path[1])}.weights`, message: `${String(issue.path[3])}: ${readable(issue.message)}` });
+        continue;
+      }
       add({ path: issue.path.map(String).join('.'), message: issue.message });
     }
   }
@@ -187,6 +236,11 @@ export function validateForm(f: TaskForm): ErrorMap {
 export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>): ErrorMap {
   const out: ErrorMap = {};
   for (const [path, message] of Object.entries(errors)) {
+    const w = /^groups\.(\d+)\.weights\.(.+)$/.exec(path);
+    if (w) {
+      out[`groups.${w[1]}.weights`] = `${w[2]}: ${readable(message)}`;
+      continue;
+    }
     const m = /^groups\.(\d+)\.overrides\.(.+)$/.exec(path);
     const row = m ? f.groups[Number(m[1])]?.overrides.find((o) => o.key === m[2]) : undefined;
     out[row ? `groups.${m![1]}.overrides.#${row.uid}.limit` : path] = readable(message);

@@ -75,6 +75,10 @@ const WORDS: Record<string, string> = {
   critical: 'critical',
   limit: 'limit',
   overrides: 'overrides',
+  // Limits (issue #19)
+  order: 'claim order',
+  fairGroup: 'fair share group',
+  weights: 'weights',
 };
 
 const word = (seg: string) => WORDS[seg] ?? seg;
@@ -91,6 +95,7 @@ export function changeLabel(path: string): string {
     const head = `Group "${segs[1]}"`;
     if (segs.length === 2) return head;
     if (segs[2] === 'overrides' && segs.length >= 4) return `${head} › override "${segs.slice(3).join('.')}"`;
+    if (segs[2] === 'weights' && segs.length >= 4) return `${head} › weight "${segs.slice(3).join('.')}"`;
     return [head, ...segs.slice(2).map(word)].join(' › ');
   }
   return capitalise(segs.map(word).join(' › '));

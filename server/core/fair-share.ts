@@ -8,23 +8,29 @@
 // The rule, for a task with `order: 'fair'` sharing by group G (its `fairGroup`, else its
 // first group). Each key k of G has a weight w(k) (the group's `weights`, default 1) and a
 // running count r(k) (the task's running rows carrying k — the claim's own count). The
-// level of k is r(k) ÷ w(k); the fair level of the task is
+// level of k is r(k) ÷ w(k). The keys *waiting* are those with rows queued that are not at
+// their concurrency limit; they share what the others do not hold:
 //
-//     L = concurrency ÷ Σ w(k) over the keys of G that have running rows
+//     L = (concurrency − Σ r(k) of keys not waiting) ÷ Σ w(k) of waiting keys
 //
-// (the task's capacity split by weight among the keys in use). A claim then:
-//   1. skips the rows of keys over their share: level(k) > L; and when some key in use is
-//      below L and still has rows queued (group_slots.queued > 0: a "hungry" key), also the
-//      keys exactly at L, so the next slot goes to the hungry one. Keys with nothing
-//      running are never skipped (level 0);
-//   2. orders what is left by (r(k) + rank of the row within k) ÷ w(k), then claim order —
-//      water-filling: the n-th row of a key is worth the level the key would reach by it,
-//      which is deficit round robin with a quantum of one execution per unit of weight;
-//   3. if step 1 left free slots unfilled (the keys below their share had no rows), takes
-//      the rest from every key in the same order — fair share never leaves a slot idle.
-// Every concurrency limit stays as it was (rows of saturated keys are never candidates;
-// the per-key ranking admits all-or-nothing); only who goes first changes.
-// `order: 'fifo'` (the default) is claim order alone: priority, then oldest first.
+// A claim then hands its free slots out in fair passes (at most 3):
+//   1. skip the rows of waiting keys already at L or above (level ≥ L);
+//   2. order the rest by (r(k) + rank of the row within k) ÷ w(k), then claim order —
+//      water-filling, deficit round robin with a quantum of one execution per unit of
+//      weight — and keep a key's rows only while the key is below L before taking them
+//      ((r(k) + rank − 1) ÷ w(k) < L);
+//   3. count what was kept as running and go again while slots are left and a pass found
+//      rows; a pass whose head is clogged by skipped keys (more of their rows skipped than
+//      the window holds, or none found within the read bound) sets those rows aside on
+//      their key first; a key below its share gets back as many of its set-aside rows as it
+//      is short (its oldest, at the head of the claim index) before the first pass;
+//   4. then one pass over every key in the same order fills what is left, after giving
+//      back set-aside rows if it came up short: fair share never leaves a slot idle that
+//      oldest-first would fill.
+// Every concurrency limit stays as it was (rows of saturated keys are never candidates; the
+// per-key ranking admits all-or-nothing); only who goes first changes. Rows carrying no key
+// of G are not shared: they go first, in claim order. `order: 'fifo'` (the default) is claim
+// order alone: priority, then oldest first.
 
 export const CLAIM_ORDERS = ['fifo', 'fair'] as const;
 export type ClaimOrder = (typeof CLAIM_ORDERS)[number];
@@ -44,22 +50,28 @@ export interface KeyShare {
 
 /** The weight of a key: the group's `weights` entry, else 1. */
 export function keyWeight(weights: Readonly<Record<string, number>> | undefined, key: string): number {
-  return weights?.[key] ?? DEFAULT_WEIGHT;
+  // own properties only: a key named "constructor" must not read Object.prototype
+  return weights && Object.hasOwn(weights, key) ? weights[key]! : DEFAULT_WEIGHT;
 }
 
-/** L = capacity ÷ Σ weights of the keys in use (those with running rows); null when none is. */
-export function fairLevel(capacity: number, inUse: readonly KeyShare[]): number | null {
-  const w = inUse.filter((k) => k.running > 0).reduce((s, k) => s + k.weight, 0);
-  return w > 0 ? capacity / w : null;
+/** A key of the fair group as the claim sees it. `waiting`: it has rows queued and is below its limit. */
+export interface FairKey extends KeyShare {
+  waiting: boolean;
 }
 
-/** Step 1: the keys whose rows the first pass of a fair claim skips. */
-export function keysOverShare(capacity: number, inUse: readonly KeyShare[]): string[] {
-  const L = fairLevel(capacity, inUse);
+/** L = (capacity − what keys not waiting hold) ÷ Σ weights of the waiting keys; null when none waits. */
+export function fairLevel(capacity: number, keys: readonly FairKey[]): number | null {
+  const w = keys.filter((k) => k.waiting).reduce((s, k) => s + k.weight, 0);
+  if (w <= 0) return null;
+  const held = keys.filter((k) => !k.waiting).reduce((s, k) => s + k.running, 0);
+  return (capacity - held) / w;
+}
+
+/** Step 1: the waiting keys a fair pass skips (already at their share or over it). */
+export function keysOverShare(capacity: number, keys: readonly FairKey[]): string[] {
+  const L = fairLevel(capacity, keys);
   if (L === null) return [];
-  const running = inUse.filter((k) => k.running > 0);
-  const hungry = running.some((k) => k.running / k.weight < L && (k.queued ?? 0) > 0);
-  return running.filter((k) => (hungry ? k.running / k.weight >= L : k.running / k.weight > L)).map((k) => k.key);
+  return keys.filter((k) => k.waiting && k.running / k.weight >= L).map((k) => k.key);
 }
 
 export interface FairCandidate {
@@ -69,31 +81,43 @@ export interface FairCandidate {
 }
 
 /**
- * Steps 2–3 over one window of candidates (already in claim order, already free of
- * saturated keys): the order in which a fair claim hands out `free` slots, given each
- * key's running count and weight. `skip` (step 1) rows come after every other row.
+ * One fair claim of `free` slots over a window of candidates (in claim order, none of a
+ * saturated key), the way the SQL does it: fair passes (steps 1–3) then a pass over every
+ * key (step 4). `keys` are the fair group's keys by name (running, weight, waiting);
+ * returns the ids handed out, in the order they were kept.
  */
-export function fairOrder(
-  window: readonly FairCandidate[],
-  running: ReadonlyMap<string, number>,
-  weights: Readonly<Record<string, number>> | undefined,
-  free: number,
-  skip: readonly string[] = [],
-): number[] {
-  const skipped = new Set(skip);
-  const rank = new Map<string, number>();
-  const scored = window.map((c, ord) => {
-    const k = c.key ?? '';
-    const n = (rank.get(k) ?? 0) + 1;
-    rank.set(k, n);
-    const w = c.key === null ? DEFAULT_WEIGHT : keyWeight(weights, k);
-    return { id: c.id, ord, pass: c.key !== null && skipped.has(c.key) ? 1 : 0, pos: ((running.get(k) ?? 0) + n) / w };
-  });
-  // pass 1 first; pass 2 (the skipped keys) only fills what pass 1 left
-  return scored
-    .sort((a, b) => a.pass - b.pass || a.pos - b.pos || a.ord - b.ord)
-    .slice(0, Math.max(0, free))
-    .map((c) => c.id);
+export function fairClaim(window: readonly FairCandidate[], keys: ReadonlyMap<string, FairKey>, capacity: number, free: number): number[] {
+  const running = new Map([...keys].map(([k, v]) => [k, v.running]));
+  const taken: number[] = [];
+  const pass = (fair: boolean) => {
+    const current = [...keys.values()].map((k) => ({ ...k, running: running.get(k.key) ?? 0 }));
+    const L = fairLevel(capacity, current);
+    if (fair && L === null) return 0;
+    const skip = new Set(fair ? keysOverShare(capacity, current) : []);
+    const rank = new Map<string, number>();
+    const scored: { id: number; key: string | null; ord: number; pos: number; before: number }[] = [];
+    window.forEach((c, ord) => {
+      if (taken.includes(c.id) || (c.key !== null && skip.has(c.key))) return;
+      if (c.key === null) return void scored.push({ id: c.id, key: null, ord, pos: 0, before: -Infinity });
+      const n = (rank.get(c.key) ?? 0) + 1;
+      rank.set(c.key, n);
+      const w = keys.get(c.key)?.weight ?? DEFAULT_WEIGHT;
+      const r = running.get(c.key) ?? 0;
+      scored.push({ id: c.id, key: c.key, ord, pos: (r + n) / w, before: (r + n - 1) / w });
+    });
+    const kept = scored
+      .filter((c) => !fair || c.before < (L as number))
+      .sort((a, b) => a.pos - b.pos || a.ord - b.ord)
+      .slice(0, free - taken.length);
+    for (const c of kept) {
+      taken.push(c.id);
+      if (c.key !== null) running.set(c.key, (running.get(c.key) ?? 0) + 1);
+    }
+    return kept.length;
+  };
+  for (let i = 0; i < 3 && taken.length < free; i++) if (pass(true) === 0) break;
+  if (taken.length < free) pass(false);
+  return taken;
 }
 
 /**

@@ -13,6 +13,14 @@ describe('describeHold', () => {
       'circuit breaker half-open since 2026-11-24T10:00:30Z: its probes are running (cool-down of 30000 ms passed)',
     ],
     [{ reason: 'task_full', task: 'send-email', inFlight: 40, concurrency: 40 }, 'task limit full: 40/40'],
+    [
+      { reason: 'fair_share', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', inFlight: 9, weight: 1, share: 3, times: 3 },
+      'fair share: acme used 3× its weight (9 running, weight 1, share 3)',
+    ],
+    [
+      { reason: 'fair_share', key: 'tenant=big', group: 'tenant', groupKey: 'big', inFlight: 8, weight: 4, share: 7.5, times: 1.07 },
+      'fair share: big used 1.1× its weight (8 running, weight 4, share 7.5)',
+    ],
     [{ reason: 'group_full', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', inFlight: 8, limit: 8, override: false }, 'group key tenant=acme is full: 8/8'],
     [{ reason: 'group_full', key: 'tenant=big', group: 'tenant', groupKey: 'big', inFlight: 1200, limit: 1200, override: true }, 'group key tenant=big is full: 1,200/1,200 (override)'],
     [

@@ -16,6 +16,9 @@ const KEYS = [
   'w3_pickup_p50_ms',
   'w3_pickup_p99_ms',
   'w4_jobs_per_s',
+  'w6_jain',
+  'w6_jain_fifo',
+  'w6_rate_ratio',
   'w7_jobs_per_s',
   'w7_pct_of_w1',
   'claim_p99_ms_1k_keys',
@@ -48,6 +51,14 @@ describe('npm run bench -- --quick', () => {
     expect(r.w1_commits_per_job).toBeLessThan(1);
     expect(r.w2_commits_per_job).toBeLessThan(1);
     expect(output).toContain('W3 pickup latency');
+    // W6 (issue #19): Jain's index is in (0, 1]; the rate ratio is fair ÷ oldest-first of the same run, as printed
+    for (const k of ['w6_jain', 'w6_jain_fifo']) {
+      expect(r[k], k).toBeGreaterThan(0);
+      expect(r[k], k).toBeLessThanOrEqual(1);
+    }
+    expect(r.w6_rate_ratio).toBeCloseTo(r.w6_fair_jobs_per_s! / r.w6_fifo_jobs_per_s!, 1);
+    expect(output).toMatch(/W6 flood \(90% on 1 of 10 tenants\), fair share\s+Jain [\d.]+ \(goal ≥ 0\.98\)/);
+    expect(output).toMatch(/W6 rate, fair ÷ oldest-first\s+[\d.]+× \(goal ≥ 0\.9\)/);
     expect(output).toContain('targets: W2 ≥ 60% of W1');
   }, 180_000);
 
@@ -62,7 +73,7 @@ describe('npm run bench -- --quick', () => {
   it('refuses bad arguments with a clear error and status 2', async () => {
     const bad = await runBench(['--only', 'w9']);
     expect(bad.code).toBe(2);
-    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, w7, claim, groups');
+    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, w6, w7, claim, groups');
     const rep = await runBench(['--repeat', '0']);
     expect(rep.code).toBe(2);
     expect(rep.output).toContain('--repeat takes a whole number from 1 to 20');

@@ -7,6 +7,8 @@ import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
+import { readWhyWaiting } from '../../server/db/why-waiting';
+import { whyWaitingFromRow } from '../../server/core/why-waiting';
 import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
 
 let db: TestDatabase;
@@ -82,8 +84,12 @@ describe('fair share through real claims and cycles', () => {
     await enqueue(db.pool, 'fs-fifo', inputs);
     const fair: Record<string, number>[] = [];
     await cycleRounds('fs-f', 120, 6, (r) => fair.push(r));
-    // 120 rounds of 1–4 finishes: far more t0 rows than any window reads piled up at the head
-    for (const r of fair.slice(10)) expect(r).toEqual({ t0: 3, t1: 3, t2: 3, t3: 3 });
+    // 120 rounds of 1–4 finishes: far more t0 rows than any window reads piled up at the
+    // head. A member whose two partitions hold no row of a tenant below its share within
+    // reach gives the slot to the others (never idle), so a round may be one off.
+    for (const r of fair.slice(10)) for (const t of ['t0', 't1', 't2', 't3']) expect(Math.abs((r[t] ?? 0) - 3), JSON.stringify(r)).toBeLessThanOrEqual(1);
+    const mean = (t: string) => fair.slice(10).reduce((s, r) => s + (r[t] ?? 0), 0) / (fair.length - 10);
+    for (const t of ['t0', 't1', 't2', 't3']) expect(Math.abs(mean(t) - 3), t).toBeLessThan(0.3);
     const aside = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = 'fs-f' AND waiting_on = 'tenant=t0'`);
     expect(aside.rows[0]!.n).toBeGreaterThan(0); // the clogged head was set aside on t0's key
     const fifo: Record<string, number>[] = [];
@@ -103,4 +109,24 @@ describe('fair share through real claims and cycles', () => {
     for (const r of seen) expect(Object.values(r).reduce((s, n) => s + n, 0)).toBeLessThanOrEqual(12);
     expect(seen.at(-1)).toEqual({ a: 5, b: 5, c: 2 });
   });
+
+  it("why-waiting names the fair share while the task is full: 'fair share: a used 2× its weight'; the claim takes nothing then, and hands the next slot to b", async () => {
+    await applyTasks(db.pool, [{ name: 'fs-why', partitions: 1, concurrency: 4, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] }]);
+    const coord = await fakeCoordinator(db.pool, ['fs-why']);
+    await enqueue(db.pool, 'fs-why', Array.from({ length: 6 }, () => ({ payload: { t: 'a' } })));
+    const first = await claimExecutions(db.pool, coord, 'fs-why', 4, 60_000);
+    expect(countBy(tenantsOf(first))).toEqual({ a: 4 }); // alone, a takes the whole task (never idle)
+    const b = await enqueue(db.pool, 'fs-why', [{ payload: { t: 'b' } }]);
+    const aRow = (await db.pool.query<{ id: number }>(`SELECT id FROM executions WHERE task = 'fs-why' AND state = 'queued' AND payload ->> 't' = 'a' ORDER BY id LIMIT 1`)).rows[0]!.id;
+    const whyA = whyWaitingFromRow((await readWhyWaiting(db.pool, Number(aRow), 10_000))!);
+    expect(whyA.holds.map((h) => h.reason)).toEqual(['fair_share', 'task_full']);
+    expect(whyA.text).toBe('fair share: a used 2× its weight (4 running, weight 1, share 2)');
+    const whyB = whyWaitingFromRow((await readWhyWaiting(db.pool, b.executions[0]!.id!, 10_000))!);
+    expect(whyB.holds.map((h) => h.reason)).toEqual(['task_full']);
+    expect(await claimExecutions(db.pool, coord, 'fs-why', 4, 60_000)).toEqual([]);
+    // one of a's finishes: the freed slot goes to b, although a's rows are older
+    await finish('fs-why', first.slice(0, 1));
+    expect(tenantsOf(await claimExecutions(db.pool, coord, 'fs-why', 4, 60_000))).toEqual(['b']);
+  });
 });
+

@@ -101,6 +101,7 @@ DECLARE
   v_fpass   integer := 0;
   v_prev    bigint[] := '{}';    -- rows the fair passes kept (the last pass adds to them)
   v_aside   text[];              -- the keys whose head rows a round sets aside (v_sat; v_over when fair)
+  v_fair_rel boolean := false;   -- the last pass released the fair keys' set-aside rows once
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -198,8 +199,23 @@ BEGIN
         ), l AS (
           SELECT (v_rt.concurrency - coalesce(sum(f.n) FILTER (WHERE NOT f.waits), 0)) / sum(f.wt) FILTER (WHERE f.waits) AS lvl FROM f
         )
+        , below AS (
+          -- keys below their share get back (from executions_waiting_idx) as many of their
+          -- rows set aside as they are short of it: their oldest, so at the head of the claim
+          -- index (the first fair pass only; one probe per such key)
+          SELECT f.gk, ceil(l.lvl * f.wt - f.n)::integer AS d FROM f, l WHERE v_fpass = 0 AND f.waits AND f.n / f.wt < l.lvl
+        ), rel AS (
+          UPDATE executions e SET waiting_on = NULL
+          WHERE e.ctid = ANY (ARRAY(
+            SELECT x.tid FROM below b CROSS JOIN LATERAL (
+              SELECT w.ctid AS tid FROM executions w
+              WHERE w.task = p_task AND w.waiting_on = b.gk AND w.state = 'queued'
+              ORDER BY w.claim_at, w.id LIMIT b.d
+            ) x)) AND e.state = 'queued'
+          RETURNING 1
+        )
         SELECT l.lvl, coalesce((SELECT jsonb_object_agg(f.gk, true) FROM f WHERE f.waits AND f.n / f.wt >= l.lvl), '{}')
-        INTO v_lvl, v_over FROM l;
+        INTO v_lvl, v_over FROM l, (SELECT count(*) FROM rel) r;
         IF v_lvl IS NULL THEN
           v_fair1 := false;
         ELSE
@@ -273,8 +289,12 @@ BEGIN
       -- Fair share: a fair pass's rows count as running for the next pass (ranking and
       -- fair order see them); while slots are left and a pass found rows, look again (≤ 3
       -- fair passes; keys that reached L are then skipped), then once over every key. Fair
-      -- passes do not count as rounds.
-      IF v_fair1 THEN
+      -- passes do not count as rounds. A last pass (every key) left short with a thin head
+      -- (the window did not fill) while rows of the fair group wait set aside releases them
+      -- (up to the slots left, per key) and looks once more: set aside for fairness, they
+      -- must never leave a slot idle (giving them back only as the key's executions finish,
+      -- 2 at a time, ran W6 at 0.13× oldest-first; on every short pass, Jain fell to 0.46).
+      IF v_fair1 OR (v_fg IS NOT NULL AND NOT v_fair_rel AND v_cands < v_window AND coalesce(cardinality(v_ids), 0) < v_free - cardinality(v_prev)) THEN
         IF v_ids IS NOT NULL THEN
           SELECT array_agg(z.gk), array_agg(z.n) INTO v_run_keys, v_run_n FROM (
             SELECT u.gk, sum(u.n)::integer AS n FROM (
@@ -290,11 +310,34 @@ BEGIN
           v_ids := NULL;
           EXIT;
         END IF;
+        IF NOT v_fair1 THEN
+          v_fair_rel := true;
+          v_ids := NULL;
+          WITH rel AS (
+            UPDATE executions e SET waiting_on = NULL
+            WHERE e.ctid = ANY (ARRAY(
+              SELECT x.tid FROM (
+                SELECT gs.group_key FROM group_slots gs
+                WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0 LIMIT 1000
+              ) k
+              CROSS JOIN LATERAL (
+                SELECT w.ctid AS tid FROM executions w
+                WHERE w.task = p_task AND w.waiting_on = v_fg || '=' || k.group_key AND w.state = 'queued'
+                ORDER BY w.claim_at, w.id
+                LIMIT v_free - cardinality(v_prev)
+              ) x)) AND e.state = 'queued'
+            RETURNING 1
+          )
+          SELECT count(*) INTO v_set FROM rel;
+          CONTINUE WHEN v_set > 0;
+          EXIT;
+        END IF;
         -- Clogged by keys at their share (more of their rows skipped than the window holds
-        -- and the window not filled, or nothing found within the read bound: served slower
-        -- than they arrive, their rows pile up at the head): set them aside
-        -- below, on their fair key, and look again. sluice_release_keys gives a fair key's
-        -- rows back a few at a time as its executions finish.
+        -- and the window not filled, or none found within the read bound: served slower than
+        -- they arrive, their rows pile up at the head): set them aside below, on their fair
+        -- key, and look again. They come back when their key falls below its share (the
+        -- release at the top of a fair pass) or when nothing else can use a slot (the last
+        -- pass), never by a finish (sluice_release_keys leaves a fair key's rows).
         IF ((v_skipped >= v_window AND v_cands < v_window) OR v_cands = 0) AND v_over <> '{}'::jsonb AND v_fpass < 3 THEN
           v_aside := ARRAY(SELECT jsonb_object_keys(v_over));
         ELSE

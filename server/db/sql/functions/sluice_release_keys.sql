@@ -8,7 +8,7 @@
 -- released, not the number of keys or waiting rows.
 -- Why rows wait at all: sluice_claim.sql and docs/architecture.md § "Claiming" (4).
 -- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19);
--- a fair-share group's keys (`order: fair`, #19) release at most 16 rows per call.
+-- a fair-share group's keys (`order: fair`, #19) are released by the claim, not here.
 
 CREATE OR REPLACE FUNCTION public.sluice_release_keys(p_task text, p_groups jsonb, p_keys text[])
  RETURNS integer
@@ -16,9 +16,10 @@ CREATE OR REPLACE FUNCTION public.sluice_release_keys(p_task text, p_groups json
 AS $function$
   WITH room AS (
     SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL
-                      -- fair share (issue #19): a fair key's rows were set aside because it had its
-                      -- share; give them back 16 at a time, not up to its (often large) limit
-                      WHEN p_groups -> p.gname ? 'fair' THEN least(greatest(l.lim - coalesce(s.in_flight, 0), 0), 16)
+                      -- fair share (issue #19): the claim gives a fair key's rows back (when the key
+                      -- falls below its share, or nothing else can use a slot); a finish releasing up
+                      -- to the limit re-clogged the head (2 coordinators, 90% flood: t0 40%)
+                      WHEN p_groups -> p.gname ? 'fair' THEN 0
                       ELSE greatest(l.lim - coalesce(s.in_flight, 0), 0) END AS n
     FROM (SELECT DISTINCT gk FROM unnest(p_keys) AS gk) k
     CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p

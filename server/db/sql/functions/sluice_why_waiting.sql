@@ -14,7 +14,8 @@
 --  * group keys: a key's in-flight count is the number of the task's running rows carrying
 --    it (the claim's own count, executions_running_idx, at most `concurrency` rows) and its
 --    limit is sluice_group_limit (override first) — the key is full when count ≥ limit;
---  * the task limit: task_runtime.in_flight ≥ concurrency;
+--  * the task limit: task_runtime.in_flight ≥ concurrency; with `order: fair` (issue #19)
+--    and the row's key at or over its weighted share, `fair_share` before it;
 --  * the task's circuit breaker (issue 23): coordinators do not claim a task whose breaker
 --    (task_breakers) is open, or half-open with every probe started, while the definition
 --    has it enabled (server/coordinator/breaker-gate.ts; the gate is in the coordinator,
@@ -47,6 +48,9 @@ DECLARE
   v_ahead  integer;
   v_ahead_prio integer;
   v_brk    record;
+  v_fg     text;     -- fair share (issue #19): the task's fair group, the row's key in it
+  v_fk     text;
+  v_fair   record;
 BEGIN
   SELECT x.id, x.task, x.partition, x.state, x.stream_key, x.group_keys, x.attempts, x.run_at, x.waiting_on, x.priority, x.claim_at
     INTO e FROM executions x WHERE x.id = p_id;
@@ -134,6 +138,30 @@ BEGIN
           'inFlight', v_k.used, 'limit', v_k.lim, 'override', coalesce(v_k.override, false));
       END IF;
     END LOOP;
+  END IF;
+
+  -- Fair share (issue #19, server/core/fair-share.ts): while the task is full, a row whose
+  -- key of the fair group runs at or above its share (L × weight, L = the capacity the
+  -- waiting keys share ÷ their weights) is passed over for keys below theirs. Read from
+  -- the group_slots counters (the claim reads running rows; the two agree under its lock).
+  -- Reported only with task_full, so the claim takes nothing of the row while it holds.
+  IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN
+    SELECT g.key INTO v_fg FROM jsonb_each(rt.groups) g WHERE g.value ? 'fair' LIMIT 1;
+    SELECT k INTO v_fk FROM unnest(e.group_keys) AS k WHERE split_part(k, '=', 1) = v_fg LIMIT 1;
+    IF v_fk IS NOT NULL THEN
+      SELECT coalesce(max(gs.in_flight) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)), 0) AS used,
+             coalesce((rt.groups -> v_fg -> 'weights' ->> substr(v_fk, strpos(v_fk, '=') + 1))::numeric, 1) AS w,
+             (rt.concurrency - coalesce(sum(gs.in_flight) FILTER (WHERE gs.queued = 0), 0))
+               / nullif(sum(coalesce((rt.groups -> v_fg -> 'weights' ->> gs.group_key)::numeric, 1)) FILTER (WHERE gs.queued > 0), 0) AS lvl
+        INTO v_fair
+      FROM group_slots gs WHERE gs.task = e.task AND gs.group_name = v_fg;
+      IF v_fair.lvl > 0 AND v_fair.used / v_fair.w >= v_fair.lvl THEN
+        v_holds := v_holds || jsonb_build_object(
+          'reason', 'fair_share', 'key', v_fk, 'group', v_fg, 'groupKey', substr(v_fk, strpos(v_fk, '=') + 1),
+          'inFlight', v_fair.used, 'weight', v_fair.w, 'share', round(v_fair.lvl * v_fair.w, 2),
+          'times', round(v_fair.used / v_fair.w / v_fair.lvl, 2));
+      END IF;
+    END IF;
   END IF;
 
   IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN
