@@ -81,12 +81,15 @@ describe('weighted fair share with real coordinators', () => {
     expect((await maxOverlapPerKey(ctx.db.pool, 'rec')).get('*')).toBeLessThanOrEqual(concurrency);
   }, 150_000);
 
-  // NOT MET YET (issue #19): with two real coordinators the heavy-weight tenant falls behind
-  // its share. Measured 2026-11-24 on the shared 2-core box (load 15–23): a/b/c finished
-  // 21.8/29.6/48.6 % and 24.7/29.2/46.1 % against 14.3/28.6/57.1 % (the SQL-level test in
-  // engine-fair-share-claim.test.ts, two members taking turns, holds 2:4:8 exactly). Kept
-  // with the required bound so that it is run again once the claim finds deep rows of the
-  // keys below their share (see docs/operators.md § Fair share, "Known limits").
+  // NOT MET RELIABLY (issue #19): with two real coordinators the running counts sit at
+  // exactly 2:4:8 for most of the run, then for a few seconds a member cannot reach c's
+  // rows (deep behind a's and b's in its partitions) and gives the slots to a and b
+  // (samples of running a/b/c: 7/4/3, 6/4/4, with nothing set aside). Measured 2026-11-24
+  // on the shared 2-core box (load 7–23), final claim version: passed 2 of 4 runs; failing
+  // runs finished a/b/c 22.9/29.7/47.4 % and 19.0/29.1/51.9 % against 14.3/28.6/57.1 %.
+  // The SQL-level test (engine-fair-share-claim.test.ts, two members taking turns) holds
+  // 2:4:8 exactly. Skipped, not loosened: run it again once the claim reaches deep rows of
+  // the keys below their share (docs/operators.md § Claim order, "Known limits").
   it.skip('weights 1:2:4: the shares follow the weights (±5 points), limits exact', async () => {
     const concurrency = 14;
     await applyTasks(ctx.db.pool, [
