@@ -7,6 +7,10 @@
 //   W3  pickup latency (enqueue → claim) of executions arriving one by one while a backlog
 //       of 1000 is held in the same task (a saturated tenant: queued but not claimable)
 //   W4  streams × events, one at a time per stream in order → jobs/s
+//   W5  rate accuracy (issue #19): K keys × R/s each (rate limit per key, burst B), run for D
+//       seconds by 2 coordinators over a backlog larger than D can drain: the measured
+//       steady rate per key against the limit (w5_rate_error_pct, the worst key) and the
+//       most starts of one key in any 1 s window above limit + burst (w5_max_window_excess)
 //   W6  fairness under a flood (issue #19): the W2-skew shape (10 tenants, 90% of the jobs on
 //       one) on a task whose concurrency (50) the tenants contend for, burned down twice:
 //       `order: fair` and oldest-first. w6_jain = Jain's index of per-tenant throughput while
@@ -30,15 +34,16 @@ import { syncOwnership } from '../server/db/partition-ownership';
 import { claimExecutions } from '../server/db/claim-executions';
 import { finishExecutions } from '../server/db/finish-executions';
 import { jainIndex } from '../server/core/fair-share';
+import { maxInAnyWindow } from '../server/core/rate-limit';
 import { BENCH_TIMINGS, engineBench, lcg, manyGroupsDefinition, manyGroupsInputs, median, w2Definition, w2Inputs } from './support/engine-workloads';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-// --only w1,w2,w2skew,w3,w4,w6,w7,claim,groups runs just those workloads (default: all but
+// --only w1,w2,w2skew,w3,w4,w5,w6,w7,claim,groups runs just those workloads (default: all but
 // groups); --repeat N runs W1, W2 and W7 N times in turns and reports the medians.
 const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',').filter(Boolean)) : null;
-const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'w6', 'w7', 'claim', 'groups'];
+const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'w5', 'w6', 'w7', 'claim', 'groups'];
 if (only && (only.size === 0 || [...only].some((w) => !ALL.includes(w)))) {
   console.error(`--only takes a comma-separated list of ${ALL.join(', ')}`);
   process.exit(2);
@@ -57,8 +62,8 @@ if (args.includes('--json') && !jsonFile) {
   process.exit(2);
 }
 const S = quick
-  ? { w1: 4000, w2: 4000, w3: 60, w4Streams: 40, w4Events: 10, w7: 4000, claimJobs: 3000, claimRounds: 60, groupJobs: 2000 }
-  : { w1: 200_000, w2: 100_000, w3: 500, w4Streams: 1000, w4Events: 100, w7: 100_000, claimJobs: 20_000, claimRounds: 400, groupJobs: 20_000 };
+  ? { w1: 4000, w2: 4000, w3: 60, w4Streams: 40, w4Events: 10, w7: 4000, claimJobs: 3000, claimRounds: 60, groupJobs: 2000, w5: { keys: 20, perS: 20, burst: 2, secs: 6 } }
+  : { w1: 200_000, w2: 100_000, w3: 500, w4Streams: 1000, w4Events: 100, w7: 100_000, claimJobs: 20_000, claimRounds: 400, groupJobs: 20_000, w5: { keys: 100, perS: 50, burst: 5, secs: 60 } };
 
 const pgServer = await startTestPostgres('bench');
 const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
@@ -236,6 +241,59 @@ results.w4_jobs_per_s = Math.round(w4.perS);
 rows.push([`W4 ${S.w4Streams} streams × ${S.w4Events} events`, `${results.w4_jobs_per_s} jobs/s`, `${w4.commitsPerJob.toFixed(3)} commits/job`]);
 }
 
+// ---- W5: rate accuracy (issue #19)
+if (want('w5')) {
+  const { keys, perS, burst, secs } = S.w5;
+  await addTask({
+    name: 'w5',
+    partitions: 4,
+    concurrency: 1000,
+    groups: [{ name: 'key', limit: 1000, keyPath: 'k', rate: { limit: perS, per: 1000, burst } }],
+    backpressure: { maxDepth: 10_000_000 },
+  });
+  // 30% more than D seconds can start, interleaved so every key is at every partition's head
+  const perKey = Math.ceil(perS * secs * 1.3) + burst;
+  const inputs: EnqueueInput[] = [];
+  for (let i = 0; i < perKey; i++) for (let k = 0; k < keys; k++) inputs.push({ payload: { k: `k${k}` } });
+  await enqueueAll('w5', inputs);
+  await pool.query('VACUUM (ANALYZE) executions, group_slots, partition_stats, task_runtime');
+  const cs = await coordinators(2, { w5: noop }, 200, ['w5']);
+  await new Promise((r) => setTimeout(r, secs * 1000));
+  await Promise.all(cs.map((c) => c.stop()));
+  // started_at of a rate-limited row is the instant the claim read the rates
+  const starts = await pool.query<{ k: string; ms: number[] }>(
+    `SELECT payload ->> 'k' AS k, array_agg(extract(epoch FROM started_at) * 1000 ORDER BY started_at) AS ms
+     FROM executions WHERE task = 'w5' AND started_at IS NOT NULL GROUP BY 1`,
+  );
+  const errs: number[] = [];
+  let excess = -Infinity;
+  let total = 0;
+  let first = Infinity;
+  let last = -Infinity;
+  for (const r of starts.rows) {
+    const ms = r.ms.map(Number);
+    total += ms.length;
+    first = Math.min(first, ms[0]!);
+    last = Math.max(last, ms[ms.length - 1]!);
+    // the steady rate: after the first burst + 1, one start per 1/perS s
+    const span = (ms[ms.length - 1]! - ms[0]!) / 1000;
+    const steady = span > 0 ? (ms.length - burst - 1) / span : 0;
+    errs.push((100 * Math.abs(steady - perS)) / perS);
+    excess = Math.max(excess, maxInAnyWindow(ms, 1000) - (perS + burst));
+  }
+  for (let k = starts.rows.length; k < keys; k++) errs.push(100); // a key that never started
+  results.w5_rate_error_pct = Number(Math.max(...errs).toFixed(2));
+  results.w5_rate_error_median_pct = Number(median(errs).toFixed(2));
+  results.w5_max_window_excess = Math.max(0, excess);
+  // starts per second from the first start to the last (claiming begins while the members settle)
+  results.w5_jobs_per_s = Math.round(total / Math.max(0.001, (last - first) / 1000));
+  rows.push([
+    `W5 ${keys} keys × ${perS}/s (burst ${burst}), ${secs} s`,
+    `rate error ≤ ${results.w5_rate_error_pct}% (median ${results.w5_rate_error_median_pct}%)`,
+    `max 1 s window ${excess >= 0 ? '+' : ''}${excess} vs limit + burst; ${results.w5_jobs_per_s} starts/s (limit ${keys * perS}/s)`,
+  ]);
+}
+
 // ---- claim p99 vs distinct keys
 // groups = 0: one group `key` (limit 1) with `keys` keys; otherwise `groups` groups (limit 1
 // per key) with `keys` keys per group, drawn at random, and `jobs` pending.
@@ -288,5 +346,5 @@ await pgServer.stop();
 const w = [Math.max(...rows.map((r) => r[0].length)), Math.max(...rows.map((r) => r[1].length))];
 console.log(`\nSluice engine bench (${quick ? 'quick' : 'full'}${only ? `, only ${[...only].join(',')}` : ''}: W1 ${S.w1}, W2 ${S.w2}, W4 ${S.w4Streams}×${S.w4Events})`);
 for (const [a, b, c] of rows) console.log(`  ${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}`);
-console.log(`  targets: W2 ≥ 60% of W1; W7 ≥ 50% of W1; W3 p50 ≤ 5 ms, p99 ≤ 25 ms; claim p99 growth < 2× from 1k to 10k keys`);
+console.log(`  targets: W2 ≥ 60% of W1; W5 rate within ±2%, no 1 s window above limit + burst; W7 ≥ 50% of W1; W3 p50 ≤ 5 ms, p99 ≤ 25 ms; claim p99 growth < 2× from 1k to 10k keys`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');

@@ -50,6 +50,23 @@ test('an operator sees a tripped breaker and its reason, and resets it; a viewer
   await page.getByTestId('breaker-panel').scrollIntoViewIfNeeded();
   await shoot(page, 'breaker-open');
 
+  // The Overview: the task's card says the circuit is open and links to the breaker panel;
+  // the fleet strip counts the open circuits (as the database has them, other specs' too).
+  await page.goto('/');
+  const cardBreaker = page.getByTestId(`task-card-breaker-${task}`);
+  await expect(cardBreaker).toHaveText('Circuit open');
+  await expect(cardBreaker).toHaveAttribute('title', reason);
+  const openNow = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM task_breakers b JOIN task_runtime t ON t.task = b.task
+     WHERE b.state <> 'closed' AND t.active AND (t.definition -> 'circuitBreaker' ->> 'enabled')::boolean`,
+  );
+  expect(openNow.rows[0]!.n).toBeGreaterThanOrEqual(1);
+  await expect(page.getByTestId('fleet-breakers-open')).toContainText(String(openNow.rows[0]!.n));
+  await shoot(page, 'overview-breaker-open');
+  await page.getByTestId(`task-card-breaker-${task}`).click();
+  await expect(page).toHaveURL(new RegExp(`/tasks/${task}#task-breaker$`));
+  await expect(page.getByTestId('breaker-state')).toHaveText('open');
+
   await page.getByTestId('breaker-reset').click();
   await expect(page.getByTestId('breaker-state')).toHaveText('closed');
   await expect(page.getByTestId('breaker-reason')).toHaveCount(0);
@@ -63,4 +80,7 @@ test('an operator sees a tripped breaker and its reason, and resets it; a viewer
   const audit = await db.query(`SELECT actor_label, before->>'state' AS before FROM audit_log WHERE action = 'task.breaker.reset' AND target_id = $1`, [task]);
   expect(audit.rows).toEqual([{ actor_label: operator.email, before: 'open' }]);
   await shoot(page, 'breaker-closed');
+  await page.goto('/');
+  await expect(page.getByTestId(`task-card-${task}`)).toBeVisible();
+  await expect(page.getByTestId(`task-card-breaker-${task}`)).toHaveCount(0);
 });

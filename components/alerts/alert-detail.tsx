@@ -43,6 +43,7 @@ export const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   vacuumHorizon: 'ms',
   deadTuples: 'percent',
   circuitOpen: 'count',
+  keyWait: 'ms',
 };
 
 const CHART_KIND: Record<NonNullable<AlertDetail['chart']>['metric'], ValueKind> = {
@@ -216,9 +217,15 @@ export function AlertDetailPanel({ id, canAct }: { id: number; canAct: boolean }
 
       <dl className="grid grid-cols-2 gap-3 rounded-md border border-border bg-surface-2/50 p-3 md:grid-cols-4 xl:grid-cols-3 2xl:grid-cols-4">
         <Fact label="Rule">{a.ruleLabel}</Fact>
-        <Fact label="Value (peak)">
-          <span className="font-mono">{formatValue(a.value, kind)}</span> <span className="text-subtle">({formatValue(a.peakValue, kind)})</span>
-        </Fact>
+        {a.status === 'resolved' ? (
+          <Fact label="Peak (at resolve)">
+            <span className="font-mono">{formatValue(a.peakValue ?? a.value, kind)}</span> <span className="text-subtle">({formatValue(a.value, kind)})</span>
+          </Fact>
+        ) : (
+          <Fact label="Value (peak)">
+            <span className="font-mono">{formatValue(a.value, kind)}</span> <span className="text-subtle">({formatValue(a.peakValue, kind)})</span>
+          </Fact>
+        )}
         <Fact label={a.rule === 'hotKey' ? 'Dominant share ≥' : a.rule === 'hotPartition' ? 'Factor ≥' : 'Warning line'}>
           <span className="font-mono">{formatValue(a.threshold, a.rule === 'hotKey' ? 'percent' : kind)}</span>
         </Fact>

@@ -95,9 +95,22 @@ export function AlertRow({ a, href, selected }: { a: AlertListItem; href: string
       </span>
       <span className="flex flex-wrap items-center gap-x-3 text-[11px] text-subtle">
         <Timestamp date={a.firedAt} />
-        <span>
-          value <span className="font-mono text-muted">{formatValue(a.value, VALUE_KIND[a.rule])}</span>
-        </span>
+        {/* A resolved episode is read by how bad it got: its peak, not the value it cleared at. */}
+        {a.status === 'resolved' ? (
+          <span data-testid="alert-value">
+            peak <span className="font-mono text-muted">{formatValue(a.peakValue ?? a.value, VALUE_KIND[a.rule])}</span>
+          </span>
+        ) : (
+          <span data-testid="alert-value">
+            value <span className="font-mono text-muted">{formatValue(a.value, VALUE_KIND[a.rule])}</span>
+            {a.peakValue !== null && a.peakValue !== a.value && (
+              <>
+                {' '}
+                · peak <span className="font-mono text-muted">{formatValue(a.peakValue, VALUE_KIND[a.rule])}</span>
+              </>
+            )}
+          </span>
+        )}
         {a.acknowledgedBy && <span>ack by {a.acknowledgedBy}</span>}
         {a.silencedUntil && a.silencedUntil.getTime() > Date.now() && <span>silenced</span>}
       </span>

@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import Link from 'next/link';
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { cx } from '@/components/ui/class-names';
-import { firstDataAt, fitTimeDomain, peakOf, yScale, type YThreshold } from '@/server/core/chart-scale';
+import { firstDataAt, fitTimeDomain, peakOf, thresholdLabelLayout, yScale, type YThreshold } from '@/server/core/chart-scale';
 import { formatAxisValue, formatTick, formatTooltipTime, formatValue, timeTicks, type ValueKind } from './chart-format';
 
 export interface SeriesDef {
@@ -30,7 +30,7 @@ export interface Thresholds {
 export interface ChartMarker {
   /** ms epoch. */
   t: number;
-  kind: 'config' | 'pause' | 'resume' | 'replay' | 'purge';
+  kind: 'config' | 'pause' | 'resume' | 'replay' | 'purge' | 'guarded' | 'promoted' | 'rolled-back';
   /** One line, e.g. "v12 · lower tenant limit". */
   label: string;
   /** Who did it. */
@@ -44,9 +44,21 @@ const MARKER_COLOR: Record<ChartMarker['kind'], string> = {
   resume: 'var(--success)',
   replay: 'var(--success)',
   purge: 'var(--danger)',
+  guarded: 'var(--warning)',
+  promoted: 'var(--success)',
+  'rolled-back': 'var(--danger)',
 };
-const MARKER_GLYPH: Record<ChartMarker['kind'], string> = { config: 'V', pause: 'P', resume: 'R', replay: '↻', purge: '✕' };
-const MARKER_NAME: Record<ChartMarker['kind'], string> = { config: 'Config applied', pause: 'Paused', resume: 'Resumed', replay: 'Replay', purge: 'Purge' };
+const MARKER_GLYPH: Record<ChartMarker['kind'], string> = { config: 'V', pause: 'P', resume: 'R', replay: '↻', purge: '✕', guarded: 'G', promoted: '✓', 'rolled-back': '↶' };
+const MARKER_NAME: Record<ChartMarker['kind'], string> = {
+  config: 'Config applied',
+  pause: 'Paused',
+  resume: 'Resumed',
+  replay: 'Replay',
+  purge: 'Purge',
+  guarded: 'Applied with guard',
+  promoted: 'Guard promoted',
+  'rolled-back': 'Rolled back',
+};
 
 export interface ThresholdChartProps {
   /** Used for data-testid="chart-<id>". */
@@ -93,19 +105,28 @@ const STATUS_TEXT: Record<Status, string> = {
  * A threshold line's label. Warning and critical on one line (the shed rule's 0 and 0)
  * get one label, on the critical line, instead of two printed over each other.
  */
-function thresholdText(k: 'warning' | 'critical', t: { warning: number; critical: number }, kind: ValueKind, shownCount: number): string {
+function thresholdText(k: 'warning' | 'critical', t: { warning: number; critical: number }, kind: ValueKind, shownCount: number, merged: boolean): string {
   if (t.warning === t.critical && shownCount > 1) return k === 'critical' ? `warning = critical ${formatValue(t.critical, kind)}` : '';
+  // Lines a few pixels apart (DLQ rate's 1% and 5% on a scale reaching 100%): one label
+  // on the critical line names both, rather than two printed over each other.
+  if (merged) return k === 'critical' ? `warning ${formatValue(t.warning, kind)} · critical ${formatValue(t.critical, kind)}` : '';
   return `${k} ${formatValue(t[k], kind)}`;
 }
 
-function ThresholdLabel(props: { viewBox?: { x?: number; y?: number; width?: number }; kind: 'warning' | 'critical'; value: number; text: string }) {
-  const { viewBox, kind, value, text } = props;
+function ThresholdLabel(props: {
+  viewBox?: { x?: number; y?: number; width?: number };
+  kind: 'warning' | 'critical';
+  value: number;
+  text: string;
+  below?: boolean;
+}) {
+  const { viewBox, kind, value, text, below } = props;
   if (!viewBox || viewBox.x === undefined || viewBox.y === undefined || viewBox.width === undefined) return null;
   return (
-    <g data-testid={`threshold-${kind}`} data-value={value} data-placement="line">
+    <g data-testid={`threshold-${kind}`} data-value={value} data-placement="line" data-label={text}>
       <text
         x={viewBox.x + viewBox.width - 4}
-        y={viewBox.y - 4}
+        y={below ? viewBox.y + 11 : viewBox.y - 4}
         textAnchor="end"
         fontSize={10}
         fontWeight={600}
@@ -262,7 +283,7 @@ export function ThresholdChart(p: ThresholdChartProps) {
             {formatValue(current, kind)}
           </div>
           {thresholds && (
-            <div className="text-[10px] text-subtle">
+            <div className="text-[10px] whitespace-nowrap text-subtle">
               <span className="text-warning">▬</span> {formatValue(thresholds.warning, kind)} <span className="text-danger">▬</span>{' '}
               {formatValue(thresholds.critical, kind)}
             </div>
@@ -313,7 +334,9 @@ export function ThresholdChart(p: ThresholdChartProps) {
                   <ReferenceArea y1={thresholds.warning} y2={Math.min(thresholds.critical, y.domain[1])} fill="var(--warning)" fillOpacity={0.05} ifOverflow="hidden" />
                 )}
                 {thresholds.critical < y.domain[1] && <ReferenceArea y1={thresholds.critical} y2={y.domain[1]} fill="var(--danger)" fillOpacity={0.06} ifOverflow="hidden" />}
-                {y.shown.map(({ name: k }) => (
+                {y.shown.map(({ name: k }) => {
+                  const layout = thresholdLabelLayout(thresholds, y.domain, y.shown, y.offScale.length > 0, height);
+                  return (
                   <ReferenceLine
                     key={k}
                     y={thresholds[k]}
@@ -322,9 +345,10 @@ export function ThresholdChart(p: ThresholdChartProps) {
                     strokeWidth={1.25}
                     ifOverflow="hidden"
                     className={`threshold-${k}`}
-                    label={<ThresholdLabel kind={k} value={thresholds[k]} text={thresholdText(k, thresholds, kind, y.shown.length)} />}
+                    label={<ThresholdLabel kind={k} value={thresholds[k]} below={layout.below[k]} text={thresholdText(k, thresholds, kind, y.shown.length, layout.merged)} />}
                   />
-                ))}
+                  );
+                })}
               </>
             )}
             {visibleMarkers.map((m, i) => (

@@ -1,13 +1,15 @@
 'use client';
 // The step between "I changed something" and a new version: the diff against the
 // version the change is based on, a change message (required, shown in history), and
-// Apply. Used by the task editor, delete and rollback.
+// Apply. Used by the task editor, delete and rollback. The task editor also offers "Apply
+// with guard" with a bake time (server/core/guarded-rollout.ts).
 import { useState, type ReactNode } from 'react';
 import type { TaskChangeGroup } from '@/server/core/config-change-view';
 import { Button } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
 import { Field } from '@/components/ui/field';
-import { Input } from '@/components/ui/input';
+import { Input, Select } from '@/components/ui/input';
+import { BAKE_CHOICES_MS, DEFAULT_BAKE_MS, formatBake } from '@/server/core/guarded-rollout';
 import { ConfigDiffView } from './config-diff-view';
 
 export function ApplyReview({
@@ -20,6 +22,7 @@ export function ApplyReview({
   error,
   extra,
   onApply,
+  onApplyWithGuard,
   onCancel,
 }: {
   title: string;
@@ -31,9 +34,12 @@ export function ApplyReview({
   error?: ReactNode;
   extra?: ReactNode;
   onApply: (message: string) => void;
+  /** Offer "Apply with guard" (issue 20): the version bakes for the chosen time and rolls back by itself if a critical alert of the task fires. */
+  onApplyWithGuard?: (message: string, bakeMs: number) => void;
   onCancel: () => void;
 }) {
   const [message, setMessage] = useState(defaultMessage);
+  const [bakeMs, setBakeMs] = useState<number>(DEFAULT_BAKE_MS);
   const [tried, setTried] = useState(false);
   const missing = message.trim() === '';
   const next = basedOn === null ? 1 : basedOn + 1;
@@ -61,10 +67,33 @@ export function ApplyReview({
           <Input value={message} onChange={(e) => setMessage(e.target.value)} maxLength={500} placeholder="e.g. Lower acme's tenant limit during the incident" autoFocus />
         </Field>
         {error && <Callout tone="danger">{error}</Callout>}
-        <div className="flex items-center justify-end gap-2">
-          <Button onClick={onCancel} disabled={pending}>
+        <div className="flex flex-wrap items-center justify-end gap-2">
+          <Button onClick={onCancel} disabled={pending} className={onApplyWithGuard ? 'mr-auto' : undefined}>
             Back to editing
           </Button>
+          {onApplyWithGuard && (
+            <span className="flex flex-wrap items-center gap-2" data-testid="apply-with-guard">
+              <label className="flex items-center gap-1.5 text-[12px] text-muted" title="Rolls the task back by itself if a critical alert of it fires during the bake">
+                Bake
+                <Select value={bakeMs} onChange={(e) => setBakeMs(Number(e.target.value))} aria-label="Bake time" className="w-auto">
+                  {BAKE_CHOICES_MS.map((ms) => (
+                    <option key={ms} value={ms}>
+                      {formatBake(ms)}
+                    </option>
+                  ))}
+                </Select>
+              </label>
+              <Button
+                disabled={pending}
+                onClick={() => {
+                  setTried(true);
+                  if (!missing) onApplyWithGuard(message.trim(), bakeMs);
+                }}
+              >
+                {pending ? 'Applying…' : 'Apply with guard'}
+              </Button>
+            </span>
+          )}
           <Button type="submit" variant="primary" disabled={pending}>
             {pending ? 'Applying…' : (applyLabel ?? `Apply as version ${next}`)}
           </Button>

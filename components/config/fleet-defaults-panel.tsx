@@ -54,6 +54,7 @@ const GROUPS: { title: string; rows: Row[] }[] = [
       { path: 'alertPolicy.forMs', label: 'Fire after (for-duration)', kind: 'number', unit: 'ms' },
       { path: 'alertPolicy.clearForMs', label: 'Resolve after (clear)', kind: 'number', unit: 'ms' },
       { path: 'alertPolicy.hysteresis', label: 'Hysteresis', kind: 'number', unit: '0–0.9' },
+      { path: 'alertPolicy.waitP99Ms', label: 'p99 wait (ready → claimed)', kind: 'pair', unit: 'ms' },
       { path: 'alertPolicy.hotPartition.factor', label: 'Hot partition: × sibling median', kind: 'number' },
       { path: 'alertPolicy.hotPartition.floorDepth', label: 'Hot partition: min depth', kind: 'number' },
       { path: 'alertPolicy.hotKey.dominantShare', label: 'Hot key: share of group load', kind: 'number', unit: '0–1' },

@@ -18,6 +18,7 @@ import { Callout } from '@/components/ui/callout';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Timestamp } from '@/components/ui/timestamp';
 import { ApplyReview } from './apply-review';
+import { GUARD_STATUS } from './guard-panel';
 import { ConfigDiffView } from './config-diff-view';
 
 export function HistoryList({ task, before, canEdit }: { task?: string; before?: number; canEdit: boolean }) {
@@ -80,6 +81,19 @@ export function HistoryList({ task, before, canEdit }: { task?: string; before?:
               <div className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-1">
                 <span className="font-mono text-[14px] font-semibold">v{v.version}</span>
                 {latest && <Badge tone="accent">current</Badge>}
+                {v.guard && (
+                  <span data-testid="version-guard" data-guard-status={v.guard.status}>
+                    <Badge tone={GUARD_STATUS[v.guard.status].tone}>
+                      {v.guard.status === 'baking' ? `guarded · baking (${v.guard.bakeText})` : `guarded · ${GUARD_STATUS[v.guard.status].label}`}
+                      {v.guard.rollbackVersion !== null && ` → v${v.guard.rollbackVersion}`}
+                    </Badge>
+                  </span>
+                )}
+                {v.rollbackOf && (
+                  <Badge tone="danger">
+                    {v.rollbackOf.status === 'aborted' ? `rollback of v${v.rollbackOf.version} (guard aborted)` : `rollback of v${v.rollbackOf.version} by guard`}
+                  </Badge>
+                )}
                 <span className="text-[13px]">{v.message || <span className="text-subtle">(no message)</span>}</span>
                 <span className="text-[12px] text-muted">
                   by {v.author} · <Timestamp date={v.createdAt} /> UTC

@@ -20,6 +20,12 @@ function HoldLink({ h, task }: { h: WaitingHold; task: string }) {
           what runs for {h.key}
         </Link>
       );
+    case 'rate_limited':
+      return (
+        <Link href={executionsHref({ task, group: h.key, state: 'running' })} className="text-accent hover:underline">
+          what runs for {h.key}
+        </Link>
+      );
     case 'task_full':
       return (
         <Link href={executionsHref({ task, state: 'running' })} className="text-accent hover:underline">
@@ -29,6 +35,7 @@ function HoldLink({ h, task }: { h: WaitingHold; task: string }) {
     case 'task_paused':
     case 'task_inactive':
     case 'circuit_open':
+    case 'task_rate_limited':
       return (
         <Link href={`/tasks/${encodeURIComponent(task)}`} className="text-accent hover:underline">
           the task

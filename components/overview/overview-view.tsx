@@ -8,7 +8,8 @@ import { executionsHref } from '@/components/executions/execution-search-params'
 import { alertsHref } from '@/components/alerts/alert-search-params';
 import { OpenAlerts } from '@/components/alerts/open-alerts';
 import { replicaBehind } from '@/components/shell/replica-lag-notice';
-import { useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
+import { replaceUrl } from '@/components/ui/replace-url';
 import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
@@ -43,28 +44,49 @@ export function StatusBadge({ status }: { status: ThresholdStatus }) {
   return <Badge tone={STATUS_TONE[status]}>{STATUS_LABEL[status]}</Badge>;
 }
 
-function Stat({ label, value, tone, href }: { label: string; value: string; tone?: 'danger' | 'warning' | 'success'; href?: string }) {
+function Stat({
+  label,
+  value,
+  tone,
+  href,
+  title,
+  testId,
+  note,
+}: {
+  label: string;
+  value: string;
+  /** A small line under the value (e.g. how much of it is fleet-wide). */
+  note?: string | undefined;
+  tone?: 'danger' | 'warning' | 'success';
+  href?: string;
+  title?: string;
+  testId?: string;
+}) {
   const body = (
     <>
       <div className="text-[11px] font-medium tracking-wide text-muted uppercase">{label}</div>
       <div className={cx('mt-0.5 font-mono text-[20px] font-semibold tabular-nums', tone === 'danger' ? 'text-danger' : tone === 'warning' ? 'text-warning' : tone === 'success' ? 'text-success' : 'text-fg')}>
         {value}
+        {note && <span className="ml-1.5 font-sans text-[11px] font-normal text-muted">{note}</span>}
       </div>
     </>
   );
   return href ? (
-    <Link href={href} className="rounded-lg border border-border bg-surface px-3 py-2.5 hover:border-border-strong">
+    <Link href={href} title={title} data-testid={testId} className="rounded-lg border border-border bg-surface px-3 py-2.5 hover:border-border-strong">
       {body}
     </Link>
   ) : (
-    <div className="rounded-lg border border-border bg-surface px-3 py-2.5">{body}</div>
+    <div title={title} data-testid={testId} className="rounded-lg border border-border bg-surface px-3 py-2.5">
+      {body}
+    </div>
   );
 }
 
 function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
   const firing = fleet.alertsFiring.critical + fleet.alertsFiring.warning;
+  const fleetFiring = fleet.fleetAlertsFiring.critical + fleet.fleetAlertsFiring.warning;
   return (
-    <section aria-label="Fleet health" className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" data-testid="fleet-strip">
+    <section aria-label="Fleet health" className="grid grid-cols-2 gap-3 md:grid-cols-4 xl:grid-cols-7" data-testid="fleet-strip">
       <Stat
         label="Coordinators live"
         value={`${fleet.coordinatorsLive}${fleet.coordinatorsRegistered > fleet.coordinatorsLive ? ` / ${fleet.coordinatorsRegistered}` : ''}`}
@@ -74,7 +96,22 @@ function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
       <Stat label="Tasks" value={String(fleet.tasks)} href="/tasks" />
       <Stat label="Critical tasks" value={String(fleet.tasksByStatus.critical)} tone={fleet.tasksByStatus.critical ? 'danger' : undefined} />
       <Stat label="Warning tasks" value={String(fleet.tasksByStatus.warning)} tone={fleet.tasksByStatus.warning ? 'warning' : undefined} />
-      <Stat label="Alerts firing" value={String(firing)} tone={fleet.alertsFiring.critical ? 'danger' : firing ? 'warning' : undefined} href="/alerts" />
+      <Stat
+        label="Alerts firing"
+        value={String(firing)}
+        note={fleetFiring ? `${fleetFiring} fleet-wide` : undefined}
+        tone={fleet.alertsFiring.critical ? 'danger' : firing ? 'warning' : undefined}
+        href="/alerts"
+        title="Firing alerts of every task plus the fleet's own (coordinators, Postgres, maintenance)"
+        testId="fleet-alerts-firing"
+      />
+      <Stat
+        label="Circuits open"
+        value={String(fleet.breakersOpen)}
+        tone={fleet.breakersOpen ? 'danger' : undefined}
+        title="Tasks whose circuit breaker is open or half-open: not claimed, or only probes"
+        testId="fleet-breakers-open"
+      />
       {/* With a read replica, the charts are as old as the roll-up delay plus the replica's lag. */}
       <Stat
         label={fleet.replica && replicaBehind({ lagMs: fleet.replica.lagMs, dataDelayMs: fleet.rollupLagMs }) ? 'Data delay (replica)' : 'Data delay'}
@@ -147,13 +184,25 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
             </Badge>
           ))}
           {/* Room for the alerts link below (a link cannot sit inside the card's link). */}
-          {alerts > 0 && (
+          {alerts > 0 && !card.breaker && (
             <span className="invisible ml-auto" aria-hidden="true">
               {alerts} alert{alerts === 1 ? '' : 's'}
             </span>
           )}
         </div>
+        {/* With a breaker not closed, a row of its own for the breaker link (and the alerts link). */}
+        {card.breaker && <div className="h-4" aria-hidden="true" />}
       </Link>
+      {card.breaker && (
+        <Link
+          href={`/tasks/${encodeURIComponent(card.task)}#task-breaker`}
+          className="absolute bottom-3 left-3 text-[11px] font-medium text-danger hover:underline"
+          title={card.breaker.reason}
+          data-testid={`task-card-breaker-${card.task}`}
+        >
+          {card.breaker.state === 'open' ? 'Circuit open' : 'Circuit half-open'}
+        </Link>
+      )}
       {alerts > 0 && (
         <Link
           href={alertsHref({ status: 'open', task: card.task })}
@@ -169,7 +218,6 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
 
 export function OverviewView() {
   const sp = useSearchParams();
-  const router = useRouter();
   const params = overviewParams((k) => sp.get(k));
   const trpc = useTRPC();
   // The task whose charts are shown stays put: with none in the address, the first one
@@ -184,7 +232,7 @@ export function OverviewView() {
     staleTime: 5_000,
     retry: 1,
   });
-  const go = (p: Partial<OverviewParams>) => router.replace(overviewHref({ ...params, ...p }), { scroll: false });
+  const go = (p: Partial<OverviewParams>) => replaceUrl(overviewHref({ ...params, ...p }));
   const data = q.data;
   // Disconnected: the last refresh failed, or (live) no fresh data for STALE_AFTER_MS.
   const stale = useStale(q.dataUpdatedAt, q.isError, params.live) && Boolean(data);

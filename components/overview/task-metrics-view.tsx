@@ -5,7 +5,8 @@
 // heaviest group keys, and the keys at the head of a partition's queue on demand.
 import Link from 'next/link';
 import { keysViewHref, splitGroupKey } from '@/server/core/key-views';
-import { useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
+import { replaceUrl } from '@/components/ui/replace-url';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useTRPC } from '@/components/trpc/trpc-provider';
 import type { PartitionRow } from '@/server/presenters/task-metrics';
@@ -76,7 +77,6 @@ function HeadKeys({ task, partition }: { task: string; partition: number }) {
 
 export function TaskMetricsView({ task }: { task: string }) {
   const sp = useSearchParams();
-  const router = useRouter();
   const range = parseRange(sp.get('range'));
   const live = sp.get('live') !== 'off';
   const selected = sp.get('partition') === null ? null : Number(sp.get('partition'));
@@ -98,8 +98,8 @@ export function TaskMetricsView({ task }: { task: string }) {
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center justify-end gap-2">
-        <LiveToggle live={live} fetching={charts.isFetching || parts.isFetching} onChange={(l) => router.replace(href({ live: l }), { scroll: false })} />
-        <RangePicker value={range} onChange={(r) => router.replace(href({ range: r }), { scroll: false })} />
+        <LiveToggle live={live} fetching={charts.isFetching || parts.isFetching} onChange={(l) => replaceUrl(href({ live: l }))} />
+        <RangePicker value={range} onChange={(r) => replaceUrl(href({ range: r }))} />
       </div>
       {charts.error && <Callout tone="danger">{charts.error.message}</Callout>}
       {charts.data && <TaskChartsGrid charts={charts.data} loading={charts.isPlaceholderData} health />}

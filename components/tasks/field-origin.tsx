@@ -2,7 +2,6 @@
 // Fleet defaults in the task editor: under an inheritable field, its source — the fleet
 // default or the built-in one it inherits, or "this task" with the default it overrides
 // and a button to hand the field back to the default.
-import type { InheritablePath } from '@/server/core/task-definition';
 import { Badge } from '@/components/ui/badge';
 
 function shown(v: unknown): string {
@@ -20,7 +19,8 @@ export function FieldOriginNote({
   inheritedValue,
   onUseDefault,
 }: {
-  path: InheritablePath;
+  /** The schema path (an inheritable field, or a task alert policy field). */
+  path: string;
   inherited: boolean;
   source: 'built-in' | 'default';
   inheritedValue: unknown;

@@ -6,11 +6,117 @@ import { Button } from '@/components/ui/button';
 import { cx } from '@/components/ui/class-names';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { newUid, type ErrorMap, type TaskForm } from './task-form-model';
+import { keyPolicyRow, newGroupRate, newUid, type ErrorMap, type KeyPolicyRow, type TaskForm } from './task-form-model';
+import { Select } from '@/components/ui/input';
+import { Badge } from '@/components/ui/badge';
+import { GroupRateFields } from './rate-limit-section';
 import { NumberInput } from './number-input';
 import { MAX_GROUPS } from '@/server/core/task-definition';
 
 type Update = (fn: (f: TaskForm) => void) => void;
+
+/** A key policy field's value when the key does not set it, and where that comes from. */
+export type KeyFallback = (field: KeyPolicyField) => { value: string; source: string };
+export type KeyPolicyField = 'maxAttempts' | 'backoff' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'waitWarning' | 'waitCritical';
+
+const KEY_FIELDS: { field: KeyPolicyField; label: string }[] = [
+  { field: 'maxAttempts', label: 'Max attempts' },
+  { field: 'backoff', label: 'Backoff' },
+  { field: 'baseDelayMs', label: 'Base delay (ms)' },
+  { field: 'maxDelayMs', label: 'Max delay (ms)' },
+  { field: 'jitter', label: 'Jitter (0–1)' },
+  { field: 'waitWarning', label: 'Wait warning (ms)' },
+  { field: 'waitCritical', label: 'Wait critical (ms)' },
+];
+
+/** One key's policy: each field blank inherits (its effective value and source shown under it). */
+function KeyPolicyCard({
+  row,
+  group,
+  at,
+  errors,
+  readOnly,
+  fallback,
+  onChange,
+  onRemove,
+  index,
+}: {
+  row: KeyPolicyRow;
+  group: string;
+  at: string;
+  errors: ErrorMap;
+  readOnly: boolean;
+  fallback: KeyFallback;
+  onChange: (fn: (r: KeyPolicyRow) => void) => void;
+  onRemove: () => void;
+  index: number;
+}) {
+  const keyErr = errors[`${at}.key`];
+  const waitSet = row.waitWarning.trim() !== '' || row.waitCritical.trim() !== '';
+  return (
+    <div className="rounded-md border border-border p-2" data-testid={`key-policy-${group}-${row.key}`}>
+      <div className="mb-2 flex flex-wrap items-start gap-2">
+        <div className="min-w-0 flex-1">
+          <Input
+            aria-label={`Policy key ${index + 1} of ${group}`}
+            aria-invalid={keyErr ? true : undefined}
+            value={row.key}
+            className="font-mono"
+            placeholder="acme"
+            readOnly={readOnly}
+            onChange={(e) => onChange((r) => void (r.key = e.target.value))}
+          />
+          {keyErr && <p className="mt-0.5 text-[12px] text-danger">{keyErr}</p>}
+        </div>
+        {!readOnly && (
+          <Button size="sm" variant="ghost" aria-label={`Remove policy ${row.key}`} onClick={onRemove}>
+            Remove
+          </Button>
+        )}
+      </div>
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 xl:grid-cols-7">
+        {KEY_FIELDS.map(({ field, label }) => {
+          const err = errors[`${at}.${field}`];
+          const fb = fallback(field);
+          // The wait lines are a pair: set together or inherited together.
+          const own = field === 'waitWarning' || field === 'waitCritical' ? waitSet : row[field] !== '';
+          const shownLabel = `${label} for ${row.key || `key ${index + 1}`} in ${group}`;
+          return (
+            <label key={field} className="flex min-w-0 flex-col gap-0.5 text-[12px] text-muted">
+              <span>{label}</span>
+              {field === 'backoff' ? (
+                <Select
+                  aria-label={shownLabel}
+                  value={row.backoff}
+                  disabled={readOnly}
+                  onChange={(e) => onChange((r) => void (r.backoff = e.target.value as KeyPolicyRow['backoff']))}
+                >
+                  <option value="">inherit</option>
+                  <option value="fixed">fixed</option>
+                  <option value="exponential">exponential</option>
+                </Select>
+              ) : (
+                <Input
+                  inputMode="decimal"
+                  aria-label={shownLabel}
+                  aria-invalid={err ? true : undefined}
+                  value={row[field]}
+                  placeholder={fb.value}
+                  readOnly={readOnly}
+                  onChange={(e) => onChange((r) => void (r[field] = e.target.value))}
+                />
+              )}
+              <span className="flex flex-wrap items-center gap-1 text-[11px] text-subtle" data-testid={`key-origin-${field}`}>
+                {own ? <Badge tone="accent">key</Badge> : <span>{`${fb.value} · ${fb.source}`}</span>}
+              </span>
+              {err && <span className="text-[12px] text-danger">{err}</span>}
+            </label>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
 
 export function GroupsEditor({
   form,
@@ -18,7 +124,10 @@ export function GroupsEditor({
   update,
   readOnly,
   highlightUid = null,
+  keyFallback,
 }: {
+  /** Key policy fields' inherited values and sources (the task's, else the fleet's). */
+  keyFallback: KeyFallback;
   form: TaskForm;
   errors: ErrorMap;
   update: Update;
@@ -128,13 +237,45 @@ export function GroupsEditor({
                 </tbody>
               </table>
             )}
+            <div className="mt-3 mb-1.5 flex flex-wrap items-center justify-between gap-2">
+              <span className="text-[12px] font-medium text-muted">
+                Per-key policies <span className="font-normal text-subtle">(a key&apos;s own retry and wait lines; blank fields follow the task)</span>
+              </span>
+              {!readOnly && (
+                <Button size="sm" onClick={() => update((f) => void f.groups[gi]!.keyPolicies.push(keyPolicyRow('', undefined)))}>
+                  Add key policy
+                </Button>
+              )}
+            </div>
+            {g.keyPolicies.length === 0 ? (
+              <p className="text-[12px] text-subtle">Every key retries and is judged like the task.</p>
+            ) : (
+              <div className="flex flex-col gap-2">
+                {g.keyPolicies.map((r, ri) => (
+                  <KeyPolicyCard
+                    key={r.uid}
+                    row={r}
+                    index={ri}
+                    group={g.name || `group ${gi + 1}`}
+                    at={`groups.${gi}.keyPolicies.#${r.uid}`}
+                    errors={errors}
+                    readOnly={readOnly}
+                    fallback={keyFallback}
+                    onChange={(fn) => update((f) => fn(f.groups[gi]!.keyPolicies[ri]!))}
+                    onRemove={() => update((f) => void f.groups[gi]!.keyPolicies.splice(ri, 1))}
+                  />
+                ))}
+              </div>
+            )}
           </div>
+          {/* Limits (issue #19) */}
+          <GroupRateFields form={form} gi={gi} errors={errors} update={update} readOnly={readOnly} />
         </fieldset>
       ))}
       {!readOnly && (
         <div>
           <Button
-            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], weights: '' }))}
+            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], weights: '', keyPolicies: [], rate: newGroupRate() }))}
             disabled={form.groups.length >= MAX_GROUPS}
             title={form.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups per task` : undefined}
           >

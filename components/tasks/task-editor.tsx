@@ -25,15 +25,17 @@ import { WhatIfPanel } from '@/components/config/what-if-panel';
 import { emptyForm, formFromDefinition, formToInput, serverErrorsToForm, validateForm, type TaskForm } from './task-form-model';
 import { inheritField, releaseEdited, withInheritedValues } from './task-form-model';
 import { FieldOriginNote } from './field-origin';
-import { GroupsEditor } from './groups-editor';
+import { GroupsEditor, type KeyFallback } from './groups-editor';
 import { BackpressureSection, DeadLetterSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
 import { PrioritySection } from './priority-section';
+import { RateLimitSection } from './rate-limit-section';
 import { FairShareSection } from './fair-share-section';
 import { PauseToggle } from './pause-toggle';
 import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
 import { prefillOverride } from './override-prefill';
 import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
+import { DEFAULT_BAKE_MS, formatBake } from '@/server/core/guarded-rollout';
 
 // A concurrent edit: CONFLICT without field errors. A CONFLICT that names a field (a new
 // task whose name is taken) is shown at the field, not as the concurrent-edit banner.
@@ -190,6 +192,45 @@ function TaskEditor({
       onUseDefault={!canEdit ? undefined : () => update((f) => Object.assign(f, inheritField(f, path, fleet.effective)))}
     />
   );
+  // The task's own alert policy fields: '' inherits the fleet's (or built-in) value.
+  const policyField = { 'thresholds.clearAfterMs': 'clearForMs', 'thresholds.hysteresis': 'hysteresis', 'thresholds.waitP99Ms': 'waitP99Ms' } as const;
+  const policyOrigin = (path: keyof typeof policyField) => {
+    const own =
+      path === 'thresholds.waitP99Ms'
+        ? form.alertPolicy.waitWarning.trim() !== '' || form.alertPolicy.waitCritical.trim() !== ''
+        : form.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'].trim() !== '';
+    return (
+      <FieldOriginNote
+        path={path}
+        inherited={!own}
+        source={fleet.sources[`alertPolicy.${policyField[path]}`] ?? 'built-in'}
+        inheritedValue={fleet.effective.alertPolicy[policyField[path]]}
+        onUseDefault={
+          !canEdit
+            ? undefined
+            : () =>
+                update((f) => {
+                  if (path === 'thresholds.waitP99Ms') Object.assign(f.alertPolicy, { waitWarning: '', waitCritical: '' });
+                  else f.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'] = '';
+                })
+        }
+      />
+    );
+  };
+  const policyDefaults = fleet.effective.alertPolicy;
+  // A key policy's blank field: the task's value (its own, or what it inherits) and its source.
+  const sourceLabel = (s: string | undefined) => (s === 'default' ? 'fleet default' : 'built-in');
+  const keyFallback: KeyFallback = (field) => {
+    if (field === 'waitWarning' || field === 'waitCritical') {
+      const line = field === 'waitWarning' ? 'warning' : 'critical';
+      const own = form.alertPolicy.waitWarning.trim() !== '' || form.alertPolicy.waitCritical.trim() !== '';
+      return own
+        ? { value: form.alertPolicy[field === 'waitWarning' ? 'waitWarning' : 'waitCritical'] || '—', source: 'task p99' }
+        : { value: String(fleet.effective.alertPolicy.waitP99Ms[line]), source: `${sourceLabel(fleet.sources['alertPolicy.waitP99Ms'])} p99` };
+    }
+    const path = `retry.${field}` as const;
+    return { value: String(form.retry[field]), source: form.inherited.includes(path) ? sourceLabel(fleet.sources[path]) : 'task' };
+  };
   const alertAfterDefault = {
     value: fleet.effective.alertPolicy.forMs,
     source: fleet.sources['alertPolicy.forMs'] === 'default' ? 'fleet default' : 'built-in default',
@@ -258,9 +299,13 @@ function TaskEditor({
       )}
       {applied !== null && (
         <Callout tone="success">
-          Applied as config version {applied}.{' '}
+          Applied as config version {applied}
+          {save.variables?.guard && save.data?.version === applied
+            ? ` with guard: it rolls back by itself if a critical alert of this task fires within ${formatBake(save.variables.guard.bakeMs ?? DEFAULT_BAKE_MS)}`
+            : ''}
+          .{' '}
           <Link href="/coordinators" className="font-medium underline">
-            Watch the rollout on Coordinators
+            {save.variables?.guard && save.data?.version === applied ? 'Watch the bake on Coordinators' : 'Watch the rollout on Coordinators'}
           </Link>
         </Callout>
       )}
@@ -330,6 +375,12 @@ function TaskEditor({
             save.reset();
           }}
           onApply={(message) => save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message })}
+          {...(mode === 'update'
+            ? {
+                onApplyWithGuard: (message: string, bakeMs: number) =>
+                  save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message, guard: { bakeMs } }),
+              }
+            : {})}
         />
       ) : (
         <fieldset disabled={readOnly} className="m-0 flex min-w-0 flex-col gap-4 border-0 p-0" aria-label="Task definition">
@@ -338,16 +389,25 @@ function TaskEditor({
             <RoutingSection form={form} errors={errors} update={update} />
           </div>
           <Section id="sec-groups" title="Concurrency groups" description="Limits per key (tenant, customer, message …); an execution needs a slot in every group it has a key for.">
-            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} highlightUid={prefill && prefill.status !== 'no-group' ? prefill.uid : null} />
+            <GroupsEditor form={form} errors={errors} update={update} readOnly={readOnly} keyFallback={keyFallback} highlightUid={prefill && prefill.status !== 'no-group' ? prefill.uid : null} />
           </Section>
           {/* Limits (issue #19) */}
           <PrioritySection form={form} errors={errors} update={update} />
+          <RateLimitSection form={form} errors={errors} update={update} />
           <FairShareSection form={form} errors={errors} update={update} />
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
             <RetrySection form={form} errors={errors} update={update} origin={origin} />
             <BackpressureSection form={form} errors={errors} update={update} />
             <DeadLetterSection form={form} errors={errors} update={update} />
-            <ThresholdsSection form={form} errors={errors} update={update} origin={origin} alertAfterDefault={alertAfterDefault} />
+            <ThresholdsSection
+              form={form}
+              errors={errors}
+              update={update}
+              origin={origin}
+              alertAfterDefault={alertAfterDefault}
+              policyOrigin={policyOrigin}
+              policyDefaults={policyDefaults}
+            />
             <CircuitBreakerSection form={form} errors={errors} update={update} />
           </div>
         </fieldset>

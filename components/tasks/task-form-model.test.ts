@@ -143,6 +143,65 @@ describe('priority block', () => {
   });
 });
 
+// Limits (issue #19): rate limits
+describe('rate limits', () => {
+  const rated = taskDefinitionSchema.parse({
+    name: 'r',
+    rate: { limit: 100, per: 60_000, burst: 5 },
+    rateCostPath: 'weight',
+    groups: [{ name: 'tenant', limit: 20, rate: { limit: 5, per: 1000, burst: 2, overrides: { acme: { limit: 50 }, slow: { per: 60_000, burst: 0 } } } }],
+  });
+
+  it('round-trips rates and overrides exactly (an override keeps only the fields it sets)', () => {
+    const f = formFromDefinition(rated);
+    expect(f.groups[0]!.rate.overrides.map((o) => [o.key, o.limit, o.per, o.burst])).toEqual([
+      ['acme', '50', '', ''],
+      ['slow', '', '60000', '0'],
+    ]);
+    const back = taskDefinitionSchema.parse(formToInput(f));
+    expect(configsEqual({ tasks: [back] }, { tasks: [rated] })).toBe(true);
+    expect(back.groups[0]!.rate!.overrides).toEqual({ acme: { limit: 50 }, slow: { per: 60_000, burst: 0 } });
+  });
+
+  it('off = absent; on = the block', () => {
+    const f = emptyForm();
+    f.name = 'x';
+    expect(formToInput(f).rate).toBeUndefined();
+    expect(formToInput(f).rateCostPath).toBeUndefined();
+    f.rate.enabled = true;
+    f.rate.limit = 7;
+    expect(formToInput(f).rate).toEqual({ limit: 7, per: 1000, burst: 0 });
+    const g = edit(formFromDefinition(rated), (x) => void (x.groups[0]!.rate.enabled = false));
+    expect(formToInput(g).groups![0]!.rate).toBeUndefined();
+  });
+
+  it.each([
+    [(f: TaskForm) => void (f.rate.per = 0), 'rate.per', 'must be at least 1'],
+    [(f: TaskForm) => void (f.groups[0]!.rate.burst = -1), 'groups.0.rate.burst', 'must be at least 0'],
+    [(f: TaskForm) => void (f.groups[0]!.rate.limit = Number.NaN), 'groups.0.rate.limit', 'must be a number'],
+    [(f: TaskForm) => void (f.rateCostPath = '1x'), 'rateCostPath', 'must be a dot path such as "tenant" or "customer.id"'],
+  ])('reports %#: %s', (change, path, message) => {
+    expect(validateForm(edit(formFromDefinition(rated), change))[path]).toBe(message);
+  });
+
+  it('reports rate override rows by row: empty key, duplicate key, a field that is not a number', () => {
+    const f = edit(formFromDefinition(rated), (x) => {
+      const rows = x.groups[0]!.rate.overrides;
+      rows.push({ uid: 'e', key: '', limit: '', per: '', burst: '' }, { uid: 'd', key: 'acme', limit: '3', per: '', burst: '' });
+      rows[1]!.per = 'soon';
+    });
+    const errors = validateForm(f);
+    const slow = f.groups[0]!.rate.overrides[1]!.uid;
+    expect(errors).toMatchObject({
+      'groups.0.rate.overrides.#e.key': 'must not be empty (the key this rate is for)',
+      'groups.0.rate.overrides.#d.key': 'must be unique: "acme" has a rate override already',
+      [`groups.0.rate.overrides.#${slow}.per`]: 'must be a number',
+    });
+    // the server's paths (by key) land on the row too
+    expect(serverErrorsToForm(f, { 'groups.0.rate.overrides.slow.per': 'must be at least 1' })).toEqual({ [`groups.0.rate.overrides.#${slow}.per`]: 'must be at least 1' });
+  });
+});
+
 // ─── Fleet defaults: inherited fields in the draft ───
 describe('inherited fields', () => {
   const effective = { timeoutMs: 45_000, retry: { maxAttempts: 7, backoff: 'fixed', baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 }, thresholds: { depth: { warning: 5, critical: 10 } } };
@@ -212,5 +271,61 @@ describe('fair share in the form (issue #19)', () => {
   });
   it('maps a server weight error onto the group’s weights field', () => {
     expect(serverErrorsToForm(base(), { 'groups.0.weights.acme': 'must be at least 1' })).toEqual({ 'groups.0.weights': 'acme: must be at least 1' });
+  });
+});
+
+describe('task alert policy and per-key policies in the form', () => {
+  const withPolicies = taskDefinitionSchema.parse({
+    name: 'keyed',
+    thresholds: { clearAfterMs: 5000, hysteresis: 0, waitP99Ms: { warning: 100, critical: 200 } },
+    groups: [
+      { name: 'tenant', limit: 2, keyPolicies: { acme: { retry: { maxAttempts: 9, backoff: 'fixed' }, waitMs: { warning: 1000, critical: 5000 } }, globex: { retry: { jitter: 0 } } } },
+    ],
+  });
+
+  it('round-trips exactly (hysteresis 0 stays a value)', () => {
+    const f = formFromDefinition(withPolicies);
+    expect(f.alertPolicy).toEqual({ clearAfterMs: '5000', hysteresis: '0', waitWarning: '100', waitCritical: '200' });
+    const back = taskDefinitionSchema.parse(formToInput(f));
+    expect(configsEqual({ tasks: [back] }, { tasks: [withPolicies] })).toBe(true);
+  });
+
+  it('blank fields are absent: the task inherits, the key follows the task', () => {
+    const f = edit(formFromDefinition(withPolicies), (x) => {
+      x.alertPolicy = { clearAfterMs: '', hysteresis: ' ', waitWarning: '', waitCritical: '' };
+      x.groups[0]!.keyPolicies[1]!.jitter = '';
+    });
+    const input = formToInput(f);
+    expect(input.thresholds).not.toHaveProperty('clearAfterMs', expect.anything());
+    const parsed = taskDefinitionSchema.parse(input);
+    expect(parsed.thresholds.clearAfterMs).toBeUndefined();
+    expect(parsed.thresholds.waitP99Ms).toBeUndefined();
+    expect(parsed.groups[0]!.keyPolicies).toEqual({ acme: withPolicies.groups[0]!.keyPolicies!.acme, globex: {} });
+  });
+
+  it('errors land on the row and field that caused them', () => {
+    const f = edit(formFromDefinition(withPolicies), (x) => {
+      x.alertPolicy.hysteresis = '2';
+      x.alertPolicy.waitWarning = '';
+      x.groups[0]!.keyPolicies[0]!.maxAttempts = 'lots';
+      x.groups[0]!.keyPolicies[0]!.waitCritical = '';
+      x.groups[0]!.keyPolicies.push({ ...x.groups[0]!.keyPolicies[1]!, uid: 'dup' });
+    });
+    const [acme, globex] = f.groups[0]!.keyPolicies;
+    const e = validateForm(f);
+    expect(e['thresholds.hysteresis']).toBe('must be at most 0.9');
+    expect(e['thresholds.waitP99Ms.warning']).toBe('must be a number');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.maxAttempts`]).toBe('must be a number');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.waitCritical`]).toBe('must be a number');
+    expect(globex).toBeDefined();
+    expect(e['groups.0.keyPolicies.#dup.key']).toBe('must be unique: "globex" has a policy already');
+  });
+
+  it('a server error by key maps to the row', () => {
+    const f = formFromDefinition(withPolicies);
+    const acme = f.groups[0]!.keyPolicies[0]!;
+    expect(serverErrorsToForm(f, { 'groups.0.keyPolicies.acme.retry.maxDelayMs': 'must be at least baseDelayMs (1000)' })).toEqual({
+      [`groups.0.keyPolicies.#${acme.uid}.maxDelayMs`]: 'must be at least baseDelayMs (1000)',
+    });
   });
 });

@@ -9,6 +9,7 @@
 // lowercase phrase read after the field's label, saying what the value must be.
 import {
   groupSchema,
+  rateOverrideSchema,
   INHERITABLE_PATHS,
   readPath,
   taskDefinitionSchema,
@@ -16,6 +17,7 @@ import {
   type TaskDefinition,
   type TaskDefinitionInput,
   type FieldError,
+  type KeyPolicy,
 } from '@/server/core/task-definition';
 import type { ThresholdMetric } from '@/server/core/thresholds';
 import { DEFAULT_TASK_PRIORITY, taskPriority } from '@/server/core/priority';
@@ -26,6 +28,40 @@ export interface OverrideRow {
   limit: number;
 }
 
+/** A group key's own policy (the per-key precedence level) as typed: '' = not set, the task's applies. */
+export interface KeyPolicyRow {
+  uid: string;
+  key: string;
+  maxAttempts: string;
+  backoff: '' | TaskDefinition['retry']['backoff'];
+  baseDelayMs: string;
+  maxDelayMs: string;
+  jitter: string;
+  waitWarning: string;
+  waitCritical: string;
+}
+export const KEY_POLICY_NUMBERS = ['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'jitter'] as const;
+// ---- Limits (issue #19): rate limits (server/core/rate-limit.ts) ----
+/** A rate as edited: `enabled` false = the block is absent. */
+export interface RateForm {
+  enabled: boolean;
+  limit: number;
+  per: number;
+  burst: number;
+}
+/** A per-key rate override: each field as typed, '' = the group's value. */
+export interface RateOverrideRow {
+  uid: string;
+  key: string;
+  limit: string;
+  per: string;
+  burst: string;
+}
+export interface GroupRateForm extends RateForm {
+  overrides: RateOverrideRow[];
+}
+const DEFAULT_RATE: RateForm = { enabled: false, limit: 10, per: 1000, burst: 0 };
+
 export interface GroupForm {
   uid: string;
   name: string;
@@ -34,7 +70,13 @@ export interface GroupForm {
   overrides: OverrideRow[];
   /** Limits (issue #19): fair-share weights as typed, `acme=3, globex=2` ('' = every key weighs 1). */
   weights: string;
+  keyPolicies: KeyPolicyRow[];
+  /** Limits (issue #19): the group's rate per key. */
+  rate: GroupRateForm;
 }
+
+/** A new group's rate: off, with a starting point shown once it is turned on. */
+export const newGroupRate = (): GroupRateForm => ({ ...DEFAULT_RATE, overrides: [] });
 
 export interface TaskForm {
   name: string;
@@ -53,6 +95,9 @@ export interface TaskForm {
   thresholds: Pick<TaskDefinition['thresholds'], ThresholdMetric>;
   /** thresholds.alertAfterMs as typed: '' = absent (the alert evaluator's default hold). */
   alertAfterMs: string;
+  /** The task's own alert policy as typed ('' = the fleet's): thresholds.clearAfterMs,
+   *  thresholds.hysteresis and the thresholds.waitP99Ms pair. */
+  alertPolicy: { clearAfterMs: string; hysteresis: string; waitWarning: string; waitCritical: string };
   // ---- Limits (issue #19): priorities ----
   /** priority.default and priority.agingMs (server/core/priority.ts); `priorityExplicit`:
    *  the definition had the block, so it is written back even at the defaults. */
@@ -63,6 +108,9 @@ export interface TaskForm {
   order: 'fifo' | 'fair';
   orderExplicit: boolean;
   fairGroup: string;
+  /** The task's own rate (`rate`), and `rateCostPath` as typed ('' = every execution costs 1). */
+  rate: RateForm;
+  rateCostPath: string;
   /** Issue 23: the circuit breaker (staged backpressure rides in backpressure.stages). */
   circuitBreaker: TaskDefinition['circuitBreaker'];
   /** Fleet defaults: the fields this task takes from the config's `defaults:` (block at the end). */
@@ -72,8 +120,24 @@ export interface TaskForm {
 let counter = 0;
 export const newUid = (prefix: string) => `${prefix}${++counter}`;
 
+const text = (v: number | undefined) => (v === undefined ? '' : String(v));
+
+export function keyPolicyRow(key: string, p: KeyPolicy | undefined): KeyPolicyRow {
+  return {
+    uid: newUid('k'),
+    key,
+    maxAttempts: text(p?.retry?.maxAttempts),
+    backoff: p?.retry?.backoff ?? '',
+    baseDelayMs: text(p?.retry?.baseDelayMs),
+    maxDelayMs: text(p?.retry?.maxDelayMs),
+    jitter: text(p?.retry?.jitter),
+    waitWarning: text(p?.waitMs?.warning),
+    waitCritical: text(p?.waitMs?.critical),
+  };
+}
+
 export function formFromDefinition(d: TaskDefinition): TaskForm {
-  const { alertAfterMs, ...lines } = d.thresholds;
+  const { alertAfterMs, clearAfterMs, hysteresis, waitP99Ms, ...lines } = d.thresholds;
   return {
     name: d.name,
     description: d.description ?? '',
@@ -90,18 +154,38 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
       keyPath: g.keyPath ?? '',
       overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
       weights: formatWeights(g.weights),
+      keyPolicies: Object.entries(g.keyPolicies ?? {}).map(([key, p]) => keyPolicyRow(key, p)),
+      // Limits (issue #19)
+      rate: g.rate
+        ? {
+            enabled: true,
+            limit: g.rate.limit,
+            per: g.rate.per,
+            burst: g.rate.burst,
+            overrides: Object.entries(g.rate.overrides).map(([key, o]) => ({
+              uid: newUid('r'),
+              key,
+              limit: o.limit === undefined ? '' : String(o.limit),
+              per: o.per === undefined ? '' : String(o.per),
+              burst: o.burst === undefined ? '' : String(o.burst),
+            })),
+          }
+        : newGroupRate(),
     })),
     retry: { ...d.retry },
     backpressure: { ...d.backpressure, ...(d.backpressure.stages ? { stages: { ...d.backpressure.stages } } : {}) },
     dlq: { ...d.dlq },
     thresholds: structuredClone(lines),
     alertAfterMs: alertAfterMs === undefined ? '' : String(alertAfterMs),
+    alertPolicy: { clearAfterMs: text(clearAfterMs), hysteresis: text(hysteresis), waitWarning: text(waitP99Ms?.warning), waitCritical: text(waitP99Ms?.critical) },
     // Limits (issue #19)
     priority: taskPriority(d.priority),
     priorityExplicit: d.priority !== undefined,
     order: d.order ?? 'fifo',
     orderExplicit: d.order !== undefined,
     fairGroup: d.fairGroup ?? '',
+    rate: d.rate ? { enabled: true, ...d.rate } : { ...DEFAULT_RATE },
+    rateCostPath: d.rateCostPath ?? '',
     circuitBreaker: { ...d.circuitBreaker },
     inherited: [...(d.inherited ?? [])],
   };
@@ -113,6 +197,22 @@ export function emptyForm(): TaskForm {
 }
 
 const optional = (s: string) => (s.trim() === '' ? undefined : s.trim());
+/** '' → absent; anything else a number (text that is not one stays NaN for the schema to name). */
+const optionalNumber = (s: string) => (s.trim() === '' ? undefined : Number(s.trim()));
+/** A pair typed as two texts: absent when both are empty. */
+const optionalPair = (w: string, c: string) =>
+  w.trim() === '' && c.trim() === '' ? undefined : { warning: optionalNumber(w) ?? NaN, critical: optionalNumber(c) ?? NaN };
+
+function keyPolicyInput(r: KeyPolicyRow): KeyPolicy {
+  const retry = Object.fromEntries(
+    [
+      ...KEY_POLICY_NUMBERS.map((k) => [k, optionalNumber(r[k])] as const),
+      ['backoff', r.backoff === '' ? undefined : r.backoff] as const,
+    ].filter(([, v]) => v !== undefined),
+  );
+  const waitMs = optionalPair(r.waitWarning, r.waitCritical);
+  return { ...(Object.keys(retry).length ? { retry } : {}), ...(waitMs ? { waitMs } : {}) };
+}
 
 export function formToInput(f: TaskForm): TaskDefinitionInput {
   const stream = optional(f.streamKeyPath);
@@ -133,17 +233,29 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
       keyPath: optional(g.keyPath),
       overrides: Object.fromEntries(g.overrides.map((o) => [o.key, o.limit])),
       ...(g.weights.trim() ? { weights: parseWeights(g.weights).weights } : {}),
+      ...(g.keyPolicies.length ? { keyPolicies: Object.fromEntries(g.keyPolicies.map((r) => [r.key, keyPolicyInput(r)])) } : {}),
+      ...(g.rate.enabled
+        ? { rate: { limit: g.rate.limit, per: g.rate.per, burst: g.rate.burst, overrides: Object.fromEntries(g.rate.overrides.map((o) => [o.key, rateOverrideInput(o)])) } }
+        : {}),
     })),
     retry: f.retry,
     backpressure: f.backpressure,
     dlq: f.dlq,
-    thresholds: { ...f.thresholds, ...(alertAfter === undefined ? {} : { alertAfterMs: Number(alertAfter) }) },
+    thresholds: {
+      ...f.thresholds,
+      ...(alertAfter === undefined ? {} : { alertAfterMs: Number(alertAfter) }),
+      clearAfterMs: optionalNumber(f.alertPolicy.clearAfterMs),
+      hysteresis: optionalNumber(f.alertPolicy.hysteresis),
+      waitP99Ms: optionalPair(f.alertPolicy.waitWarning, f.alertPolicy.waitCritical),
+    },
     // Limits (issue #19): the block only when the task had it or it differs from the defaults
     ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
       ? { priority: { default: f.priority.default, agingMs: f.priority.agingMs } }
       : {}),
     ...(f.orderExplicit || f.order !== 'fifo' ? { order: f.order } : {}),
     ...(optional(f.fairGroup) ? { fairGroup: optional(f.fairGroup) } : {}),
+    ...(f.rate.enabled ? { rate: { limit: f.rate.limit, per: f.rate.per, burst: f.rate.burst } } : {}),
+    ...(optional(f.rateCostPath) ? { rateCostPath: optional(f.rateCostPath) } : {}),
     circuitBreaker: f.circuitBreaker,
     ...(f.inherited.length ? { inherited: [...f.inherited] } : {}),
   };
@@ -172,6 +284,17 @@ export function parseWeights(text: string): { weights: Record<string, number>; b
     weights[key] = v === '' ? NaN : Number(v);
   }
   return { weights, bad };
+}
+
+/** A rate override row → the schema's input: '' fields left out (the group's), other text as a number (NaN if it is not one, so the schema says so). */
+function rateOverrideInput(o: RateOverrideRow): { limit?: number; per?: number; burst?: number } {
+  const num = (t: string) => (t.trim() === '' ? undefined : Number(t.trim()));
+  const out: { limit?: number; per?: number; burst?: number } = {};
+  for (const k of ['limit', 'per', 'burst'] as const) {
+    const v = num(o[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
 }
 
 export type ErrorMap = Record<string, string>;
@@ -210,6 +333,29 @@ export function validateForm(f: TaskForm): ErrorMap {
       const limit = groupSchema.shape.limit.safeParse(o.limit);
       if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });
     }
+    // Limits (issue #19): rate overrides row by row, the same way
+    if (!g.rate.enabled) return;
+    const rateSeen = new Set<string>();
+    for (const o of g.rate.overrides) {
+      const at = `groups.${gi}.rate.overrides.#${o.uid}`;
+      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this rate is for)' });
+      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
+      else if (rateSeen.has(o.key)) add({ path: `${at}.key`, message: `must be unique: "${o.key}" has a rate override already` });
+      rateSeen.add(o.key);
+      const r = rateOverrideSchema.safeParse(rateOverrideInput(o));
+      if (!r.success) for (const issue of r.error.issues) add({ path: `${at}.${issue.path.map(String).join('.')}`, message: issue.message });
+    }
+  });
+  // Key policies row by row, the same way (a key given twice would hide a row).
+  f.groups.forEach((g, gi) => {
+    const seen = new Set<string>();
+    for (const r of g.keyPolicies) {
+      const at = `groups.${gi}.keyPolicies.#${r.uid}`;
+      if (r.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this policy is for)' });
+      else if (r.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
+      else if (seen.has(r.key)) add({ path: `${at}.key`, message: `must be unique: "${r.key}" has a policy already` });
+      seen.add(r.key);
+    }
   });
   // Weights as typed: a piece that is not key=weight, or a key given twice.
   f.groups.forEach((g, gi) => {
@@ -226,19 +372,40 @@ export function validateForm(f: TaskForm): ErrorMap {
         add({ path: `groups.${String(issue.path[1])}.weights`, message: `${String(issue.path[3])}: ${readable(issue.message)}` });
         continue;
       }
-      add({ path: issue.path.map(String).join('.'), message: issue.message });
+      // groups.<i>.rate.overrides.<key>: likewise (issue #19).
+      if (issue.path[0] === 'groups' && issue.path[2] === 'rate' && issue.path[3] === 'overrides') continue;
+      add({ path: keyPolicyPath(f, issue.path.map(String).join('.')), message: issue.message });
     }
   }
   return out;
 }
 
+/** groups.<i>.keyPolicies.<key>.<field…> → the row's path (`…keyPolicies.#<uid>.<field>`), the
+ *  pair's two lines as waitWarning / waitCritical; any other path unchanged. */
+function keyPolicyPath(f: TaskForm, path: string): string {
+  const m = /^groups\.(\d+)\.keyPolicies\.(.+?)\.(retry\.(\w+)|waitMs(?:\.(warning|critical))?)$/.exec(path);
+  const row = m ? f.groups[Number(m[1])]?.keyPolicies.find((r) => r.key === m[2]) : undefined;
+  if (!m || !row) return path;
+  const field = m[4] ?? (m[5] === 'critical' ? 'waitCritical' : 'waitWarning');
+  return `groups.${m[1]}.keyPolicies.#${row.uid}.${field}`;
+}
+
 /** Server field errors use schema paths; map override keys to rows the same way. */
 export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>): ErrorMap {
   const out: ErrorMap = {};
-  for (const [path, message] of Object.entries(errors)) {
+  for (const [rawPath, message] of Object.entries(errors)) {
+    const path = keyPolicyPath(f, rawPath);
+    // Limits (issue #19): groups.<i>.weights.<key> → the group's one weights field, naming the key
     const w = /^groups\.(\d+)\.weights\.(.+)$/.exec(path);
     if (w) {
       out[`groups.${w[1]}.weights`] = `${w[2]}: ${readable(message)}`;
+      continue;
+    }
+    // Limits (issue #19): groups.<i>.rate.overrides.<key>.<field> → the row
+    const rm = /^groups\.(\d+)\.rate\.overrides\.(.+)\.(limit|per|burst)$/.exec(path);
+    const rrow = rm ? f.groups[Number(rm[1])]?.rate.overrides.find((o) => o.key === rm[2]) : undefined;
+    if (rrow) {
+      out[`groups.${rm![1]}.rate.overrides.#${rrow.uid}.${rm![3]}`] = readable(message);
       continue;
     }
     const m = /^groups\.(\d+)\.overrides\.(.+)$/.exec(path);

@@ -216,7 +216,36 @@ const THRESHOLDS: { key: ThresholdMetric; label: string; unit: string; scale: nu
   { key: 'p99LatencyMs', label: 'p99 latency', unit: 'ms', scale: 1 },
 ];
 
-export function ThresholdsSection({ form, errors, update, origin, alertAfterDefault }: SectionProps & OriginProps & { alertAfterDefault?: { value: number; source: string } }) {
+/** The task's alert policy fields beside the for-duration: each '' = the fleet's value. */
+export type AlertPolicyOrigin = (path: 'thresholds.clearAfterMs' | 'thresholds.hysteresis' | 'thresholds.waitP99Ms') => ReactNode;
+type PolicyField = 'clearAfterMs' | 'hysteresis';
+
+export function ThresholdsSection({
+  form,
+  errors,
+  update,
+  origin,
+  alertAfterDefault,
+  policyOrigin,
+  policyDefaults,
+}: SectionProps &
+  OriginProps & {
+    alertAfterDefault?: { value: number; source: string };
+    policyOrigin?: AlertPolicyOrigin;
+    /** What an empty field means: the fleet's (or built-in) value. */
+    policyDefaults?: { clearForMs: number; hysteresis: number; waitP99Ms: { warning: number; critical: number } };
+  }) {
+  const pd = policyDefaults ?? { clearForMs: DEFAULT_ALERT_POLICY.clearForMs, hysteresis: DEFAULT_ALERT_POLICY.hysteresis, waitP99Ms: DEFAULT_ALERT_POLICY.waitP99Ms };
+  const policyInput = (field: PolicyField, label: string, placeholder: number) => (
+    <Input
+      inputMode="decimal"
+      aria-label={label}
+      value={form.alertPolicy[field]}
+      placeholder={String(placeholder)}
+      aria-invalid={errors[`thresholds.${field}`] ? true : undefined}
+      onChange={(e) => update((f) => void (f.alertPolicy[field] = e.target.value))}
+    />
+  );
   const forMs = alertAfterDefault?.value ?? DEFAULT_ALERT_POLICY.forMs;
   return (
     <Section
@@ -280,6 +309,51 @@ export function ThresholdsSection({ form, errors, update, origin, alertAfterDefa
             placeholder={`${forMs} (${alertAfterDefault?.source ?? 'built-in default'})`}
             onChange={(e) => update((f) => void (f.alertAfterMs = e.target.value))}
           />
+        </Field>
+        <Field
+          label="Resolve after (ms)"
+          hint="How long the task's alerts must stay clear before they resolve on their own. Empty: the fleet's."
+          error={errors['thresholds.clearAfterMs']}
+        >
+          <div className="flex flex-col gap-1">
+            {policyInput('clearAfterMs', 'Resolve after (ms)', pd.clearForMs)}
+            {policyOrigin?.('thresholds.clearAfterMs')}
+          </div>
+        </Field>
+        <Field
+          label="Hysteresis (0–0.9)"
+          hint="Once an alert is open, the value must fall this fraction below the line to count as clear. Empty: the fleet's."
+          error={errors['thresholds.hysteresis']}
+        >
+          <div className="flex flex-col gap-1">
+            {policyInput('hysteresis', 'Hysteresis (0–0.9)', pd.hysteresis)}
+            {policyOrigin?.('thresholds.hysteresis')}
+          </div>
+        </Field>
+        <Field
+          label="p99 wait, ready → claimed (ms): warning / critical"
+          hint="The backlog's lines (p99 latency above judges run time). Both empty: the fleet's."
+          error={errors['thresholds.waitP99Ms.warning'] ?? errors['thresholds.waitP99Ms.critical'] ?? errors['thresholds.waitP99Ms']}
+        >
+          <div className="flex flex-col gap-1">
+            <div className="grid grid-cols-2 gap-2">
+              <Input
+                inputMode="numeric"
+                aria-label="p99 wait warning (ms)"
+                value={form.alertPolicy.waitWarning}
+                placeholder={String(pd.waitP99Ms.warning)}
+                onChange={(e) => update((f) => void (f.alertPolicy.waitWarning = e.target.value))}
+              />
+              <Input
+                inputMode="numeric"
+                aria-label="p99 wait critical (ms)"
+                value={form.alertPolicy.waitCritical}
+                placeholder={String(pd.waitP99Ms.critical)}
+                onChange={(e) => update((f) => void (f.alertPolicy.waitCritical = e.target.value))}
+              />
+            </div>
+            {policyOrigin?.('thresholds.waitP99Ms')}
+          </div>
         </Field>
       </div>
     </Section>

@@ -10,7 +10,9 @@
 //   (services/circuit-breaker admitProbes), which moves it to half-open on its own clock.
 // - Half-open: only the claim loop claims, at most the probe slots admitProbes reserved
 //   cluster-wide; what a claim did not fill is handed back. The refill does not ride on
-//   flushes then.
+//   flushes then. A probe that gives no outcome (released by a shutdown or a cancel, or
+//   its coordinator died) has its slot let through again once it has been silent for the
+//   task's timeout + the lease grace + two report intervals (core/circuit-breaker advance).
 // - Outcomes: succeeded counts as a success, retry/dead (failures and timeouts) as
 //   failures; release and canceled say nothing about the target. They are summed per task
 //   and written every `reportMs` (one transaction per task, not one per flush).
@@ -19,6 +21,7 @@
 // not a lock on every claim.
 import type pg from 'pg';
 import type { TaskDefinition } from '../core/task-definition';
+import { probeTimeout } from '../core/circuit-breaker';
 import { admitProbes, recordBreakerOutcomes } from './breaker-store';
 import { readBreakers, returnProbes, type BreakerRow } from '../db/task-breakers';
 import type { CompletedBatch } from './completer';
@@ -29,6 +32,9 @@ export interface BreakerGateOptions {
   tasks: () => readonly TaskDefinition[];
   refreshMs: number;
   reportMs: number;
+  /** The lease grace past a task's timeout (coordinator timings): with reportMs, how long
+   *  a half-open probe may give no outcome before its slot is let through again. */
+  leaseGraceMs: number;
   /** A breaker closed or went half-open: wake the claim loop. */
   wake: () => void;
   log: (m: string) => void;
@@ -110,6 +116,10 @@ export class BreakerGate {
     if (wake) this.o.wake();
   }
 
+  private probeTimeoutMs(def: TaskDefinition): number {
+    return probeTimeout(def.timeoutMs, this.o.leaseGraceMs, this.o.reportMs);
+  }
+
   /** The refill may ride a claim on a flush of this task: only while closed. */
   allowsRefill(task: string): boolean {
     if (!this.enabled(task)) return true;
@@ -123,7 +133,7 @@ export class BreakerGate {
     const c = this.cache.get(def.name);
     if (c === undefined || c.state === 'closed') return { max: free, done: NOOP };
     if (c.state === 'open' && Date.now() < c.coolUntil) return { max: 0, done: NOOP };
-    const a = await admitProbes(this.o.pool, def.name, def.circuitBreaker, free);
+    const a = await admitProbes(this.o.pool, def.name, def.circuitBreaker, free, this.probeTimeoutMs(def));
     if (a.transition) this.o.log(`circuit breaker of ${def.name}: ${a.transition.from} → ${a.transition.to} (${a.transition.reason})`);
     this.cache.set(def.name, { state: a.breaker.state, coolUntil: c.coolUntil });
     if (a.breaker.state === 'closed') return { max: free, done: NOOP };
@@ -165,7 +175,7 @@ export class BreakerGate {
     for (const [task, counts] of batch) {
       const def = this.enabled(task);
       if (!def) continue;
-      const r = await recordBreakerOutcomes(this.o.pool, task, def.circuitBreaker, counts);
+      const r = await recordBreakerOutcomes(this.o.pool, task, def.circuitBreaker, counts, this.probeTimeoutMs(def));
       if (r.transition) {
         changed = true;
         this.o.log(`circuit breaker of ${task}: ${r.transition.from} → ${r.transition.to} (${r.transition.reason})`);

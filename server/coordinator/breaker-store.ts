@@ -15,8 +15,8 @@ export interface BreakerStep {
 }
 
 /** Outcomes a coordinator finished since its last report (a batch). */
-export async function recordBreakerOutcomes(db: Db, task: string, settings: CircuitBreakerSettings, counts: OutcomeCounts): Promise<BreakerStep> {
-  const s = breakerSettings(settings);
+export async function recordBreakerOutcomes(db: Db, task: string, settings: CircuitBreakerSettings, counts: OutcomeCounts, probeTimeoutMs?: number): Promise<BreakerStep> {
+  const s = breakerSettings(settings, probeTimeoutMs);
   return withTransaction(db, async (c) => {
     const row = await lockBreaker(c, task);
     const a = advance(fromStored(row), row.nowMs, s);
@@ -39,15 +39,17 @@ export async function admitProbes(
   task: string,
   settings: CircuitBreakerSettings,
   want: number,
+  /** core/circuit-breaker probeTimeout: a probe silent this long is let through again. */
+  probeTimeoutMs?: number,
 ): Promise<{ breaker: Breaker; granted: number; sinceMs: number; transition?: Transition }> {
-  const s = breakerSettings(settings);
+  const s = breakerSettings(settings, probeTimeoutMs);
   return withTransaction(db, async (c) => {
     const row = await lockBreaker(c, task);
     const a = advance(fromStored(row), row.nowMs, s);
     const granted = a.breaker.state === 'half-open' ? Math.max(0, Math.min(want, slots(a.breaker, s))) : a.breaker.state === 'closed' ? want : 0;
-    const b = started(a.breaker, granted);
+    const b = started(a.breaker, granted, row.nowMs);
     if (a.transition || granted > 0) await saveBreaker(c, task, toStored(row, b, [a.transition]), [a.transition]);
-    const sinceMs = a.transition ? a.transition.at : row.sinceMs;
+    const sinceMs = b.state === 'half-open' ? b.since : a.transition ? a.transition.at : row.sinceMs;
     return a.transition ? { breaker: b, granted, sinceMs, transition: a.transition } : { breaker: b, granted, sinceMs };
   });
 }

@@ -5,6 +5,7 @@
 // their spans and counts the outcomes. It also aborts a handler an operator canceled and,
 // at shutdown, lets handlers finish within the grace period before releasing the rest.
 import { decideAttemptFinish, type AbortedBy } from '../core/attempt-finish';
+import { retryPolicyForKeys } from '../core/fleet-defaults';
 import type { TaskDefinition } from '../core/task-definition';
 import type { ClaimedExecution } from '../db/claim-executions';
 import type { FinishItem } from '../db/finish-executions';
@@ -70,7 +71,9 @@ export class ExecutionRunner {
       if (traces && tracer) entry.trace = tracer.begin(row, def, (await traces).get(row.id), claimedAt);
       const res = await (entry.trace ? entry.trace.run(call) : call());
       metrics.observe('sluice_handler_duration_seconds', { task: def.name }, res.ms / 1000, 'Handler run time');
-      const retry = res.ok ? def.retry : (this.o.tasks.get(def.name) ?? def).retry;
+      // A failure retries under the current definition, per field the execution's group keys'
+      // own retry policy over the task's (core/fleet-defaults.ts retryPolicyForKeys).
+      const retry = res.ok ? def.retry : retryPolicyForKeys(this.o.tasks.get(def.name) ?? def, row.groups);
       completer.add(def.name, decideAttemptFinish(row, res, res.ok ? null : abortedBy(abort.signal.reason), retry, Date.now(), Math.random));
     })();
   }

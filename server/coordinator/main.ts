@@ -119,6 +119,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     tasks: () => served.map((t) => tasks.get(t)).filter((d) => d !== undefined),
     refreshMs: timings.heartbeatMs,
     reportMs: BREAKER_REPORT_MS,
+    leaseGraceMs: timings.leaseGraceMs,
     wake: () => signal.fire(),
     log,
   });

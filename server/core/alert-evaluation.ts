@@ -15,6 +15,8 @@ export const ALERT_RULES = [
   'dlqNearFull', 'dbConnections', 'vacuumHorizon', 'deadTuples',
   // the task's circuit breaker is not closed (issue 23, alert-observation.ts)
   'circuitOpen',
+  // a group key's own wait lines (the per-key precedence level, core/fleet-defaults.ts)
+  'keyWait',
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 export type AlertSeverity = 'warning' | 'critical';
@@ -88,10 +90,10 @@ export function checkPolicy(p: AlertPolicy): AlertPolicy {
 /**
  * The for/clear durations for one task's alerts: its own `thresholds.alertAfterMs` when
  * set (a demo, or a task where a minute of a breach is already too late), else the
- * policy's. Clearing always takes the policy's clearForMs.
+ * policy's; clearing likewise takes its own `thresholds.clearAfterMs`, else the policy's.
  */
-export function alertTiming(policy: Pick<AlertPolicy, 'forMs' | 'clearForMs'>, thresholds: Pick<TaskThresholds, 'alertAfterMs'> | undefined): AlertRuleTiming {
-  return { forMs: thresholds?.alertAfterMs ?? policy.forMs, clearForMs: policy.clearForMs };
+export function alertTiming(policy: Pick<AlertPolicy, 'forMs' | 'clearForMs'>, thresholds: Pick<TaskThresholds, 'alertAfterMs' | 'clearAfterMs'> | undefined): AlertRuleTiming {
+  return { forMs: thresholds?.alertAfterMs ?? policy.forMs, clearForMs: thresholds?.clearAfterMs ?? policy.clearForMs };
 }
 
 /** A threshold as seen by an alert that is open (lowered by hysteresis) or not. */
@@ -194,6 +196,7 @@ export const ALERT_RULE_LABEL: Record<AlertRule, string> = {
   vacuumHorizon: 'Vacuum horizon held',
   deadTuples: 'Execution dead tuples',
   circuitOpen: 'Circuit breaker open',
+  keyWait: 'Key wait',
 };
 
 /** The remedy beside a circuit-breaker alert. */

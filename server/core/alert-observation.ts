@@ -25,6 +25,7 @@ import {
 } from './alert-evaluation';
 import { flooredImbalance, rate } from './metrics';
 import { routingOf, thresholdsOf } from './stored-definition';
+import { taskAlertPolicy } from './fleet-defaults';
 
 /** What an alert episode is about and how it opens (the columns alert-store writes). */
 export interface AlertSubject {
@@ -90,7 +91,15 @@ export interface TaskInputs {
   keyLoads: GroupKeyLoad[];
   /** The task's circuit breaker when it is enabled and not closed (issue 23); absent/null: closed or off. */
   breaker?: { state: 'open' | 'half-open'; since: string; reason: string; tripsTotal: number } | null;
+  /**
+   * Keys with their own wait lines (a group key policy's waitMs, the third precedence
+   * level) and how long their oldest due, queued execution has waited (null: none waits).
+   */
+  keyWaits?: { group: string; key: string; lines: { warning: number; critical: number }; waitMs: number | null }[];
 }
+
+const KEY_WAIT_REMEDY = (group: string, key: string) =>
+  `Work of "${group}=${key}" waits past the key's own wait lines: raise the key's override limit in the task's group "${group}" if the key is at its limit, or raise the task concurrency / add coordinators if the whole task is behind.`;
 
 const WAIT_REMEDY =
   'Ready executions wait long to be claimed: raise the task concurrency or per-key limits, add coordinators, or check the Coordinators page for partitions without a live owner.';
@@ -147,7 +156,7 @@ export function alertSummary(a: { task: string; rule: string; subject: string; p
   const label = ALERT_RULE_LABEL[a.rule as AlertRule] ?? a.rule;
   const who = a.task === '' ? 'fleet' : a.task;
   if (a.rule === 'hotPartition') return `${label} — ${who} partition ${a.partition}`;
-  if (a.rule === 'hotKey') return `${label} — ${who} ${a.groupName}=${a.groupKey}`;
+  if (a.rule === 'hotKey' || a.rule === 'keyWait') return `${label} — ${who} ${a.groupName}=${a.groupKey}`;
   if (a.rule === 'depth' && a.partition !== null) return `${label} — ${who} (partition ${a.partition})`;
   if (a.subject !== '') return `${label} — ${who}: ${a.subject}`;
   return `${label} — ${who}`;
@@ -161,8 +170,10 @@ export function backpressureRates(w: WindowTotals | undefined, windowMs: number)
 }
 
 /** Pure: one task's observations, given the latest episode of each key (for hysteresis). */
-export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeView>, policy: AlertPolicy): Observation[] {
+export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeView>, fleetPolicy: AlertPolicy): Observation[] {
   const thresholds = thresholdsOf(t.definition);
+  // Precedence: the task's own for / clear durations, hysteresis and wait lines over the fleet's.
+  const policy = taskAlertPolicy(fleetPolicy, thresholds);
   const timing = alertTiming(policy, thresholds);
   const out: Observation[] = [];
   const base = (rule: AlertRule, subject = '') => ({
@@ -283,6 +294,22 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
         remedy: WAIT_REMEDY,
       });
     }
+  }
+
+  // Per-key wait (the key level): the key's oldest due execution against the key's own lines.
+  for (const kw of t.keyWaits ?? []) {
+    const b = { ...base('keyWait', `${kw.group}=${kw.key}`), groupName: kw.group, groupKey: kw.key };
+    const verdict = thresholdBreach(kw.waitMs, kw.lines, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    if (!verdict.breaching && !inProgressEpisode(latest.get(b.key))) continue;
+    out.push({
+      ...b,
+      breaching: verdict.breaching,
+      value: kw.waitMs,
+      severity: verdict.severity,
+      threshold: kw.lines.warning,
+      evidence: { group: kw.group, key: kw.key, warning: kw.lines.warning, critical: kw.lines.critical, value: kw.waitMs, measured: 'oldest due execution of the key', source: 'key' },
+      remedy: KEY_WAIT_REMEDY(kw.group, kw.key),
+    });
   }
 
   // Hot partitions: strict detection for new episodes, relaxed for open ones.

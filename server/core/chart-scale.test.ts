@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { durationStep, firstDataAt, fitRange, fitTimeDomain, niceStep, peakOf, yScale } from './chart-scale';
+import { durationStep, firstDataAt, fitRange, fitTimeDomain, niceStep, peakOf, plotHeightOf, thresholdLabelLayout, yScale } from './chart-scale';
 
 const MIN = 60_000;
 const H = 3_600_000;
@@ -103,4 +103,25 @@ describe('peakOf / firstDataAt', () => {
   it('peak of nothing', () => expect(peakOf(rows.slice(0, 1), ['a'])).toBeNull());
   it('first bucket with data', () => expect(firstDataAt(rows, ['a', 'b'])).toBe(2));
   it('no data', () => expect(firstDataAt(rows.slice(0, 1), ['a'])).toBeNull());
+});
+
+describe('thresholdLabelLayout: labels that would print over each other', () => {
+  const both = [{ name: 'warning' as const }, { name: 'critical' as const }];
+  const cases: { name: string; t: { warning: number; critical: number }; domain: [number, number]; shown?: typeof both; offScale?: boolean; merged: boolean; below?: [boolean, boolean] }[] = [
+    { name: 'DLQ 1% and 5% on a 0–100% scale: 5.6 px apart → merged', t: { warning: 0.01, critical: 0.05 }, domain: [0, 1], merged: true },
+    { name: 'DLQ 1% and 5% on a 0–8% scale: far apart', t: { warning: 0.01, critical: 0.05 }, domain: [0, 0.08], merged: false },
+    { name: 'exactly one label height apart: not merged', t: { warning: 0, critical: 13 }, domain: [0, 140], merged: false },
+    { name: 'only one line shown: nothing to merge', t: { warning: 0.01, critical: 0.05 }, domain: [0, 1], shown: [{ name: 'warning' as never }], merged: false },
+    { name: 'warning = critical is labelled by its own rule', t: { warning: 0, critical: 0 }, domain: [0, 10], merged: false },
+    { name: 'a line in the top strip while another is off-scale: label below', t: { warning: 95, critical: 500 }, domain: [0, 100], shown: [{ name: 'warning' as never }], offScale: true, merged: false, below: [true, false] },
+    { name: 'top strip but nothing off-scale: above as usual', t: { warning: 95, critical: 98 }, domain: [0, 100], merged: true, below: [false, false] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const r = thresholdLabelLayout(c.t, c.domain, c.shown ?? both, c.offScale ?? false, 190);
+      expect(r.merged).toBe(c.merged);
+      if (c.below) expect([r.below.warning, r.below.critical]).toEqual(c.below);
+    });
+  }
+  it('plot height: the figure less padding, margin and the x-axis', () => expect(plotHeightOf(190)).toBe(140));
 });

@@ -133,3 +133,30 @@ export function firstDataAt(rows: readonly ({ t: number } & Record<string, numbe
   for (const r of rows) if (keys.some((k) => typeof r[k] === 'number' && Number.isFinite(r[k]))) return r.t;
   return null;
 }
+
+// ─── threshold labels: where each line's name goes (components/charts/threshold-chart.tsx) ───
+/** Pixels between two labels on lines before they would print over each other (10 px text). */
+export const LABEL_GAP_PX = 13;
+/** The chart's plot height: the figure's height less padding (4), top margin (16) and the x-axis (30). */
+export const plotHeightOf = (height: number) => Math.max(1, height - 4 - 16 - 30);
+
+/**
+ * Where each shown threshold's label goes: merged when the two lines are closer than a
+ * label's height; below its line when a line sits in the top strip where the off-scale
+ * names are printed.
+ */
+export function thresholdLabelLayout(
+  thresholds: { warning: number; critical: number },
+  domain: [number, number],
+  shown: readonly { name: 'warning' | 'critical' }[],
+  offScale: boolean,
+  height: number,
+): { merged: boolean; below: Record<'warning' | 'critical', boolean> } {
+  const plot = plotHeightOf(height);
+  const span = domain[1] - domain[0];
+  const px = (v: number) => (span > 0 ? ((domain[1] - v) / span) * plot : 0);
+  const merged = shown.length > 1 && thresholds.warning !== thresholds.critical && Math.abs(px(thresholds.warning) - px(thresholds.critical)) < LABEL_GAP_PX;
+  const near = (v: number) => offScale && v <= domain[1] && px(v) < LABEL_GAP_PX + 2;
+  return { merged, below: { warning: near(thresholds.warning), critical: near(thresholds.critical) } };
+}
+

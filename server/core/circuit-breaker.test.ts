@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advance, closedBreaker, record, recordCounts, reset, slots, started, windowCounts, type Breaker, type BreakerSettings, type Outcome } from './circuit-breaker';
+import { advance, closedBreaker, fromStored, probeTimeout, record, recordCounts, reset, slots, started, toStored, windowCounts, type Breaker, type BreakerSettings, type Outcome } from './circuit-breaker';
 
 const S: BreakerSettings = { windowMs: 1000, failureRate: 0.5, minCalls: 4, coolDownMs: 500, probes: 2 };
 
@@ -152,5 +152,36 @@ describe('recordCounts: a coordinator reports a batch', () => {
     const r = recordCounts(half, { ok, failed }, 10, S2);
     expect(r.breaker.state).toBe(state);
     if (reason) expect(r.breaker).toMatchObject({ reason });
+  });
+});
+
+describe('half-open probes that give no outcome (released, canceled, coordinator died)', () => {
+  const s = { windowMs: 60_000, failureRate: 0.5, minCalls: 4, coolDownMs: 1000, probes: 2, probeTimeoutMs: 5000 };
+  const half = (started: number, succeeded: number, probedAt?: number): Breaker => ({ state: 'half-open', since: 0, started, succeeded, ...(probedAt !== undefined ? { probedAt } : {}) });
+  const cases: { name: string; b: Breaker; now: number; settings?: typeof s | Omit<typeof s, 'probeTimeoutMs'>; slots: number; reason?: string }[] = [
+    { name: 'in flight, inside the timeout: no slot', b: half(2, 0, 1000), now: 5999, slots: 0 },
+    { name: 'silent past the timeout: both let through again', b: half(2, 0, 1000), now: 6000, slots: 2, reason: '2 probes gave no outcome within 5000 ms; let through again' },
+    { name: 'one succeeded, one silent: one again', b: half(2, 1, 1000), now: 9000, slots: 1, reason: '1 probe gave no outcome within 5000 ms; let through again' },
+    { name: 'no timeout configured: stays taken', b: half(2, 0, 1000), now: 1e9, settings: { windowMs: 60_000, failureRate: 0.5, minCalls: 4, coolDownMs: 1000, probes: 2 }, slots: 0 },
+    { name: 'none let through yet: nothing to expire', b: half(0, 0), now: 1e9, slots: 2 },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const a = advance(c.b, c.now, c.settings ?? s);
+      expect(slots(a.breaker, c.settings ?? s)).toBe(c.slots);
+      expect(a.transition?.reason).toBe(c.reason);
+      if (a.transition) expect(a.transition).toMatchObject({ from: 'half-open', to: 'half-open' });
+    });
+  }
+
+  it('the episode keeps its start when lost probes are let through again; probedAt moves with each admission', () => {
+    const prev = { state: 'half-open' as const, sinceMs: 100, reason: 'cool-down of 1000 ms passed', window: [], openedAtMs: 0, probesStarted: 2, probesSucceeded: 0, probesAtMs: 200 };
+    const a = advance(fromStored(prev), 6000, s);
+    const b = started(a.breaker, 2, 6000);
+    expect(toStored(prev, b, [a.transition])).toMatchObject({ state: 'half-open', sinceMs: 100, probesStarted: 2, probesAtMs: 6000, tripped: false });
+  });
+
+  it('probeTimeout: handler timeout + lease grace + two report intervals', () => {
+    expect(probeTimeout(30_000, 5000, 500)).toBe(36_000);
   });
 });

@@ -27,6 +27,12 @@ export interface BreakerSettings {
   coolDownMs: number;
   /** Executions let through in half-open; all must succeed to close. */
   probes: number;
+  /**
+   * A probe with no outcome this long after it was let through is lost (released by a
+   * shutdown or a cancel, or its coordinator died): its slot is let through again. Absent:
+   * never (the state machine alone cannot know how long a probe may run).
+   */
+  probeTimeoutMs?: number;
 }
 
 export const DEFAULT_BREAKER: BreakerSettings = { windowMs: 60_000, failureRate: 0.5, minCalls: 20, coolDownMs: 30_000, probes: 3 };
@@ -46,7 +52,7 @@ export const WINDOW_BUCKETS = 60;
 export type Breaker =
   | { state: 'closed'; /** outcomes in the window, oldest first, merged per bucket */ window: WindowEntry[] }
   | { state: 'open'; openedAt: number; reason: string }
-  | { state: 'half-open'; since: number; started: number; succeeded: number };
+  | { state: 'half-open'; since: number; started: number; succeeded: number; /** when probes were last let through */ probedAt?: number };
 
 export interface Transition {
   from: Breaker['state'];
@@ -57,12 +63,25 @@ export interface Transition {
 
 export const closedBreaker = (): Breaker => ({ state: 'closed', window: [] });
 
-/** Open → half-open once the cool-down has passed; any other state unchanged. */
+/**
+ * Open → half-open once the cool-down has passed. Half-open with probes out that gave no
+ * outcome for `probeTimeoutMs` since the last were let through: those slots are let
+ * through again (a half-open → half-open transition, so the history says why), else a
+ * probe released without an outcome would hold the breaker half-open for good. Any other
+ * state unchanged.
+ */
 export function advance(b: Breaker, now: number, s: BreakerSettings): { breaker: Breaker; transition?: Transition } {
   if (b.state === 'open' && now - b.openedAt >= s.coolDownMs) {
     return {
       breaker: { state: 'half-open', since: now, started: 0, succeeded: 0 },
       transition: { from: 'open', to: 'half-open', at: now, reason: `cool-down of ${s.coolDownMs} ms passed` },
+    };
+  }
+  if (b.state === 'half-open' && s.probeTimeoutMs !== undefined && b.probedAt !== undefined && b.started > b.succeeded && now - b.probedAt >= s.probeTimeoutMs) {
+    const lost = b.started - b.succeeded;
+    return {
+      breaker: { state: 'half-open', since: b.since, started: b.succeeded, succeeded: b.succeeded },
+      transition: { from: 'half-open', to: 'half-open', at: now, reason: `${lost} probe${lost === 1 ? '' : 's'} gave no outcome within ${s.probeTimeoutMs} ms; let through again` },
     };
   }
   return { breaker: b };
@@ -76,9 +95,10 @@ export function slots(b: Breaker, s: BreakerSettings): number {
   return Math.max(0, s.probes - b.started);
 }
 
-/** `n` executions started (claimed); in half-open they are probes. */
-export function started(b: Breaker, n: number): Breaker {
-  return b.state === 'half-open' ? { ...b, started: b.started + n } : b;
+/** `n` executions started (claimed) at `now`; in half-open they are probes. */
+export function started(b: Breaker, n: number, now?: number): Breaker {
+  if (b.state !== 'half-open' || n <= 0) return b;
+  return { ...b, started: b.started + n, ...(now !== undefined ? { probedAt: now } : {}) };
 }
 
 const open = (from: Breaker['state'], now: number, reason: string): { breaker: Breaker; transition: Transition } => ({
@@ -159,6 +179,8 @@ export interface StoredBreaker {
   openedAtMs: number | null;
   probesStarted: number;
   probesSucceeded: number;
+  /** When probes were last let through (half-open). */
+  probesAtMs: number | null;
 }
 
 export function fromStored(row: StoredBreaker): Breaker {
@@ -166,7 +188,13 @@ export function fromStored(row: StoredBreaker): Breaker {
     case 'open':
       return { state: 'open', openedAt: row.openedAtMs ?? row.sinceMs, reason: row.reason };
     case 'half-open':
-      return { state: 'half-open', since: row.sinceMs, started: row.probesStarted, succeeded: row.probesSucceeded };
+      return {
+        state: 'half-open',
+        since: row.sinceMs,
+        started: row.probesStarted,
+        succeeded: row.probesSucceeded,
+        ...(row.probesAtMs !== null && row.probesAtMs !== undefined ? { probedAt: row.probesAtMs } : {}),
+      };
     default:
       return { state: 'closed', window: Array.isArray(row.window) ? row.window : [] };
   }
@@ -176,19 +204,36 @@ export function fromStored(row: StoredBreaker): Breaker {
 export function toStored(prev: StoredBreaker, b: Breaker, transitions: readonly (Transition | undefined)[]): StoredBreaker & { tripped: boolean } {
   const ts = transitions.filter((x): x is Transition => x !== undefined);
   const t = ts[ts.length - 1];
+  // A half-open → half-open step (lost probes let through again) keeps the episode's start.
+  const changed = [...ts].reverse().find((x) => x.from !== x.to);
   return {
     state: b.state,
-    sinceMs: t ? t.at : prev.sinceMs,
+    sinceMs: changed ? changed.at : prev.sinceMs,
     reason: t ? t.reason : prev.reason,
     window: b.state === 'closed' ? b.window : [],
     openedAtMs: b.state === 'open' ? b.openedAt : b.state === 'half-open' ? prev.openedAtMs : null,
     probesStarted: b.state === 'half-open' ? b.started : 0,
     probesSucceeded: b.state === 'half-open' ? b.succeeded : 0,
+    probesAtMs: b.state === 'half-open' ? (b.probedAt ?? null) : null,
     tripped: ts.some((x) => x.to === 'open'),
   };
 }
 
 /** The state machine's settings out of a task definition's circuitBreaker block. */
-export function breakerSettings(s: BreakerSettings): BreakerSettings {
-  return { windowMs: s.windowMs, failureRate: s.failureRate, minCalls: s.minCalls, coolDownMs: s.coolDownMs, probes: s.probes };
+export function breakerSettings(s: BreakerSettings, probeTimeoutMs?: number): BreakerSettings {
+  return {
+    windowMs: s.windowMs,
+    failureRate: s.failureRate,
+    minCalls: s.minCalls,
+    coolDownMs: s.coolDownMs,
+    probes: s.probes,
+    ...(probeTimeoutMs !== undefined ? { probeTimeoutMs } : {}),
+  };
+}
+
+/** How long a probe may give no outcome before its slot is let through again: it ran
+ *  out its handler timeout, its lease grace (a dead coordinator's lease expires) and the
+ *  coordinator's outcome report interval, twice over for the report. */
+export function probeTimeout(taskTimeoutMs: number, leaseGraceMs: number, reportMs: number): number {
+  return taskTimeoutMs + leaseGraceMs + 2 * reportMs;
 }

@@ -27,6 +27,10 @@ describe('changeLabel', () => {
     ['order', 'Claim order'],
     ['fairGroup', 'Fair share group'],
     ['groups.tenant.weights.acme', 'Group "tenant" › weight "acme"'],
+    ['thresholds.clearAfterMs', 'Thresholds › resolve after (ms)'],
+    ['groups.tenant.keyPolicies.acme.retry.maxAttempts', 'Group "tenant" › key "acme" › retry › max attempts'],
+    ['groups.tenant.keyPolicies.acme.example.com.waitMs.critical', 'Group "tenant" › key "acme.example.com" › wait lines (ms) › critical'],
+    ['groups.tenant.keyPolicies.acme.example.com', 'Group "tenant" › key "acme.example.com"'],
     ['somethingNew', 'SomethingNew'],
   ])('%s → %s', (path, label) => {
     expect(changeLabel(path)).toBe(label);

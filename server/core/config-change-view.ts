@@ -71,6 +71,10 @@ const WORDS: Record<string, string> = {
   dlqRate: 'DLQ rate',
   p99LatencyMs: 'p99 latency (ms)',
   alertAfterMs: 'alert after (ms)',
+  clearAfterMs: 'resolve after (ms)',
+  hysteresis: 'hysteresis',
+  waitP99Ms: 'p99 wait (ms)',
+  waitMs: 'wait lines (ms)',
   warning: 'warning',
   critical: 'critical',
   limit: 'limit',
@@ -96,6 +100,12 @@ export function changeLabel(path: string): string {
     if (segs.length === 2) return head;
     if (segs[2] === 'overrides' && segs.length >= 4) return `${head} › override "${segs.slice(3).join('.')}"`;
     if (segs[2] === 'weights' && segs.length >= 4) return `${head} › weight "${segs.slice(3).join('.')}"`;
+    // groups.<g>.keyPolicies.<key, dots allowed>.(retry.<field> | waitMs.<line>)
+    if (segs[2] === 'keyPolicies' && segs.length >= 4) {
+      const rest = segs.slice(3).join('.');
+      const m = /^(.+?)(?:\.(retry|waitMs)(?:\.(\w+))?)?$/.exec(rest)!;
+      return [`${head} › key "${m[1]}"`, ...(m[2] ? [word(m[2])] : []), ...(m[3] ? [word(m[3])] : [])].join(' › ');
+    }
     return [head, ...segs.slice(2).map(word)].join(' › ');
   }
   return capitalise(segs.map(word).join(' › '));

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALERT_POLICY } from './alert-evaluation';
+import { alertTiming, DEFAULT_ALERT_POLICY } from './alert-evaluation';
 import {
   alertPolicyOf,
   BUILT_IN_DEFAULTS,
   diffDefaults,
   effectiveDefaults,
+  keyFieldOrigins,
   keyLimitOrigin,
+  keysWithWaitLines,
   parseFleetDefaults,
+  retryPolicyForKeys,
+  taskAlertPolicy,
   taskFieldOrigins,
   tasksInheriting,
 } from './fleet-defaults';
@@ -146,5 +150,102 @@ describe('effective defaults and the alert policy', () => {
       { path: 'timeoutMs', before: 1, after: undefined },
     ]);
     expect(diffDefaults(undefined, {})).toEqual([]);
+  });
+});
+
+describe('task-level alert policy: fleet alertPolicy < task thresholds', () => {
+  const fleet = { alertPolicy: { forMs: 30_000, clearForMs: 90_000, hysteresis: 0.2, waitP99Ms: { warning: 1000, critical: 2000 } } };
+  const cases: { name: string; defaults: unknown; thresholds: Record<string, unknown>; path: string; value: unknown; source: string }[] = [
+    { name: 'clear: built-in', defaults: undefined, thresholds: {}, path: 'thresholds.clearAfterMs', value: 120_000, source: 'built-in' },
+    { name: 'clear: fleet', defaults: fleet, thresholds: {}, path: 'thresholds.clearAfterMs', value: 90_000, source: 'default' },
+    { name: 'clear: task', defaults: fleet, thresholds: { clearAfterMs: 5000 }, path: 'thresholds.clearAfterMs', value: 5000, source: 'task' },
+    { name: 'hysteresis: built-in', defaults: undefined, thresholds: {}, path: 'thresholds.hysteresis', value: 0.1, source: 'built-in' },
+    { name: 'hysteresis: fleet', defaults: fleet, thresholds: {}, path: 'thresholds.hysteresis', value: 0.2, source: 'default' },
+    { name: 'hysteresis: task 0 is a value, not absent', defaults: fleet, thresholds: { hysteresis: 0 }, path: 'thresholds.hysteresis', value: 0, source: 'task' },
+    { name: 'for: fleet', defaults: fleet, thresholds: {}, path: 'thresholds.alertAfterMs', value: 30_000, source: 'default' },
+    { name: 'wait lines: built-in', defaults: undefined, thresholds: {}, path: 'thresholds.waitP99Ms', value: { warning: 30_000, critical: 300_000 }, source: 'built-in' },
+    { name: 'wait lines: fleet', defaults: fleet, thresholds: {}, path: 'thresholds.waitP99Ms', value: { warning: 1000, critical: 2000 }, source: 'default' },
+    { name: 'wait lines: task', defaults: fleet, thresholds: { waitP99Ms: { warning: 5, critical: 6 } }, path: 'thresholds.waitP99Ms', value: { warning: 5, critical: 6 }, source: 'task' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const cfg = config({ ...(c.defaults ? { defaults: c.defaults } : {}), tasks: [{ name: 't', thresholds: c.thresholds }] });
+      const t = cfg.tasks[0]!;
+      const o = taskFieldOrigins(t, cfg.defaults).find((x) => x.path === c.path)!;
+      expect(o.value).toEqual(c.value);
+      expect(o.source).toBe(c.source);
+      // The evaluator's policy for the task agrees with what the editor shows.
+      const p = taskAlertPolicy(alertPolicyOf(cfg.defaults), t.thresholds);
+      const field = { 'thresholds.clearAfterMs': 'clearForMs', 'thresholds.hysteresis': 'hysteresis', 'thresholds.alertAfterMs': 'forMs', 'thresholds.waitP99Ms': 'waitP99Ms' }[c.path] as keyof typeof p;
+      expect(p[field]).toEqual(c.value);
+    });
+  }
+
+  it('task values that break the policy are field errors', () => {
+    const bad = parseConfig({ tasks: [{ name: 't', thresholds: { hysteresis: 0.95, clearAfterMs: -1, waitP99Ms: { warning: 9, critical: 3 } } }] });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.errors.map((e) => e.path).sort()).toEqual(['tasks.0.thresholds.clearAfterMs', 'tasks.0.thresholds.hysteresis', 'tasks.0.thresholds.waitP99Ms.warning']);
+  });
+
+  it('alertTiming takes the task clear duration', () => {
+    expect(alertTiming({ forMs: 1, clearForMs: 2 }, { clearAfterMs: 7 })).toEqual({ forMs: 1, clearForMs: 7 });
+    expect(alertTiming({ forMs: 1, clearForMs: 2 }, {})).toEqual({ forMs: 1, clearForMs: 2 });
+  });
+});
+
+describe('per-key policies: task < key, field by field', () => {
+  const cfg = config({
+    defaults: { retry: { maxAttempts: 4 } },
+    tasks: [
+      {
+        name: 't',
+        retry: { baseDelayMs: 500, maxDelayMs: 10_000 },
+        groups: [
+          { name: 'tenant', limit: 5, keyPolicies: { acme: { retry: { maxAttempts: 9, backoff: 'fixed' }, waitMs: { warning: 100, critical: 200 } }, tiny: { retry: { baseDelayMs: 5000 } } } },
+          { name: 'region', limit: 5, keyPolicies: { eu: { retry: { maxAttempts: 2, jitter: 0 } }, fast: { retry: { maxDelayMs: 600 } } } },
+        ],
+      },
+    ],
+  });
+  const t = cfg.tasks[0]!;
+  const cases: { name: string; keys: Record<string, string> | null; want: Partial<typeof t.retry> }[] = [
+    { name: 'no keys → the task', keys: null, want: { maxAttempts: 4, backoff: 'exponential', baseDelayMs: 500 } },
+    { name: 'a key without a policy → the task', keys: { tenant: 'globex' }, want: { maxAttempts: 4, backoff: 'exponential' } },
+    { name: 'the key sets two fields, the task the rest', keys: { tenant: 'acme' }, want: { maxAttempts: 9, backoff: 'fixed', baseDelayMs: 500, maxDelayMs: 10_000 } },
+    { name: 'two keys: the first group wins a field both set, each adds its own', keys: { tenant: 'acme', region: 'eu' }, want: { maxAttempts: 9, backoff: 'fixed', jitter: 0 } },
+    { name: 'second group alone', keys: { region: 'eu' }, want: { maxAttempts: 2, jitter: 0, backoff: 'exponential' } },
+    { name: 'one key raises the base, another lowers the max: max is clamped up to the base', keys: { tenant: 'tiny', region: 'fast' }, want: { baseDelayMs: 5000, maxDelayMs: 5000 } },
+    { name: 'a key named like a prototype property reads nothing', keys: { tenant: 'constructor' }, want: { maxAttempts: 4 } },
+  ];
+  for (const c of cases) it(c.name, () => expect(retryPolicyForKeys(t, c.keys)).toMatchObject(c.want));
+
+  it('the editor origins: key, task, default, built-in', () => {
+    const o = Object.fromEntries(keyFieldOrigins(t, cfg.defaults, t.groups[0]!, 'acme').map((x) => [x.path, [x.value, x.source]]));
+    expect(o).toEqual({
+      'retry.maxAttempts': [9, 'key'],
+      'retry.backoff': ['fixed', 'key'],
+      'retry.baseDelayMs': [500, 'task'],
+      'retry.maxDelayMs': [10_000, 'task'],
+      'retry.jitter': [0.2, 'built-in'],
+      waitMs: [{ warning: 100, critical: 200 }, 'key'],
+    });
+    const plain = Object.fromEntries(keyFieldOrigins(t, cfg.defaults, t.groups[0]!, 'globex').map((x) => [x.path, [x.value, x.source]]));
+    expect(plain['retry.maxAttempts']).toEqual([4, 'default']);
+    expect(plain.waitMs).toEqual([{ warning: 30_000, critical: 300_000 }, 'built-in']);
+  });
+
+  it('keys with wait lines', () => {
+    expect(keysWithWaitLines(t)).toEqual([{ group: 'tenant', key: 'acme', lines: { warning: 100, critical: 200 } }]);
+  });
+
+  it('a key policy delay pair inverted against the task is a field error naming the key', () => {
+    const r = parseConfig({ tasks: [{ name: 't', retry: { baseDelayMs: 1000, maxDelayMs: 2000 }, groups: [{ name: 'g', limit: 1, keyPolicies: { k: { retry: { maxDelayMs: 10 } } } }] }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toEqual([{ path: 'tasks.0.groups.0.keyPolicies.k.retry.maxDelayMs', message: 'must be at least baseDelayMs (1000)' }]);
+  });
+
+  it('an unknown key policy field is refused', () => {
+    const r = parseConfig({ tasks: [{ name: 't', groups: [{ name: 'g', limit: 1, keyPolicies: { k: { retry: { attempts: 3 } } } }] }] });
+    expect(r.ok).toBe(false);
   });
 });

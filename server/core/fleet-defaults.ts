@@ -28,6 +28,7 @@ export interface EffectiveAlertPolicy {
   hysteresis: number;
   hotPartition: { factor: number; floorDepth: number };
   hotKey: { dominantShare: number; floor: number };
+  waitP99Ms: { warning: number; critical: number };
 }
 
 export interface EffectiveDefaults {
@@ -50,6 +51,7 @@ export const BUILT_IN_DEFAULTS: EffectiveDefaults = {
     hysteresis: DEFAULT_ALERT_POLICY.hysteresis,
     hotPartition: { ...DEFAULT_ALERT_POLICY.hotPartition },
     hotKey: { ...DEFAULT_ALERT_POLICY.hotKey },
+    waitP99Ms: { ...DEFAULT_ALERT_POLICY.waitP99Ms },
   },
 };
 
@@ -74,8 +76,100 @@ export function effectiveDefaults(defaults: FleetDefaults | undefined): Effectiv
 /** The evaluator's policy: the code's timing/window constants with the fleet's alert policy on top. */
 export function alertPolicyOf(defaults: FleetDefaults | undefined, base: AlertPolicy = DEFAULT_ALERT_POLICY): AlertPolicy {
   const a = effectiveDefaults(defaults).alertPolicy;
-  return { ...base, forMs: a.forMs, clearForMs: a.clearForMs, hysteresis: a.hysteresis, hotPartition: a.hotPartition, hotKey: a.hotKey };
+  return { ...base, forMs: a.forMs, clearForMs: a.clearForMs, hysteresis: a.hysteresis, hotPartition: a.hotPartition, hotKey: a.hotKey, waitP99Ms: a.waitP99Ms };
 }
+
+/** The task-level alert policy fields (thresholds.*): each absent one comes from the fleet policy. */
+export type TaskAlertFields = Pick<TaskDefinition['thresholds'], 'alertAfterMs' | 'clearAfterMs' | 'hysteresis' | 'waitP99Ms'>;
+
+/**
+ * One task's alert policy: the evaluator's (fleet defaults over built-in) with the task's
+ * own for-duration, clear-duration, hysteresis and wait lines on top where it sets them.
+ */
+export function taskAlertPolicy(policy: AlertPolicy, task: Partial<TaskAlertFields> | undefined): AlertPolicy {
+  if (!task) return policy;
+  return {
+    ...policy,
+    forMs: task.alertAfterMs ?? policy.forMs,
+    clearForMs: task.clearAfterMs ?? policy.clearForMs,
+    hysteresis: task.hysteresis ?? policy.hysteresis,
+    waitP99Ms: task.waitP99Ms ?? policy.waitP99Ms,
+  };
+}
+
+// ─── Per-key policies (the third level) ───
+const RETRY_FIELDS = ['maxAttempts', 'backoff', 'baseDelayMs', 'maxDelayMs', 'jitter'] as const;
+type RetryField = (typeof RETRY_FIELDS)[number];
+
+/**
+ * The retry policy of an execution carrying `keys` (group name → key): per field, the
+ * first group in declaration order whose key sets it, else the task's. A retry delay
+ * pair that a mix of levels leaves inverted is clamped (maxDelayMs ≥ baseDelayMs).
+ */
+export function retryPolicyForKeys(task: Pick<TaskDefinition, 'retry' | 'groups'>, keys: Readonly<Record<string, string>> | null | undefined): TaskDefinition['retry'] {
+  if (!keys) return task.retry;
+  let out: TaskDefinition['retry'] | null = null;
+  const set = new Set<RetryField>();
+  for (const g of task.groups) {
+    if (!g.keyPolicies) continue;
+    const key = keys[g.name];
+    if (key === undefined || !Object.hasOwn(g.keyPolicies, key)) continue;
+    const r = g.keyPolicies[key]!.retry;
+    if (!r) continue;
+    for (const f of RETRY_FIELDS) {
+      if (r[f] === undefined || set.has(f)) continue;
+      out ??= { ...task.retry };
+      (out as Record<RetryField, unknown>)[f] = r[f];
+      set.add(f);
+    }
+  }
+  if (!out) return task.retry;
+  if (out.maxDelayMs < out.baseDelayMs) out.maxDelayMs = out.baseDelayMs;
+  return out;
+}
+
+/** Where a key's effective field comes from, with the value at that level. */
+export interface KeyFieldOrigin {
+  path: `retry.${RetryField}` | 'waitMs';
+  value: unknown;
+  source: ValueSource;
+}
+
+/**
+ * Each policy field of `key` in `group`: the key's own value, else the task's (itself
+ * from the task, the fleet default or built-in, per taskFieldOrigins). `waitMs` falls
+ * back to the task's p99 wait lines (what judges the key's work when it sets none).
+ */
+export function keyFieldOrigins(
+  task: TaskDefinition,
+  defaults: FleetDefaults | undefined,
+  group: TaskDefinition['groups'][number],
+  key: string,
+): KeyFieldOrigin[] {
+  const own = keyPolicyOf(group, key);
+  const taskOrigins = new Map(taskFieldOrigins(task, defaults).map((o) => [o.path as string, o]));
+  const out: KeyFieldOrigin[] = RETRY_FIELDS.map((f) => {
+    const path = `retry.${f}` as const;
+    const mine = own?.retry?.[f];
+    if (mine !== undefined) return { path, value: mine, source: 'key' };
+    const t = taskOrigins.get(path)!;
+    return { path, value: t.value, source: t.source };
+  });
+  const wait = taskOrigins.get('thresholds.waitP99Ms')!;
+  out.push(own?.waitMs ? { path: 'waitMs', value: own.waitMs, source: 'key' } : { path: 'waitMs', value: wait.value, source: wait.source });
+  return out;
+}
+
+const keyPolicyOf = (group: TaskDefinition['groups'][number], key: string) =>
+  group.keyPolicies && Object.hasOwn(group.keyPolicies, key) ? group.keyPolicies[key] : undefined;
+
+/** The keys of a task with their own wait lines: what the evaluator reads oldest waits for. */
+export function keysWithWaitLines(task: Pick<TaskDefinition, 'groups'>): { group: string; key: string; lines: { warning: number; critical: number } }[] {
+  const out: { group: string; key: string; lines: { warning: number; critical: number } }[] = [];
+  for (const gr of task.groups) for (const [key, p] of Object.entries(gr.keyPolicies ?? {})) if (p.waitMs) out.push({ group: gr.name, key, lines: p.waitMs });
+  return out;
+}
+// ─── end per-key policies ───
 
 /** Validates a defaults document on its own (the Defaults page's input): field errors by path. */
 export function parseFleetDefaults(input: unknown): ParseResult<FleetDefaults> {
@@ -88,8 +182,17 @@ export function defaultSource(defaults: FleetDefaults | undefined, path: string)
   return readPath(defaults ?? {}, path) === undefined ? 'built-in' : 'default';
 }
 
+/** The task's alert policy fields: absent on the task = the fleet alert policy's (or built-in). */
+const TASK_ALERT_FIELDS = [
+  ['thresholds.alertAfterMs', 'alertAfterMs', 'forMs'],
+  ['thresholds.clearAfterMs', 'clearAfterMs', 'clearForMs'],
+  ['thresholds.hysteresis', 'hysteresis', 'hysteresis'],
+  ['thresholds.waitP99Ms', 'waitP99Ms', 'waitP99Ms'],
+] as const;
+export type TaskAlertPath = (typeof TASK_ALERT_FIELDS)[number][0];
+
 export interface FieldOrigin {
-  path: InheritablePath | 'thresholds.alertAfterMs';
+  path: InheritablePath | TaskAlertPath;
   value: unknown;
   source: ValueSource;
   /** What the field would be without the task's own value (the inherited one). */
@@ -98,8 +201,9 @@ export interface FieldOrigin {
 
 /**
  * Where each inheritable field of a parsed task comes from: `task` when the task sets it,
- * else the fleet default or built-in. `thresholds.alertAfterMs` (the task's for-duration)
- * falls back to the alert policy's forMs.
+ * else the fleet default or built-in. The task's alert policy fields (thresholds.alertAfterMs,
+ * clearAfterMs, hysteresis, waitP99Ms) fall back to the fleet alert policy's forMs,
+ * clearForMs, hysteresis and waitP99Ms.
  */
 export function taskFieldOrigins(task: TaskDefinition, defaults: FleetDefaults | undefined): FieldOrigin[] {
   const eff = effectiveDefaults(defaults);
@@ -110,13 +214,16 @@ export function taskFieldOrigins(task: TaskDefinition, defaults: FleetDefaults |
       ? { path, value: inheritedValue, source: defaultSource(defaults, path), inheritedValue }
       : { path, value: readPath(task, path), source: 'task', inheritedValue };
   });
-  const own = task.thresholds.alertAfterMs;
-  out.push({
-    path: 'thresholds.alertAfterMs',
-    value: own ?? eff.alertPolicy.forMs,
-    source: own !== undefined ? 'task' : defaultSource(defaults, 'alertPolicy.forMs'),
-    inheritedValue: eff.alertPolicy.forMs,
-  });
+  for (const [path, field, policyField] of TASK_ALERT_FIELDS) {
+    const own = task.thresholds[field];
+    const inheritedValue = eff.alertPolicy[policyField];
+    out.push({
+      path,
+      value: own ?? inheritedValue,
+      source: own !== undefined ? 'task' : defaultSource(defaults, `alertPolicy.${policyField}`),
+      inheritedValue,
+    });
+  }
   return out;
 }
 

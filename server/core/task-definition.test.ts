@@ -196,12 +196,40 @@ describe('parseConfig', () => {
       input: { tasks: [{ name: 'a', groups: [{ name: 'tenant', limit: 1, overrides: { acme: 1.5 } }] }] },
       errors: [{ path: 'tasks.0.groups.0.overrides.acme', message: 'must be a whole number' }],
     },
+    // Limits (issue #19): rate limits, every field named
+    {
+      name: 'group rate interval',
+      input: { tasks: [{ name: 'a', groups: [{ name: 'r', limit: 1 }, { name: 'tenant', limit: 1, rate: { limit: 5, per: 0 } }] }] },
+      errors: [{ path: 'tasks.0.groups.1.rate.per', message: 'must be at least 1' }],
+    },
+    {
+      name: 'group rate without a limit',
+      input: { tasks: [{ name: 'a', groups: [{ name: 'tenant', limit: 1, rate: { per: 1000 } }] }] },
+      errors: [{ path: 'tasks.0.groups.0.rate.limit', message: 'must be a number' }],
+    },
+    {
+      name: 'rate override field',
+      input: { tasks: [{ name: 'a', groups: [{ name: 'tenant', limit: 1, rate: { limit: 5, per: 1000, overrides: { acme: { burst: -1 } } } }] }] },
+      errors: [{ path: 'tasks.0.groups.0.rate.overrides.acme.burst', message: 'must be at least 0' }],
+    },
+    {
+      name: 'rate override unknown field',
+      input: { tasks: [{ name: 'a', groups: [{ name: 'tenant', limit: 1, rate: { limit: 5, per: 1000, overrides: { acme: { rate: 3 } } } }] }] },
+      errors: [{ path: 'tasks.0.groups.0.rate.overrides.acme', message: 'Unrecognized key: "rate"' }],
+    },
+    { name: 'task rate burst', input: { tasks: [{ name: 'a', rate: { limit: 5, per: 1000, burst: 1.5 } }] }, errors: [{ path: 'tasks.0.rate.burst', message: 'must be a whole number' }] },
+    { name: 'cost path', input: { tasks: [{ name: 'a', rateCostPath: 'a..b' }] }, errors: [{ path: 'tasks.0.rateCostPath', message: 'must be a dot path such as "tenant" or "customer.id"' }] },
   ])('$name', ({ input, errors }) => {
     const r = parseConfig(input);
     expect(r.ok ? [] : r.errors).toEqual(errors);
   });
 
-  it.each([{ input: {} }, { input: { tasks: [] } }, { input: { tasks: [{ name: 'a' }, { name: 'b' }] } }])('accepts $input', ({ input }) => {
+  it.each([
+    { input: {} },
+    { input: { tasks: [] } },
+    { input: { tasks: [{ name: 'a' }, { name: 'b' }] } },
+    { input: { tasks: [{ name: 'a', rate: { limit: 100, per: 60_000 }, rateCostPath: 'w', groups: [{ name: 't', limit: 2, rate: { limit: 5, per: 1000, burst: 2, overrides: { acme: { limit: 50 } } } }] }] } },
+  ])('accepts $input', ({ input }) => {
     expect(parseConfig(input).ok).toBe(true);
   });
 });

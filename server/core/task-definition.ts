@@ -55,6 +55,26 @@ const whole = (min: number, max: number) => number(min, max).int('must be a whol
 
 const limit = whole(1, 1_000_000);
 
+// ---- Limits (issue #19): rate limits (the rule: server/core/rate-limit.ts) -------------
+/** `limit` executions (cost units) per `per` ms, `burst` more at once when idle. */
+export const rateSchema = z.strictObject({
+  limit: whole(1, 1_000_000),
+  /** The interval in ms (1000 = per second, 60000 = per minute). */
+  per: whole(1, 86_400_000),
+  burst: whole(0, 1_000_000).default(0),
+});
+/** A key's rate: any of the fields; the others come from the group's rate. */
+export const rateOverrideSchema = z.strictObject({
+  limit: whole(1, 1_000_000).optional(),
+  per: whole(1, 86_400_000).optional(),
+  burst: whole(0, 1_000_000).optional(),
+});
+/** A group's rate, per key, with per-key overrides (`{ acme: { limit: 100 } }`). */
+export const groupRateSchema = rateSchema.extend({
+  overrides: inputRecord(z.string().min(1).max(200), rateOverrideSchema).default({}),
+});
+// ---- end Limits -------------------------------------------------------------------------
+
 export const groupSchema = z.strictObject({
   name: inputText.regex(GROUP_NAME_RE, 'lowercase letters, digits, "_" or "-", starting with a letter'),
   limit,
@@ -64,6 +84,11 @@ export const groupSchema = z.strictObject({
   overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
   /** Limits (issue #19): per-key weights for a task with `order: 'fair'`, e.g. `{ acme: 3 }`; absent keys weigh 1. */
   weights: inputRecord(z.string().min(1).max(200), whole(WEIGHT_MIN, WEIGHT_MAX)).optional(),
+  /** Per-key policies (the third precedence level, block "Per-key policies" below):
+   *  a key's own retry fields and wait lines, e.g. `{ acme: { retry: { maxAttempts: 8 } } }`. */
+  keyPolicies: inputRecord(z.string().min(1).max(200), z.lazy(() => keyPolicySchema)).optional(),
+  /** Limits (issue #19): a rate per key of this group; absent = none. */
+  rate: groupRateSchema.optional(),
 });
 
 /** Concurrency groups per task: what the claim carries (docs/architecture.md § "How many groups"). */
@@ -181,6 +206,19 @@ export const thresholdsSchema = z
       .min(0, 'must be at least 0')
       .max(MAX_ALERT_AFTER_MS, 'must be at most an hour (3600000 ms)')
       .optional(),
+    // Task-level alert policy (absent = the fleet `defaults.alertPolicy`, else built-in;
+    // server/core/fleet-defaults.ts taskAlertPolicy):
+    /** Clear this long before the task's alerts resolve on their own. */
+    clearAfterMs: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number of ms')
+      .min(0, 'must be at least 0')
+      .max(MAX_ALERT_AFTER_MS, 'must be at most an hour (3600000 ms)')
+      .optional(),
+    /** Fraction a value must fall below a line, once its alert is open, to count as clear. */
+    hysteresis: number(0, 0.9).optional(),
+    /** p99 wait (ready → claimed) lines; absent = the fleet's, else 30 s / 5 min. */
+    waitP99Ms: thresholdLines().optional(),
   })
   .default({
     depth: { warning: 1000, critical: 5000 },
@@ -234,6 +272,10 @@ export const taskDefinitionSchema = z
     order: z.enum(CLAIM_ORDERS, { error: 'must be "fifo" or "fair"' }).optional(),
     /** The group whose keys share the task fairly (absent: the task's first group). */
     fairGroup: inputText.optional(),
+    /** Rate limit of the whole task, cluster-wide; absent = none. */
+    rate: rateSchema.optional(),
+    /** Payload path of an execution's cost for every rate limit of the task (a number ≥ 0; else 1). */
+    rateCostPath: keyPathSchema.optional(),
     /** Issue 23 (the Protect block above). */
     circuitBreaker: circuitBreakerSchema.default(DEFAULT_CIRCUIT_BREAKER),
     // ─── Fleet defaults (three-level precedence, see the block at the end) ───
@@ -253,6 +295,14 @@ export const taskDefinitionSchema = z
         ctx.addIssue({ code: 'custom', path: ['groups', i, 'name'], message: `group "${g.name}" is declared twice` });
       }
       seen.add(g.name);
+      // A key's retry delays as they take effect: its own fields over the task's.
+      for (const [key, p] of Object.entries(g.keyPolicies ?? {})) {
+        const base = p.retry?.baseDelayMs ?? t.retry.baseDelayMs;
+        const max = p.retry?.maxDelayMs ?? t.retry.maxDelayMs;
+        if (p.retry && max < base) {
+          ctx.addIssue({ code: 'custom', path: ['groups', i, 'keyPolicies', key, 'retry', 'maxDelayMs'], message: `must be at least baseDelayMs (${base})` });
+        }
+      }
     });
     // Limits (issue #19): fair share needs a group to share by
     if (t.order === 'fair' && t.groups.length === 0) {
@@ -338,7 +388,33 @@ export const fleetAlertPolicySchema = z.strictObject({
   hotKey: z
     .strictObject({ dominantShare: number(0.01, 1).optional(), floor: whole(0, 100_000_000).optional() })
     .optional(),
+  /** p99 wait (ready → claimed) lines every task inherits unless it sets thresholds.waitP99Ms. */
+  waitP99Ms: optionalPair(),
 });
+
+// ─── Per-key policies (the third level: fleet `defaults:` < task < per-key) ───
+// A group key may carry its own retry fields (the coordinator retries an execution that
+// carries the key under them: core/fleet-defaults.ts retryPolicyForKeys) and its own
+// wait lines (the alert evaluator judges the key's oldest due execution against them: rule
+// keyWait). A field the key does not set comes from the task (which has it from the fleet
+// defaults or the built-in). Most specific scope wins, field by field (seed 003's
+// asset > campaign > account precedence, resolved per field rather than per document so a
+// key that only raises maxAttempts keeps the task's backoff).
+export const keyPolicySchema = z.strictObject({
+  retry: z
+    .strictObject({
+      maxAttempts: retrySchema.shape.maxAttempts.unwrap().optional(),
+      backoff: retrySchema.shape.backoff.unwrap().optional(),
+      baseDelayMs: retrySchema.shape.baseDelayMs.unwrap().optional(),
+      maxDelayMs: retrySchema.shape.maxDelayMs.unwrap().optional(),
+      jitter: retrySchema.shape.jitter.unwrap().optional(),
+    })
+    .optional(),
+  /** The key's oldest due, queued execution waiting longer than these lines raises keyWait. */
+  waitMs: thresholdLines().optional(),
+});
+export type KeyPolicy = z.output<typeof keyPolicySchema>;
+// ─── end per-key policies ───
 
 export const fleetDefaultsSchema = z
   .strictObject({

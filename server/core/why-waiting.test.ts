@@ -21,6 +21,15 @@ describe('describeHold', () => {
       { reason: 'fair_share', key: 'tenant=big', group: 'tenant', groupKey: 'big', inFlight: 8, weight: 4, share: 7.5, times: 1.07 },
       'fair share: big used 1.1× its weight (8 running, weight 4, share 7.5)',
     ],
+    [
+      { reason: 'rate_limited', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', limit: 50, per: 1000, burst: 5, override: false, nextInMs: 1200 },
+      'rate limit tenant=acme: next slot in 1.2 s (50/s, burst 5)',
+    ],
+    [
+      { reason: 'rate_limited', key: 'tenant=big', group: 'tenant', groupKey: 'big', limit: 100, per: 60_000, burst: 0, override: true, nextInMs: 80.2 },
+      'rate limit tenant=big: next slot in 81 ms (100/min, override)',
+    ],
+    [{ reason: 'task_rate_limited', task: 'send-email', limit: 7, per: 1500, burst: 0, nextInMs: 2000 }, 'task rate limit: next slot in 2.0 s (7 per 1500 ms)'],
     [{ reason: 'group_full', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', inFlight: 8, limit: 8, override: false }, 'group key tenant=acme is full: 8/8'],
     [{ reason: 'group_full', key: 'tenant=big', group: 'tenant', groupKey: 'big', inFlight: 1200, limit: 1200, override: true }, 'group key tenant=big is full: 1,200/1,200 (override)'],
     [
@@ -54,5 +63,9 @@ describe('whyWaitingFromRow', () => {
     expect(whyWaitingFromRow({ reason: 'claimable', holds: [], ahead: 0 }).text).toBe('claimable: next cycle');
     expect(whyWaitingFromRow({ reason: 'not_waiting', holds: [], state: 'dead' }).text).toBe('not waiting: dead');
     expect(bindingGroupKey(whyWaitingFromRow({ reason: 'claimable', holds: [] }))).toBeNull();
+    // rate limits (issue #19): a row parked on a key's rate, once its slot has come
+    expect(whyWaitingFromRow({ reason: 'set_aside', holds: [], waitingOn: 'rate:tenant=acme' }).text).toBe(
+      'claimable once released: parked on the rate of tenant=acme, whose next slot has come (the next claim releases it)',
+    );
   });
 });

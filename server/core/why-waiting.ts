@@ -2,6 +2,7 @@
 // replies with, and the sentence each one reads as — the same words in the browser, the
 // REST reply (`whyWaiting.text`) and `sluice executions show`.
 // Pure: no I/O imports (server/core rule).
+import { formatRate, formatWait } from './rate-limit';
 
 export type WaitingHold =
   | { reason: 'spilled'; partition: number; depth: number; maxDepth: number | null; spilledAhead: number }
@@ -54,7 +55,10 @@ export type WaitingHold =
       /** inFlight ÷ share: 3 = "used 3× its weight". */
       times: number;
     }
-  | { reason: 'task_full'; task: string; inFlight: number; concurrency: number };
+  | { reason: 'task_full'; task: string; inFlight: number; concurrency: number }
+  /** Rate limits (issue #19): the key's GCRA allowance is spent; its next slot is due in nextInMs. */
+  | { reason: 'rate_limited'; key: string; group: string; groupKey: string; limit: number; per: number; burst: number; override: boolean; nextInMs: number }
+  | { reason: 'task_rate_limited'; task: string; limit: number; per: number; burst: number; nextInMs: number };
 
 export type WaitingReason = WaitingHold['reason'] | 'claimable' | 'set_aside' | 'not_waiting';
 
@@ -120,6 +124,10 @@ export function describeHold(h: WaitingHold): string {
       return `fair share: ${h.groupKey} used ${+Number(h.times).toFixed(1)}× its weight (${n(h.inFlight)} running, weight ${n(h.weight)}, share ${+Number(h.share).toFixed(1)})`;
     case 'task_full':
       return `task limit full: ${n(h.inFlight)}/${n(h.concurrency)}`;
+    case 'rate_limited':
+      return `rate limit ${h.key}: next slot in ${formatWait(h.nextInMs)} (${formatRate(h)}${h.override ? ', override' : ''})`;
+    case 'task_rate_limited':
+      return `task rate limit: next slot in ${formatWait(h.nextInMs)} (${formatRate(h)})`;
   }
 }
 
@@ -128,6 +136,8 @@ export function describeWhyWaiting(w: Omit<WhyWaiting, 'text'>): string {
   if (w.reason === 'not_waiting') return `not waiting: ${w.state ?? 'finished'}`;
   const higher = w.aheadHigherPriority ? ` (${n(w.aheadHigherPriority)} of higher priority than its ${w.priority ?? 0})` : '';
   const ahead = w.ahead ? `; ${n(w.ahead)}${w.aheadCapped ? '+' : ''} ahead of it in partition ${w.partition}${higher}` : '';
+  // Rate limits (issue #19): parked on a key's rate ('rate:<group>=<key>'), released by time
+  if (w.reason === 'set_aside' && w.waitingOn?.startsWith('rate:')) return `claimable once released: parked on the rate of ${w.waitingOn.slice(5)}, whose next slot has come (the next claim releases it)${ahead}`;
   if (w.reason === 'set_aside') return `claimable once released: set aside on ${w.waitingOn ?? '?'}, which has room again (the next finish of that key or the reconciler releases it)${ahead}`;
   return `claimable: next cycle${ahead}`;
 }

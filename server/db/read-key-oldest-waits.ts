@@ -2,8 +2,9 @@
 // has waited, for the Keys view's page (≤ 100 keys). executions has no index by group
 // key, so this takes the two places a key's oldest work can be found, each bounded:
 //
-//  * rows the claim set aside while the key was at its limit (waiting_on = the key):
-//    one probe of executions_waiting_idx (task, waiting_on, claim_at, id) per key — the
+//  * rows the claim set aside while the key was at its limit (waiting_on = the key) or
+//    parked on its rate ('rate:' + the key, issue #19): one probe of
+//    executions_waiting_idx (task, waiting_on, claim_at, id) each per key — the
 //    key's next row in claim order; exact when its rows share a priority (the default),
 //    else the wait of the row the claim takes next (priorities: server/core/priority.ts);
 //  * rows still in the claim index: the oldest `headRows` due rows of each partition
@@ -30,12 +31,16 @@ export async function readKeyOldestWaits(
   if (keys.length === 0) return [];
   const r = await db.query<KeyOldestWaitRow>(
     `WITH k AS (SELECT DISTINCT unnest($2::text[]) AS gk),
+     -- set aside on the key, or parked on its rate ('rate:' + key, rate limits #19): one
+     -- probe each
      waiting AS (
-       SELECT k.gk, w.run_at FROM k CROSS JOIN LATERAL (
+       SELECT k.gk, min(w.run_at) AS run_at FROM k CROSS JOIN LATERAL (VALUES (k.gk), ('rate:' || k.gk)) AS v(w_on)
+       CROSS JOIN LATERAL (
          SELECT e.run_at FROM executions e
-         WHERE e.task = $1 AND e.waiting_on = k.gk AND e.state = 'queued'
+         WHERE e.task = $1 AND e.waiting_on = v.w_on AND e.state = 'queued'
          ORDER BY e.claim_at, e.id LIMIT 1
        ) w
+       GROUP BY k.gk
      ),
      heads AS (
        SELECT h.run_at, h.group_keys FROM generate_series(0, $3::int - 1) AS p(part) CROSS JOIN LATERAL (

@@ -17,18 +17,30 @@ import { fairShareGroup } from '../core/task-definition';
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; sequence names use core's one stable hash
 import { stableHash32 } from '../core/stable-hash';
 
-type ClaimGroup = { limit: number; overrides: Record<string, number>; weights?: Record<string, number>; fair?: true };
+type GroupRate = NonNullable<TaskDefinition['groups'][number]['rate']>;
+type ClaimGroup = { limit: number; overrides: Record<string, number>; rate?: GroupRate; weights?: Record<string, number>; fair?: true };
 
-/** task_runtime.groups: what the claim reads per group. Fair share (issue #19) adds `fair: true` and the
- *  weights to the group a task with `order: 'fair'` shares by; a fifo task's document is as before. */
+/** task_runtime.groups: what the claim reads per group: its concurrency limit and overrides, its rate
+ *  (issue #19) when it has one, and — for the group a task with `order: 'fair'` shares by (issue #19) —
+ *  `fair: true` and the weights; a fifo task's document is as before. */
 export function groupsForClaim(def: TaskDefinition): Record<string, ClaimGroup> {
   const fair = fairShareGroup(def);
   return Object.fromEntries(
     def.groups.map((g): [string, ClaimGroup] => [
       g.name,
-      g.name === fair ? { limit: g.limit, overrides: g.overrides, weights: g.weights ?? {}, fair: true } : { limit: g.limit, overrides: g.overrides },
+      {
+        limit: g.limit,
+        overrides: g.overrides,
+        ...(g.rate ? { rate: g.rate } : {}),
+        ...(g.name === fair ? { weights: g.weights ?? {}, fair: true as const } : {}),
+      },
     ]),
   );
+}
+
+/** task_runtime.rate: the task's own rate and the payload path of an execution's cost, as the claim reads them. */
+export function rateForClaim(def: TaskDefinition): { task?: NonNullable<TaskDefinition['rate']>; cost?: string[] } {
+  return { ...(def.rate ? { task: def.rate } : {}), ...(def.rateCostPath ? { cost: def.rateCostPath.split('.') } : {}) };
 }
 
 /** Identifier of the task's round-robin sequence (≤ 63 bytes: long names get a hash). */
@@ -54,12 +66,12 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
     );
     const oldP = prev.rows[0]?.partitions ?? null;
     await db.query(
-      `INSERT INTO task_runtime (task, definition, concurrency, partitions, paused, groups, active, config_version, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, true, $7, now())
+      `INSERT INTO task_runtime (task, definition, concurrency, partitions, paused, groups, rate, active, config_version, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $8, true, $7, now())
        ON CONFLICT (task) DO UPDATE SET definition = excluded.definition, concurrency = excluded.concurrency,
-         partitions = excluded.partitions, paused = excluded.paused, groups = excluded.groups, active = true,
+         partitions = excluded.partitions, paused = excluded.paused, groups = excluded.groups, rate = excluded.rate, active = true,
          config_version = excluded.config_version, updated_at = now()`,
-      [def.name, JSON.stringify(def), def.concurrency, def.partitions, def.paused, JSON.stringify(groupsForClaim(def)), version],
+      [def.name, JSON.stringify(def), def.concurrency, def.partitions, def.paused, JSON.stringify(groupsForClaim(def)), version, JSON.stringify(rateForClaim(def))],
     );
     await db.query(`CREATE SEQUENCE IF NOT EXISTS "${roundRobinSequence(def.name)}" MINVALUE 0 START 0`);
     (oldP === null ? out.created : out.updated).push(def.name);
@@ -77,6 +89,15 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
     // A raised or removed group limit makes room without any finish: release the rows
     // waiting on keys that now have it (one index probe when nothing waits).
     if (oldP !== null) await db.query('SELECT sluice_release_waiting($1)', [def.name]);
+    // Rate limits (issue #19): keys parked on their rate come due now, so the next claim
+    // releases what the new rates allow (a raised limit or burst applies at once).
+    if (oldP !== null) {
+      await db.query(
+        `UPDATE rate_state SET parked_until = extract(epoch FROM clock_timestamp()) * 1000
+         WHERE task = $1 AND parked_until > extract(epoch FROM clock_timestamp()) * 1000`,
+        [def.name],
+      );
+    }
     if (oldP !== null && def.partitions < oldP) {
       out.repartitioned.push({ task: def.name, from: oldP, to: def.partitions, moved: await shrinkPartitions(db, def.name, def.partitions) });
     } else if (oldP !== null && def.partitions > oldP) {

@@ -18,7 +18,7 @@ export interface BreakerRow extends StoredBreaker {
 
 const COLUMNS = `task, state, (extract(epoch FROM since) * 1000)::float8 AS "sinceMs", reason, window_counts AS "window",
   (extract(epoch FROM opened_at) * 1000)::float8 AS "openedAtMs", probes_started AS "probesStarted",
-  probes_succeeded AS "probesSucceeded", trips_total::float8 AS "tripsTotal", (extract(epoch FROM now()) * 1000)::float8 AS "nowMs"`;
+  probes_succeeded AS "probesSucceeded", (extract(epoch FROM probes_at) * 1000)::float8 AS "probesAtMs", trips_total::float8 AS "tripsTotal", (extract(epoch FROM now()) * 1000)::float8 AS "nowMs"`;
 
 /** The breakers of these tasks (tasks without a row have never left closed). */
 export async function readBreakers(db: Db, tasks: readonly string[]): Promise<BreakerRow[]> {
@@ -46,9 +46,9 @@ export async function saveBreaker(
   await db.query(
     `UPDATE task_breakers SET state = $2, since = to_timestamp($3 / 1000.0), reason = $4, window_counts = $5::jsonb,
        opened_at = to_timestamp($6 / 1000.0), probes_started = $7, probes_succeeded = $8,
-       trips_total = trips_total + $9::int, updated_at = now()
+       trips_total = trips_total + $9::int, probes_at = to_timestamp($10 / 1000.0), updated_at = now()
      WHERE task = $1`,
-    [task, w.state, w.sinceMs, w.reason, JSON.stringify(w.window), w.openedAtMs, w.probesStarted, w.probesSucceeded, w.tripped ? 1 : 0],
+    [task, w.state, w.sinceMs, w.reason, JSON.stringify(w.window), w.openedAtMs, w.probesStarted, w.probesSucceeded, w.tripped ? 1 : 0, w.probesAtMs],
   );
   for (const t of transitions) if (t) await recordBreakerEvent(db, task, { from: t.from, to: t.to, reason: t.reason, actor });
 }

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { CoreError } from '../core/errors';
 import { canonicalConfig, diffConfigs } from '../core/config-diff';
 import { groupChangesByTask, type TaskChangeGroup } from '../core/config-change-view';
+import { guardsOfVersions, type GuardView } from './config-guards';
 import { parseConfig, sluiceConfigSchema, taskNameSchema, type SluiceConfig } from '../core/task-definition';
 
 type Db = pg.Pool | pg.PoolClient;
@@ -32,6 +33,10 @@ export interface VersionView {
   changes: TaskChangeGroup[];
   /** number of changed fields over all tasks */
   changedFields: number;
+  /** This version was applied with guard: the guard's state. */
+  guard: GuardView | null;
+  /** This version is the rollback a guard made (automatically, or on abort). */
+  rollbackOf: GuardView | null;
 }
 
 export interface HistoryPage {
@@ -72,6 +77,8 @@ function view(r: Row): VersionView {
     basedOn: r.based_on,
     changes,
     changedFields: changes.reduce((s, g) => s + g.rows.length, 0),
+    guard: null,
+    rollbackOf: null,
   };
 }
 
@@ -110,6 +117,11 @@ export async function listConfigHistory(db: Db, input: z.output<typeof historyIn
   }
   // A group reordered in the stored JSON differs in jsonb but is no change: drop those.
   const versions = rows.slice(0, input.limit).map(view).filter((v) => !input.task || v.changedFields > 0);
+  const guards = await guardsOfVersions(db, versions.map((v) => v.version));
+  for (const v of versions) {
+    v.guard = guards.guarded.get(v.version) ?? null;
+    v.rollbackOf = guards.rollbacks.get(v.version) ?? null;
+  }
   return {
     latest: latest.rows[0]?.v ?? null,
     versions,
@@ -125,7 +137,8 @@ export async function getConfigVersionView(db: Db, version: number): Promise<Ver
     [version],
   );
   if (!r.rows[0]) throw CoreError.notFound(`config version ${version}`);
-  return view(r.rows[0]);
+  const guards = await guardsOfVersions(db, [version]);
+  return { ...view(r.rows[0]), guard: guards.guarded.get(version) ?? null, rollbackOf: guards.rollbacks.get(version) ?? null };
 }
 
 export interface ConfigExport {

@@ -14,16 +14,25 @@ import { RECENT_WINDOW_MS } from './task-metrics';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { readBreakers } from '../db/task-breakers';
 import { stageLevel, stageLinesOf, stageOf } from '../core/backpressure-stages';
+import { readRateHeld } from '../db/read-rate-held';
 
 const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
 export async function controlPlaneMetricsText(db: Db): Promise<string> {
-  const [g, partitions, windows, active] = await Promise.all([
+  const [g, partitions, windows, active, rateHeld] = await Promise.all([
     readControlPlaneGauges(db),
     readPartitionLive(db, null),
     readTaskWindowTotals(db, new Date(Date.now() - RECENT_WINDOW_MS)),
     readActiveTasks(db),
+    readRateHeld(db),
   ]);
+  // Limits (issue #19): the tasks with a rate limit (their own or a group's)
+  const rateTasks = active
+    .filter((t) => {
+      const d = t.definition as { rate?: unknown; groups?: { rate?: unknown }[] } | null;
+      return d?.rate !== undefined || (d?.groups ?? []).some((x) => x.rate !== undefined);
+    })
+    .map((t) => t.task);
   // Issue 23: each partition's backpressure stage (from its live depth and the task's
   // stage lines) and the circuit breakers of the tasks that enable one.
   const linesOf = new Map(active.map((t) => [t.task, stageLinesOf(t.definition)]));
@@ -87,6 +96,23 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       help: "Times a task's circuit breaker opened (tripped by failures or a failed probe).",
       type: 'counter',
       samples: breakerTasks.map((task) => ({ labels: { task }, value: breakers.find((b) => b.task === task)?.tripsTotal ?? 0 })),
+    },
+    // Limits (issue #19): rate limits
+    {
+      name: 'sluice_task_rate_held_executions',
+      help: "Executions waiting on a rate limit now, per task with one: the task's whole depth while its own rate holds it, else the queued executions of its rate-held keys.",
+      type: 'gauge',
+      samples: rateTasks.map((task) => {
+        const h = rateHeld.find((x) => x.task === task);
+        const depth = byTask.get(task)?.depth.reduce((a, b) => a + b, 0) ?? 0;
+        return { labels: { task }, value: h?.task_held ? depth : (h?.held_queued ?? 0) };
+      }),
+    },
+    {
+      name: 'sluice_task_rate_held_keys',
+      help: 'Group keys whose rate limit holds them now (their next slot is in the future), per task with a rate limit.',
+      type: 'gauge',
+      samples: rateTasks.map((task) => ({ labels: { task }, value: rateHeld.find((x) => x.task === task)?.held_keys ?? 0 })),
     },
     {
       name: 'sluice_task_in_flight',

@@ -13,6 +13,7 @@ export const DEFAULT_PATHS = [
   'alertPolicy.forMs',
   'alertPolicy.clearForMs',
   'alertPolicy.hysteresis',
+  'alertPolicy.waitP99Ms',
   'alertPolicy.hotPartition.factor',
   'alertPolicy.hotPartition.floorDepth',
   'alertPolicy.hotKey.dominantShare',

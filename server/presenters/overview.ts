@@ -14,6 +14,7 @@ import { readTaskWindowTotals } from '../db/read-window-totals';
 import { readOpenAlertCounts } from '../db/read-open-alert-counts';
 import { readFleetSummary } from '../db/read-fleet-summary';
 import { readReplicaLag, type ReplicaLag } from '../db/read-replica-lag';
+import type { FleetSummaryRow } from '../db/read-fleet-summary';
 import { buildTaskCharts, readFittedChartRows, RECENT_WINDOW_MS, taskNameInput, timeRangeSchema, type TaskCharts } from './task-metrics';
 
 export const overviewInput = z.strictObject({
@@ -42,6 +43,8 @@ export interface TaskCard {
   /** Finished executions per second over the recent window. */
   throughput: number | null;
   openAlerts: { critical: number; warning: number; acknowledged: number };
+  /** The task's circuit breaker when it is enabled and not closed (issue 23): no claims while open, probes only while half-open. */
+  breaker: { state: 'open' | 'half-open'; sinceMs: number; reason: string } | null;
 }
 
 export interface Overview {
@@ -51,8 +54,13 @@ export interface Overview {
     coordinatorsDraining: number;
     tasks: number;
     tasksByStatus: Record<ThresholdStatus, number>;
+    /** Firing alerts: the tasks' (summed from the cards) plus the fleet's own (task ''). */
     alertsFiring: { critical: number; warning: number };
+    /** Of alertsFiring, the fleet-wide ones (coordinators, Postgres, maintenance): on no card. */
+    fleetAlertsFiring: { critical: number; warning: number };
     alertsAcknowledged: number;
+    /** Tasks whose circuit breaker is open or half-open. */
+    breakersOpen: number;
     /** now − the 10 s roll-up cursor; null before the first roll-up. */
     rollupLagMs: number | null;
     /** The read replica's lag behind the primary (DATABASE_REPLICA_URL); null without one. */
@@ -62,6 +70,13 @@ export interface Overview {
   selectedTask: string | null;
   charts: TaskCharts | null;
   generatedAt: number;
+}
+
+/** A card's breaker: only when the task has it enabled (a row left behind by a disabled breaker holds nothing). */
+function breakerOf(definition: unknown, row: FleetSummaryRow['breakers'][number] | undefined): TaskCard['breaker'] {
+  const enabled = (definition as { circuitBreaker?: { enabled?: boolean } } | null)?.circuitBreaker?.enabled === true;
+  if (!enabled || !row) return null;
+  return { state: row.state, sinceMs: Number(row.sinceMs), reason: row.reason };
 }
 
 const STATUS_ORDER: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
@@ -81,6 +96,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
     input.task ? readFittedChartRows(readDb, input.task, input.range, now) : null,
     readDb === db ? null : readReplicaLag(db, readDb),
   ]);
+  // Breakers not closed come with the fleet summary (primary, like the alerts).
+  const breakerByTask = new Map(fleet.breakers.map((b) => [b.task, b]));
   const depthsByTask = new Map<string, number[]>();
   for (const p of live) {
     const d = depthsByTask.get(p.task) ?? [];
@@ -123,6 +140,7 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
         warning: firingWarning,
         acknowledged: sum((a) => a.status === 'acknowledged'),
       },
+      breaker: breakerOf(t.definition, breakerByTask.get(t.task)),
     };
   });
   cards.sort((a, b) => STATUS_ORDER[a.worst] - STATUS_ORDER[b.worst] || (a.task < b.task ? -1 : 1));
@@ -132,6 +150,8 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
   const rows = selectedRow ? (selected === input.task && chosenRows ? chosenRows : await readFittedChartRows(readDb, selectedRow.task, input.range, now)) : null;
   const charts = selectedRow && rows ? buildTaskCharts(selectedRow, rows, now) : null;
 
+  const fleetFiring = (severity: 'critical' | 'warning') =>
+    alertCounts.filter((a) => a.task === '' && a.status === 'firing' && a.severity === severity).reduce((n, a) => n + a.n, 0);
   const tasksByStatus: Record<ThresholdStatus, number> = { ok: 0, warning: 0, critical: 0, unknown: 0 };
   for (const c of cards) tasksByStatus[c.worst]++;
   return {
@@ -141,9 +161,15 @@ export async function getOverview(db: Db, input: z.output<typeof overviewInput>,
       coordinatorsDraining: fleet.coordinators_draining,
       tasks: tasks.length,
       tasksByStatus,
-      // Summed from the cards (alerts of active tasks), so the header agrees with them.
-      alertsFiring: { critical: cards.reduce((n, c) => n + c.openAlerts.critical, 0), warning: cards.reduce((n, c) => n + c.openAlerts.warning, 0) },
+      // The cards' sum (alerts of active tasks) plus the fleet's own alerts, which belong
+      // to no card: the strip says how many of them are fleet-wide.
+      alertsFiring: {
+        critical: cards.reduce((n, c) => n + c.openAlerts.critical, 0) + fleetFiring('critical'),
+        warning: cards.reduce((n, c) => n + c.openAlerts.warning, 0) + fleetFiring('warning'),
+      },
+      fleetAlertsFiring: { critical: fleetFiring('critical'), warning: fleetFiring('warning') },
       alertsAcknowledged: cards.reduce((n, c) => n + c.openAlerts.acknowledged, 0),
+      breakersOpen: cards.filter((c) => c.breaker !== null).length,
       rollupLagMs: fleet.rolled_until ? Math.max(0, fleet.db_now.getTime() - fleet.rolled_until.getTime()) : null,
       replica,
     },

@@ -105,6 +105,22 @@ export function toTaskChartMarker(task: string, m: ChartMarkerRow): TaskChartMar
       const what = m.kind === 'config' ? `changed ${task}` : m.kind === 'pause' ? `paused ${task}` : `resumed ${task}`;
       return { t, kind: m.kind, by, label: `v${v} · ${m.message || what}`, href: `/config/history?before=${v + 1}` };
     }
+    case 'guarded': {
+      const v = Number(m.ref);
+      return { t, kind: m.kind, by, label: `v${v} applied with guard · ${m.message || `changed ${task}`}`, href: `/config/history?before=${v + 1}` };
+    }
+    case 'promoted':
+      return { t, kind: m.kind, by, label: `v${m.ref} promoted · ${m.message}`, href: `/config/history?before=${Number(m.ref) + 1}` };
+    case 'rolled-back': {
+      const made = m.count;
+      return {
+        t,
+        kind: m.kind,
+        by,
+        label: `v${m.ref} rolled back${by === 'system' ? ' by guard' : ''}${made !== null ? ` (v${made})` : ''} · ${m.message}`,
+        href: `/config/history?before=${(made ?? Number(m.ref)) + 1}`,
+      };
+    }
     case 'replay':
       return { t, kind: m.kind, by, label: `Replay job ${m.ref}${m.count !== null ? ` · ${m.count} dead letter${m.count === 1 ? '' : 's'} of ${task}` : ''}`, href: `/audit?targetType=dlq_replay_job&targetId=${encodeURIComponent(m.ref)}` };
     case 'purge':

@@ -24,6 +24,8 @@ import { readPartitionLive } from '../db/read-partition-live';
 import { readSampleWindowTotals } from '../db/read-sample-window-totals';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { readBreakers, type BreakerRow } from '../db/task-breakers';
+import { readKeyOldestWaits } from '../db/read-key-oldest-waits';
+import { keyWaitLinesOf } from '../core/stored-definition';
 import {
   deleteAlert,
   insertAlert,
@@ -136,6 +138,30 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   return result;
 }
 
+/** Keys with their own wait lines per task, with their oldest due execution's wait (ms). */
+async function readKeyWaits(db: Db, tasks: { task: string; definition: unknown; partitions: number }[], at: number) {
+  const out = new Map<string, NonNullable<TaskInputs['keyWaits']>>();
+  await Promise.all(
+    tasks.map(async (t) => {
+      const keys = keyWaitLinesOf(t.definition);
+      if (keys.length === 0) return;
+      const rows = await readKeyOldestWaits(db, t.task, t.partitions, keys.map((k) => `${k.group}=${k.key}`), KEY_WAIT_HEAD_ROWS);
+      const oldest = new Map(rows.map((r) => [r.group_key, r.oldest_run_at.getTime()]));
+      out.set(
+        t.task,
+        keys.map((k) => {
+          const runAt = oldest.get(`${k.group}=${k.key}`);
+          return { ...k, waitMs: runAt === undefined ? null : Math.max(0, at - runAt) };
+        }),
+      );
+    }),
+  );
+  return out;
+}
+
+/** Due rows per partition the key-wait read samples (as the Keys view does). */
+const KEY_WAIT_HEAD_ROWS = 200;
+
 function breakerView(b: BreakerRow | undefined): TaskInputs['breaker'] {
   if (!b || b.state === 'closed') return null;
   return { state: b.state, since: new Date(b.sinceMs).toISOString(), reason: b.reason, tripsTotal: b.tripsTotal };
@@ -165,12 +191,13 @@ export async function evaluateAlerts(
   const tasks = await readActiveTasks(pool);
   const names = tasks.map((t) => t.task);
   const breakerTasks = tasks.filter((t) => (t.definition as { circuitBreaker?: { enabled?: boolean } } | null)?.circuitBreaker?.enabled === true).map((t) => t.task);
-  const [live, windowRows, keyLoads, fleet, breakers] = await Promise.all([
+  const [live, windowRows, keyLoads, fleet, breakers, keyWaits] = await Promise.all([
     readPartitionLive(pool, names),
     readSampleWindowTotals(pool, new Date(at - policy.windowMs)),
     readGroupKeyLoads(pool, names, KEYS_PER_GROUP),
     readFleetHealth(pool, { reconcileWindowMs: fleetPolicy.reconcileWindowMs, dlqWindowMs: policy.windowMs }),
     readBreakers(pool, breakerTasks),
+    readKeyWaits(pool, tasks, at),
   ]);
   return withTransaction(pool, async (c) => {
     const latestRows = await lockLatestEpisodes(c, now);
@@ -190,6 +217,7 @@ export async function evaluateAlerts(
             totals: windowRows.find((w) => w.task === t.task && w.partition === -1),
             keyLoads: keyLoads.filter((k) => k.task === t.task),
             breaker: breakerView(breakers.find((b) => b.task === t.task)),
+            keyWaits: keyWaits.get(t.task) ?? [],
           },
           latest,
           policy,

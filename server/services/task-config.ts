@@ -20,6 +20,8 @@ import { recordAudit, type Actor } from '../db/audit';
 import { drainTaskBacklog, type DrainedBacklog } from '../db/drain-task-backlog';
 import { readTaskLoad } from '../db/task-load';
 import { applyConfig, configAtVersion, currentConfig } from './config-versions';
+import { guardStep } from './guard-start';
+import { guardOptionsSchema } from '../core/guarded-rollout';
 
 const version = z.number().int('must be a whole number').min(1, 'must be at least 1');
 const message = inputText.trim().max(500, 'must be at most 500 characters');
@@ -32,8 +34,10 @@ export const saveTaskInput = z.strictObject({
   /** The version the editor loaded; null only when no config exists yet. */
   basedOn: version.nullable(),
   message: requiredMessage,
+  /** Apply with guard: bake time and rule; the task goes back by itself if the rule fires in the bake. */
+  guard: guardOptionsSchema.optional(),
 });
-export const previewTaskInput = saveTaskInput.omit({ message: true });
+export const previewTaskInput = saveTaskInput.omit({ message: true, guard: true });
 
 export const deleteTaskInput = z.strictObject({
   task: taskNameSchema,
@@ -134,7 +138,8 @@ export async function previewTaskSave(db: Db, input: z.output<typeof previewTask
 }
 
 export async function saveTask(db: Db, actor: Actor, input: z.output<typeof saveTaskInput>): Promise<AppliedEdit> {
-  return store(db, actor, await plan(db, input.basedOn, taskEdit(input)), input.message);
+  const p = await plan(db, input.basedOn, taskEdit(input));
+  return store(db, actor, p, input.message, input.guard ? guardStep(actor, input.guard) : undefined);
 }
 
 /**

@@ -16,6 +16,8 @@ const KEYS = [
   'w3_pickup_p50_ms',
   'w3_pickup_p99_ms',
   'w4_jobs_per_s',
+  'w5_rate_error_pct',
+  'w5_max_window_excess',
   'w6_jain',
   'w6_jain_fifo',
   'w6_rate_ratio',
@@ -59,6 +61,14 @@ describe('npm run bench -- --quick', () => {
     expect(r.w6_rate_ratio).toBeCloseTo(r.w6_fair_jobs_per_s! / r.w6_fifo_jobs_per_s!, 1);
     expect(output).toMatch(/W6 flood \(90% on 1 of 10 tenants\), fair share\s+Jain [\d.]+ \(goal ≥ 0\.98\)/);
     expect(output).toMatch(/W6 rate, fair ÷ oldest-first\s+[\d.]+× \(goal ≥ 0\.9\)/);
+    // W5 (rate limits): an error is a percentage and the window excess a count, never negative;
+    // the run started work (a broken rate limit that starts nothing reports 100%)
+    expect(r.w5_rate_error_pct).toBeGreaterThanOrEqual(0);
+    expect(r.w5_rate_error_pct).toBeLessThan(100);
+    expect(r.w5_max_window_excess).toBeGreaterThanOrEqual(0);
+    expect(Number.isInteger(r.w5_max_window_excess)).toBe(true);
+    expect(r.w5_jobs_per_s).toBeGreaterThan(0);
+    expect(output).toMatch(/W5 20 keys × 20\/s \(burst 2\), 6 s\s+rate error ≤ [\d.]+%/);
     expect(output).toContain('targets: W2 ≥ 60% of W1');
   }, 180_000);
 

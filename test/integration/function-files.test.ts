@@ -180,6 +180,10 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_claim_rows', // new: the claim's body, confined to given partitions after a finish
       'sluice_cycle', // the enqueue/cycle deadlock fix: counter rows locked in one pass
       'sluice_release_keys', // 20261124210000001_priorities: released in claim order (claim_at)
+      'sluice_key_rate', // new: rate limits (issue #19), a key's rate with its override
+      'sluice_rate_allowance', // new: rate limits (issue #19), the GCRA allowance
+      'sluice_rate_cost', // new: rate limits (issue #19), an execution's cost
+      'sluice_rate_due', // new: rate limits (issue #19), a scope's next slot
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -1,6 +1,7 @@
-// `sluice config apply <file.yaml|json> [-m message] [--based-on N]`: validates with the
-//   task-definition schema, prints field errors (exit 2) or stores a new version
-//   (audited as `cli (<user>@<host>)`, NOTIFYed to coordinators).
+// `sluice config apply <file.yaml|json> [-m message] [--based-on N] [--guard 10m]`: validates
+//   with the task-definition schema, prints field errors (exit 2) or stores a new version
+//   (audited as `cli (<user>@<host>)`, NOTIFYed to coordinators). With --guard the changed
+//   tasks bake under watch and roll back by themselves if the rule fires (guarded-rollout.ts).
 // `sluice config export [--format yaml|json] [--version N]`: prints the current config.
 // `sluice config diff <file> [--what-if [hours]]`: what applying the file would change, task by
 //   task; with --what-if, each changed task's recorded traffic of the last hours (default 1)
@@ -15,6 +16,8 @@ import { applyConfig, configAtVersion, currentConfig } from '../../services/conf
 import { parseConfig, type SluiceConfig } from '../../core/task-definition';
 import { diffConfigs, formatChange } from '../../core/config-diff';
 import { formatWhatIf, previewTaskWhatIf } from '../../presenters/task-whatif';
+import { guardStep } from '../../services/guard-start';
+import { bakeDurationProblem, describeGuardRule, formatBake, guardOptionsSchema, type GuardOptions } from '../../core/guarded-rollout';
 
 export function readConfigFile(file: string): unknown {
   if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
@@ -34,6 +37,17 @@ function validated(file: string): SluiceConfig {
   return parsed.value;
 }
 
+/** --guard, --guard-severity and --guard-rule checked, each refusal naming its flag. */
+function cliGuardOptions(duration: string, severity: string, rule: string | undefined): GuardOptions {
+  const bake = bakeDurationProblem(duration);
+  if ('problem' in bake) throw new CliError(bake.problem);
+  const parsed = guardOptionsSchema.safeParse({ bakeMs: bake.ms, rule: { severity, rule: rule ?? null } });
+  if (!parsed.success) {
+    throw new CliError(parsed.error.issues.map((i) => `--guard-${i.path.at(-1) === 'rule' ? 'rule' : 'severity'} ${i.message}`).join('\n'));
+  }
+  return parsed.data;
+}
+
 export function register(program: Command): void {
   const config = program.command('config').description('Task configuration: apply, export, diff');
 
@@ -42,13 +56,27 @@ export function register(program: Command): void {
     .description('Validate a YAML/JSON config and store it as a new version')
     .option('-m, --message <text>', 'why this change', '')
     .option('--based-on <version>', 'refuse if the latest version is not this one')
-    .action(async (file: string, o: { message: string; basedOn?: string }) => {
+    .option('--guard <duration>', 'apply with guard: watch the changed tasks for this bake time (e.g. 10m, 90s, 1h) and roll them back if the rule fires')
+    .option('--guard-severity <severity>', 'with --guard: the least severity that rolls back (warning or critical)', 'critical')
+    .option('--guard-rule <rule>', 'with --guard: only this alert rule rolls back (e.g. depth, p99LatencyMs); default any rule')
+    .action(async (file: string, o: { message: string; basedOn?: string; guard?: string; guardSeverity: string; guardRule?: string }) => {
       const cfg = validated(file);
       if (o.basedOn !== undefined && !/^\d+$/.test(o.basedOn)) throw new CliError(`--based-on must be a version number, got "${o.basedOn}"`);
+      const guard = o.guard === undefined ? null : cliGuardOptions(o.guard, o.guardSeverity, o.guardRule);
+      if (guard === null && (o.guardRule !== undefined || o.guardSeverity !== 'critical')) throw new CliError('--guard-rule and --guard-severity need --guard <duration>');
+      const actor = cliActor();
       const r = await withCliDatabase((pool) =>
-        applyConfig(pool, cliActor(), cfg, { message: o.message, ...(o.basedOn !== undefined ? { basedOn: Number(o.basedOn) } : {}) }),
+        applyConfig(pool, actor, cfg, {
+          message: o.message,
+          ...(o.basedOn !== undefined ? { basedOn: Number(o.basedOn) } : {}),
+          ...(guard ? { inSameTransaction: guardStep(actor, guard) } : {}),
+        }),
       );
       console.log(`applied config version ${r.version} (${r.config.tasks.length} task(s))`);
+      if (guard) {
+        console.log(`guarded: the changed tasks roll back to version ${r.version - 1} by themselves if ${describeGuardRule(guard.rule)} fires within ${formatBake(guard.bakeMs)}`);
+        console.log(`  watch it on the Coordinators page; promote or abort it there or in the task's history`);
+      }
     });
 
   config

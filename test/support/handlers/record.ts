@@ -55,4 +55,5 @@ export default {
   rec: (p: unknown, ctx: HandlerContext) => run('rec', p as Payload, ctx),
   'rec-b': (p: unknown, ctx: HandlerContext) => run('rec-b', p as Payload, ctx),
   chaos: (p: unknown, ctx: HandlerContext) => run('chaos', p as Payload, ctx),
+  'chaos-rate': (p: unknown, ctx: HandlerContext) => run('chaos-rate', p as Payload, ctx),
 };

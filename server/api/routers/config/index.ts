@@ -6,9 +6,12 @@ import { taskChangeGroupSchema } from '../../../core/config-change-view';
 import { previewRollback, previewRollbackInput, rollbackConfig, rollbackInput } from '../../../services/task-config';
 import { userActor } from '../../../services/auth';
 import { exportConfigYaml, getConfigVersionView, historyInput, listConfigHistory } from '../../../presenters/config-history';
+import { abortGuard, guardVersionInput, promoteGuard } from '../../../services/guarded-rollout';
+import { guardsInput, listGuardViews } from '../../../presenters/config-guards';
 import { operatorProcedure, router, viewerProcedure } from '../../trpc';
 
 const version = z.number().int().min(1);
+const guardOutcome = z.object({ version: z.number(), status: z.string(), rollbackVersion: z.number().nullable(), reason: z.string().nullable() });
 const previewOutput = z.object({ basedOn: z.number().nullable(), changes: z.array(taskChangeGroupSchema) });
 
 export const configRouter = router({
@@ -31,4 +34,20 @@ export const configRouter = router({
     .input(rollbackInput)
     .output(previewOutput.extend({ version: z.number() }))
     .mutation(({ ctx, input }) => rollbackConfig(ctx.db, userActor(ctx.user), input)),
+
+  // ─── Guarded rollout (issue 20) ───
+  /** Guards newest first (of a task, or only those baking), with the server's clock for the countdown. */
+  guards: viewerProcedure.input(guardsInput).query(({ ctx, input }) => listGuardViews(ctx.db, input)),
+
+  /** Ends a bake early, keeping the version. */
+  promoteGuard: operatorProcedure
+    .input(guardVersionInput)
+    .output(guardOutcome)
+    .mutation(({ ctx, input }) => promoteGuard(ctx.db, userActor(ctx.user), input)),
+
+  /** Ends a bake now and rolls the guarded tasks back to the version before. */
+  abortGuard: operatorProcedure
+    .input(guardVersionInput)
+    .output(guardOutcome)
+    .mutation(({ ctx, input }) => abortGuard(ctx.db, userActor(ctx.user), input)),
 });

@@ -27,6 +27,21 @@
 --     primary key); task_runtime, partition_stats and group_slots counters move, in the
 --     engine's lock order: task_runtime → executions → partition_stats (sorted) →
 --     group_slots (sorted) → stream advisory locks (sorted).
+-- Rate limits (issue #19; the blocks marked "Rate limits" below, the rule in
+-- server/core/rate-limit.ts): GCRA per scope, rate_state(task, group, key) → tat_ms, the
+-- task's own rate as (task, '', ''). After the task lock, with t = clock_timestamp() (read
+-- once, after the lock, so successive claimers of a task see a monotone clock): a task whose
+-- own allowance is negative claims nothing, and with unit costs `free` is capped by it;
+-- group keys whose allowance is negative are *rate-held* and skipped in the head scan
+-- exactly like saturated keys; a clogged head's rows of rate-held keys are *parked*
+-- (waiting_on = 'rate:<group>=<key>', out of the claim index) with the key's next slot in
+-- rate_state.parked_until, and the first claim after that instant (the cheap exit looks for
+-- due parked keys too) releases the key's first floor(allowance) + 1 rows: no finish
+-- releases them, time does, and nothing is busy-waited. The ranking keeps a candidate only when, for every rated
+-- key it carries, the cost ranked before it in that key fits the key's allowance (all or
+-- nothing with the concurrency slots: one `bad` test). The claimed rows' costs then move
+-- each scope's TAT (upsert after group_slots, sorted: lock order … → group_slots →
+-- rate_state). Tasks without rates skip all of it (v_grate false, v_task_spec NULL).
 -- Order: "oldest" above means claim order, (claim_at, id) — executions_claim_idx's order.
 -- claim_at = run_at − priority × agingMs (a generated column, prisma/migrations
 -- 20261124210000001_priorities): higher priority first, aging by waiting time, the same
@@ -63,6 +78,11 @@
 -- …0500000_engine_perf, …0600000_waiting_rows, …0700000_hot_slots. Priorities (claim order
 -- by claim_at): 2026-11-24, issue #19. Weighted fair share (`order: fair`, the v_fg / v_over /
 -- v_prev parts): 2026-11-24, issue #19, rule in server/core/fair-share.ts.
+-- Fair share with rate limits (both issue #19): the fair passes skip rate-held keys like
+-- saturated ones, a rate-held key takes no share of the level L (its running rows count as
+-- a full key's), a candidate the rates refuse takes no place in its key's fair rank, and
+-- what earlier passes kept is spent from each rated key's allowance (v_rspent; v_rout when
+-- used up) and, with costs, from the task's (v_tspent) before the next pass ranks.
 
 CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_parts integer[], p_after_finish boolean)
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
@@ -102,6 +122,21 @@ DECLARE
   v_prev    bigint[] := '{}';    -- rows the fair passes kept (the last pass adds to them)
   v_aside   text[];              -- the keys whose head rows a round sets aside (v_sat; v_over when fair)
   v_fair_rel boolean := false;   -- the last pass released the fair keys' set-aside rows once
+  -- fair share × rate limits: what the fair passes' rows spent of each rated key's allowance
+  -- and of the task's own (with costs), and the keys whose allowance they used up
+  v_rspent  jsonb := '{}';       -- {"tenant=acme": cost kept by earlier passes}
+  v_rout    jsonb := '{}';       -- keys whose allowance less v_rspent is negative: skipped
+  v_tspent  double precision := 0;
+  v_tcost   double precision;
+  -- Rate limits (issue #19)
+  v_grate     boolean := false;       -- some group of the task has a rate
+  v_task_spec jsonb;                  -- the task's own rate, NULL = none
+  v_task_rb   double precision;       -- its allowance now (cost units)
+  v_cost      text[];                 -- payload path of an execution's cost, NULL = 1 each
+  v_now_ms    double precision;
+  v_rheld_obj jsonb := '{}';          -- rate-held keys now, skipped like saturated ones
+  v_costs     double precision[];     -- the claimed rows' costs, as v_got
+  v_parked    text[];                 -- keys whose rows this round parked
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -119,14 +154,71 @@ BEGIN
       LIMIT 1
     ) x
     WHERE o.owner = p_coordinator AND o.task = p_task
+  ) AND NOT EXISTS (
+    -- Rate limits (issue #19): a rate-parked key whose next slot is due (released below)
+    SELECT 1 FROM rate_state rs WHERE rs.task = p_task AND rs.parked_until <= extract(epoch FROM clock_timestamp()) * 1000
   ) THEN
     RETURN;
   END IF;
-  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active INTO v_rt
+  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active, t.rate INTO v_rt
   FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
   IF NOT FOUND OR v_rt.paused OR NOT v_rt.active THEN RETURN; END IF;
   v_free := least(p_max, v_rt.concurrency - v_rt.in_flight);
   IF v_free <= 0 THEN RETURN; END IF;
+
+  -- Rate limits (issue #19): the task's own allowance, and the group keys held by theirs.
+  v_grate := jsonb_path_exists(v_rt.groups, '$.*.rate');
+  v_task_spec := v_rt.rate -> 'task';
+  IF v_grate OR v_task_spec IS NOT NULL THEN
+    v_now_ms := extract(epoch FROM clock_timestamp()) * 1000;
+    IF v_rt.rate ? 'cost' THEN
+      v_cost := ARRAY(SELECT jsonb_array_elements_text(v_rt.rate -> 'cost'));
+    END IF;
+    IF v_task_spec IS NOT NULL THEN
+      v_task_rb := sluice_rate_allowance(v_task_spec,
+        (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = '' AND rs.group_key = ''), v_now_ms);
+      IF v_task_rb < 0 THEN RETURN; END IF;
+      -- unit costs: at most floor(allowance) + 1 rows (with costs, the cut is made below)
+      IF v_cost IS NULL THEN v_free := least(v_free, floor(v_task_rb)::integer + 1); END IF;
+    END IF;
+    IF v_grate THEN
+      -- rows of the task's scopes that started work within about a burst window (slot GC
+      -- deletes the others), by primary key range
+      SELECT coalesce(jsonb_object_agg(rs.group_name || '=' || rs.group_key, true), '{}') INTO v_rheld_obj
+      FROM rate_state rs
+      WHERE rs.task = p_task AND rs.group_name <> '' AND rs.tat_ms > v_now_ms
+        AND sluice_rate_allowance(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), rs.tat_ms, v_now_ms) < 0;
+      -- Parked keys whose next slot is due: their first floor(allowance) + 1 rows (claim
+      -- order, any partition; executions_waiting_idx) go back into the claim index, so this
+      -- claim (or the owner of their partition) takes them; the key stays parked while rows
+      -- remain, not released again before those tokens are spent.
+      WITH due AS (
+        SELECT rs.group_name, rs.group_key, 'rate:' || rs.group_name || '=' || rs.group_key AS w,
+               greatest(floor(sluice_rate_allowance(k.r, rs.tat_ms, v_now_ms))::integer + 1, 1) AS n,
+               k.r
+        FROM rate_state rs CROSS JOIN LATERAL (SELECT sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key) AS r) k
+        WHERE rs.task = p_task AND rs.parked_until <= v_now_ms AND k.r IS NOT NULL
+      ),
+      rel AS (
+        UPDATE executions e SET waiting_on = NULL
+        WHERE e.ctid = ANY (ARRAY(
+          SELECT x.tid FROM due d CROSS JOIN LATERAL (
+            SELECT w.ctid AS tid FROM executions w
+            WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
+            ORDER BY w.claim_at, w.id LIMIT d.n) x)) AND e.state = 'queued'
+        RETURNING 1
+      )
+      -- still parked: a row beyond the first n (this statement's snapshot still shows the
+      -- released ones waiting)
+      UPDATE rate_state rs
+      SET parked_until = CASE WHEN EXISTS (
+            SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
+            ORDER BY w.waiting_on, w.claim_at, w.id OFFSET d.n LIMIT 1)
+          THEN v_now_ms + d.n * (d.r ->> 'per')::double precision / (d.r ->> 'limit')::double precision END
+      FROM due d
+      WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key;
+    END IF;
+  END IF;
 
   SELECT array_agg(o.partition ORDER BY o.partition) INTO v_owned
   FROM partition_owners o WHERE o.owner = p_coordinator AND o.task = p_task
@@ -164,6 +256,10 @@ BEGIN
       GROUP BY k.gk
     ) r;
     SELECT coalesce(jsonb_object_agg(k, true), '{}') INTO v_sat_obj FROM unnest(v_sat) AS k;
+    -- Rate limits (issue #19): rate-held keys are skipped in the head scan like saturated
+    -- ones (v_sat stays the saturated keys alone: their rows are set aside on the key, a
+    -- rate-held key's are parked on 'rate:' + key)
+    v_sat_obj := v_sat_obj || v_rheld_obj;
     -- Fair share (issue #19, the rule: server/core/fair-share.ts): a task with `order: fair`
     -- marks its group "fair" in task_runtime.groups. Fair passes (at the top of the loop)
     -- skip the waiting keys already at their share and keep a key's rows only up to it; what
@@ -191,8 +287,11 @@ BEGIN
           WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0 LIMIT 1000
         ), f AS (
           SELECT coalesce(r.gk, v_fg || '=' || w.k) AS gk, coalesce(r.n, 0) AS n,
-                 -- a key at its limit (counting earlier passes' rows) takes no share
-                 w.k IS NOT NULL AND coalesce(r.n, 0) < coalesce(sluice_group_limit(v_rt.groups, v_fg, w.k), 2147483647) AS waits,
+                 -- a key at its limit (counting earlier passes' rows) takes no share, nor does a
+                 -- rate-held key (v_sat_obj holds v_rheld_obj and v_rout): rows its rate refuses
+                 -- do not count toward fair share, its running rows are held like a full key's
+                 w.k IS NOT NULL AND coalesce(r.n, 0) < coalesce(sluice_group_limit(v_rt.groups, v_fg, w.k), 2147483647)
+                   AND NOT (v_sat_obj ? (v_fg || '=' || w.k)) AS waits,
                  coalesce((v_fw ->> coalesce(w.k, substr(r.gk, strpos(r.gk, '=') + 1)))::numeric, 1) AS wt
           FROM (SELECT x.gk, x.n FROM unnest(v_run_keys, v_run_n) AS x(gk, n) WHERE split_part(x.gk, '=', 1) = v_fg) r
           FULL JOIN w ON r.gk = v_fg || '=' || w.k
@@ -218,12 +317,16 @@ BEGIN
         INTO v_lvl, v_over FROM l, (SELECT count(*) FROM rel) r;
         IF v_lvl IS NULL THEN
           v_fair1 := false;
+          v_skip_obj := v_sat_obj;
         ELSE
           v_skip_obj := v_sat_obj || v_over;
         END IF;
       END IF;
       WITH cand AS (
-        SELECT x.id, x.group_keys, x.part, x.pos, row_number() OVER (ORDER BY x.claim_at, x.id) AS ord
+        SELECT x.id, x.group_keys, x.part, x.pos, row_number() OVER (ORDER BY x.claim_at, x.id) AS ord,
+               -- Rate limits (issue #19): the row's cost (payload read by primary key, window rows only)
+               CASE WHEN v_cost IS NULL THEN 1::double precision
+                    ELSE (SELECT sluice_rate_cost(e2.payload, v_cost) FROM executions e2 WHERE e2.id = x.id) END AS cost
         FROM (
           SELECT y.id, y.claim_at, y.group_keys, p.part, y.pos
           FROM unnest(v_owned) AS p(part)
@@ -250,7 +353,9 @@ BEGIN
         ) x
       ),
       ck AS (
-        SELECT c.id, k.gk, row_number() OVER (PARTITION BY k.gk ORDER BY c.ord) AS rn
+        -- cb (rate limits): the cost ranked before this row in its key
+        SELECT c.id, c.ord, k.gk, row_number() OVER (PARTITION BY k.gk ORDER BY c.ord) AS rn,
+               sum(c.cost) OVER (PARTITION BY k.gk ORDER BY c.ord) - c.cost AS cb
         FROM cand c CROSS JOIN LATERAL unnest(c.group_keys) AS k(gk)
       ),
       -- Each distinct key of the window with its running count (from the arrays read
@@ -258,21 +363,32 @@ BEGIN
       -- the number of keys) and its limit. MATERIALIZED: looked up once per key, not once
       -- per ranked row.
       keys AS MATERIALIZED (
-        SELECT d.gk, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim
+        SELECT d.gk, coalesce(r.n, 0) AS used, sluice_group_limit(v_rt.groups, d.gname, d.gkey) AS lim,
+               -- Rate limits (issue #19): the key's allowance now, NULL = no rate (one
+               -- primary-key probe per key, only when some group has a rate)
+               CASE WHEN v_grate THEN sluice_rate_allowance(sluice_key_rate(v_rt.groups, d.gname, d.gkey),
+                 (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = d.gname AND rs.group_key = d.gkey),
+                 v_now_ms) - coalesce((v_rspent ->> d.gk)::double precision, 0) END AS rb  -- less what earlier fair passes kept
         FROM (SELECT DISTINCT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey FROM ck) d
         LEFT JOIN unnest(v_run_keys, v_run_n) AS r(gk, n) ON r.gk = d.gk
       ),
       bad AS (
         SELECT DISTINCT ck.id FROM ck JOIN keys USING (gk)
-        WHERE keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim
+        WHERE (keys.lim IS NOT NULL AND keys.used + ck.rn > keys.lim)
+           OR (keys.rb IS NOT NULL AND ck.cb > keys.rb)  -- Rate limits (issue #19)
       ),
       -- fair share: a candidate's place = (running(key) + its rank in the key) ÷ weight(key)
       -- for its key of the fair group (water-filling); none without a fair group (fifo). A
-      -- fair pass keeps a key's rows only while the key is below L before taking them.
+      -- fair pass keeps a key's rows only while the key is below L before taking them. The
+      -- rank counts only rows the limits and rates admit: a row refused (`bad`, e.g. by a
+      -- rate) takes no place in its key's share.
       fpos AS (
-        SELECT ck.id, (k.used + ck.rn) / coalesce((v_fw ->> substr(ck.gk, strpos(ck.gk, '=') + 1))::numeric, 1) AS pos,
-               (k.used + ck.rn - 1) / coalesce((v_fw ->> substr(ck.gk, strpos(ck.gk, '=') + 1))::numeric, 1) AS before
-        FROM ck JOIN keys k USING (gk) WHERE split_part(ck.gk, '=', 1) = v_fg
+        SELECT g.id, (k.used + g.fr) / coalesce((v_fw ->> substr(g.gk, strpos(g.gk, '=') + 1))::numeric, 1) AS pos,
+               (k.used + g.fr - 1) / coalesce((v_fw ->> substr(g.gk, strpos(g.gk, '=') + 1))::numeric, 1) AS before
+        FROM (
+          SELECT ck.id, ck.gk, row_number() OVER (PARTITION BY ck.gk ORDER BY ck.ord) AS fr
+          FROM ck WHERE split_part(ck.gk, '=', 1) = v_fg AND NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = ck.id)
+        ) g JOIN keys k USING (gk)
       ),
       kept AS (
         SELECT c.id, c.ord, c.group_keys FROM cand c LEFT JOIN fpos f ON f.id = c.id
@@ -295,6 +411,34 @@ BEGIN
       -- must never leave a slot idle (giving them back only as the key's executions finish,
       -- 2 at a time, ran W6 at 0.13× oldest-first; on every short pass, Jain fell to 0.46).
       IF v_fair1 OR (v_fg IS NOT NULL AND NOT v_fair_rel AND v_cands < v_window AND coalesce(cardinality(v_ids), 0) < v_free - cardinality(v_prev)) THEN
+        -- Rate limits × fair share: a pass's rows are claimed with the others at the end, so
+        -- what they spend is counted here: with costs, the task's own allowance cuts them
+        -- now (what earlier passes spent first; a prefix, as the cut below the loop), and
+        -- each rated key's cost goes to v_rspent (the next pass's `rb`); a key it leaves
+        -- negative is skipped (v_rout) and takes no share.
+        IF v_ids IS NOT NULL AND v_task_spec IS NOT NULL AND v_cost IS NOT NULL THEN
+          SELECT array_agg(z.id ORDER BY z.ord), sum(z.cost) INTO v_ids, v_tcost FROM (
+            SELECT c.id, c.ord, w.cost, sum(w.cost) OVER (ORDER BY c.ord) - w.cost AS tcb
+            FROM unnest(v_ids) WITH ORDINALITY AS c(id, ord)
+            CROSS JOIN LATERAL (SELECT sluice_rate_cost(e.payload, v_cost) AS cost FROM executions e WHERE e.id = c.id) w
+          ) z WHERE z.tcb <= v_task_rb - v_tspent;
+          v_tspent := v_tspent + coalesce(v_tcost, 0);
+        END IF;
+        IF v_ids IS NOT NULL AND v_grate THEN
+          SELECT v_rspent || coalesce(jsonb_object_agg(z.gk, coalesce((v_rspent ->> z.gk)::double precision, 0) + z.c), '{}')
+          INTO v_rspent FROM (
+            SELECT k.gk, sum(CASE WHEN v_cost IS NULL THEN 1::double precision ELSE sluice_rate_cost(e.payload, v_cost) END) AS c
+            FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
+            WHERE e.id = ANY (v_ids)
+              AND sluice_key_rate(v_rt.groups, split_part(k.gk, '=', 1), substr(k.gk, strpos(k.gk, '=') + 1)) IS NOT NULL
+            GROUP BY k.gk) z;
+          SELECT coalesce(jsonb_object_agg(s.key, true), '{}') INTO v_rout FROM jsonb_each_text(v_rspent) s
+          CROSS JOIN LATERAL (SELECT split_part(s.key, '=', 1) AS gname, substr(s.key, strpos(s.key, '=') + 1) AS gkey) p
+          WHERE sluice_rate_allowance(sluice_key_rate(v_rt.groups, p.gname, p.gkey),
+                  (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = p.gname AND rs.group_key = p.gkey),
+                  v_now_ms) - s.value::double precision < 0;
+          v_sat_obj := v_sat_obj || v_rout;
+        END IF;
         IF v_ids IS NOT NULL THEN
           SELECT array_agg(z.gk), array_agg(z.n) INTO v_run_keys, v_run_n FROM (
             SELECT u.gk, sum(u.n)::integer AS n FROM (
@@ -306,7 +450,7 @@ BEGIN
         END IF;
         v_fpass := v_fpass + 1;
         v_pass := v_pass - 1;
-        IF cardinality(v_prev) >= v_free THEN
+        IF cardinality(v_prev) >= v_free OR coalesce(v_task_rb - v_tspent < 0, false) THEN
           v_ids := NULL;
           EXIT;
         END IF;
@@ -318,7 +462,9 @@ BEGIN
             WHERE e.ctid = ANY (ARRAY(
               SELECT x.tid FROM (
                 SELECT gs.group_key FROM group_slots gs
-                WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0 LIMIT 1000
+                WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0
+                  -- not keys the scan skips anyway (at their limit, rate-held)
+                  AND NOT (v_sat_obj ? (v_fg || '=' || gs.group_key)) LIMIT 1000
               ) k
               CROSS JOIN LATERAL (
                 SELECT w.ctid AS tid FROM executions w
@@ -359,7 +505,7 @@ BEGIN
       -- rounds are a few rows short, and each set aside ~100 rows that the next finish
       -- released again: 17.7 vs 9.9 ms of database time per 100-job cycle.)
       EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free - cardinality(v_prev) OR (v_cands >= v_window AND v_skipped < v_window)
-             OR cardinality(v_sat) = 0 OR v_pass >= 3;
+             OR (cardinality(v_sat) = 0 AND v_rheld_obj = '{}') OR v_pass >= 3;
       v_aside := v_sat;
       END IF;
       WITH head AS (
@@ -368,6 +514,7 @@ BEGIN
         CROSS JOIN LATERAL (
           SELECT e.ctid AS tid, e.group_keys FROM executions e
           WHERE e.task = p_task AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL
+            AND e.id <> ALL (v_prev)  -- (fair share: rows earlier passes kept are claimed below)
             AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
           ORDER BY e.claim_at, e.id
           LIMIT 512
@@ -375,13 +522,27 @@ BEGIN
       ),
       aside AS (
         UPDATE executions e
-        SET waiting_on = (SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_aside) LIMIT 1)
+        -- a key of v_aside first: a saturated key (a finish releases it), or in a clogged
+        -- fair pass a key at its fair share (the claim releases it); else the rate-held key
+        -- it is parked on ('rate:' + key; released by a claim once the key's next slot is due)
+        SET waiting_on = coalesce((SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_aside) LIMIT 1),
+                                  'rate:' || (SELECT k FROM unnest(e.group_keys) AS k WHERE v_rheld_obj ? k LIMIT 1))
         -- by ctid (one TID scan): nobody else changes a queued row of this task while we
         -- hold the task lock, so the rows read above are still the current versions
-        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_aside)) AND e.state = 'queued'
-        RETURNING 1
+        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_aside OR v_rheld_obj ?| h.group_keys)) AND e.state = 'queued'
+        RETURNING e.waiting_on
       )
-      SELECT count(*) INTO v_set FROM aside;
+      SELECT count(*), array_agg(DISTINCT substr(a.waiting_on, 6)) FILTER (WHERE a.waiting_on LIKE 'rate:%')
+      INTO v_set, v_parked FROM aside a;
+      -- Rate limits (issue #19): each key whose rows were parked is released at its next
+      -- slot (rate_state rows are written only by claims of their task, under its lock, and
+      -- deleted by slot GC with SKIP LOCKED, so taking them here cannot close a lock cycle)
+      IF v_parked IS NOT NULL THEN
+        UPDATE rate_state rs
+        SET parked_until = sluice_rate_due(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), rs.tat_ms)
+        FROM unnest(v_parked) AS k(gk)
+        WHERE rs.task = p_task AND rs.group_name = split_part(k.gk, '=', 1) AND rs.group_key = substr(k.gk, strpos(k.gk, '=') + 1);
+      END IF;
       CONTINUE WHEN v_fair1;  -- a fair pass looks again (≤ 3 fair passes)
       -- Claim what this round found; look again only when it found nothing and the head
       -- moved.
@@ -395,6 +556,17 @@ BEGIN
     END IF;
   END IF;
   IF v_ids IS NULL THEN RETURN; END IF;
+
+  -- Rate limits (issue #19): with costs, the task's own allowance cuts the candidates
+  -- (claim order; costs are ≥ 0, so what is kept is a prefix).
+  IF v_task_spec IS NOT NULL AND v_cost IS NOT NULL THEN
+    SELECT array_agg(z.id ORDER BY z.ord) INTO v_ids FROM (
+      SELECT c.id, c.ord, sum(w.cost) OVER (ORDER BY c.ord) - w.cost AS tcb
+      FROM unnest(v_ids) WITH ORDINALITY AS c(id, ord)
+      CROSS JOIN LATERAL (SELECT sluice_rate_cost(e.payload, v_cost) AS cost FROM executions e WHERE e.id = c.id) w
+    ) z WHERE z.tcb <= v_task_rb;
+    IF v_ids IS NULL THEN RETURN; END IF;
+  END IF;
 
   -- Claim after a finish (sluice_cycle): the finish already holds the group_slots rows
   -- of the keys it freed, so waiting here for a slot row of another key would take
@@ -434,7 +606,9 @@ BEGIN
 
   WITH upd AS (
     UPDATE executions e
-    SET state = 'running', attempts = e.attempts + 1, started_at = clock_timestamp(),
+    -- Rate limits (issue #19): a rate-limited task's rows start at the instant the rates
+    -- were read (v_now_ms), so started_at is the clock the limits were kept on
+    SET state = 'running', attempts = e.attempts + 1, started_at = coalesce(to_timestamp(v_now_ms / 1000), clock_timestamp()),
         lease_owner = p_coordinator, lease_token = v_token,
         lease_expires_at = now() + make_interval(secs => p_lease_ms / 1000.0)
     -- By primary key only. `IS NOT DISTINCT FROM` (state is NOT NULL, so the same test
@@ -442,11 +616,13 @@ BEGIN
     -- session's generic plan it otherwise picked executions_claim_idx on task (rows=1
     -- estimated) and filtered the task's WHOLE backlog by id = ANY.
     WHERE e.id = ANY (v_ids) AND e.state IS NOT DISTINCT FROM 'queued' AND e.task = p_task
-    RETURNING e.id, e.partition, e.group_keys
+    RETURNING e.id, e.partition, e.group_keys,
+      CASE WHEN v_cost IS NULL THEN 1::double precision ELSE sluice_rate_cost(e.payload, v_cost) END AS cost
   )
   SELECT array_agg(u.id), array_agg(u.partition),
-         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk))
-  INTO v_got, v_parts, v_gks FROM upd u;
+         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
+         array_agg(u.cost)
+  INTO v_got, v_parts, v_gks, v_costs FROM upd u;
   IF v_got IS NULL THEN RETURN; END IF;
 
   UPDATE task_runtime t SET in_flight = t.in_flight + cardinality(v_got) WHERE t.task = p_task;
@@ -465,6 +641,39 @@ BEGIN
       SET in_flight = gs.in_flight + excluded.in_flight,
           queued = greatest(gs.queued - excluded.in_flight, 0),
           last_used_at = now();
+  END IF;
+
+  -- Rate limits (issue #19): each scope's TAT moves by the cost it started,
+  -- TAT ← max(TAT, t) + cost × T (excluded.tat_ms − t is cost × T). Sorted, after
+  -- group_slots: the lock order's last kind of row. Slot GC deletes rows only with SKIP
+  -- LOCKED, so it never waits on a claim (nor a claim long on it).
+  IF v_grate OR v_task_spec IS NOT NULL THEN
+    INSERT INTO rate_state AS rs (task, group_name, group_key, tat_ms, updated_at)
+    SELECT p_task, s.gname, s.gkey, v_now_ms + s.cost * s.t, now()
+    FROM (
+      SELECT ''::text AS gname, ''::text AS gkey, sum(c.cost) AS cost,
+             (v_task_spec ->> 'per')::double precision / (v_task_spec ->> 'limit')::double precision AS t
+      FROM unnest(v_costs) AS c(cost)
+      HAVING v_task_spec IS NOT NULL
+      UNION ALL
+      SELECT q.gname, q.gkey, sum(q.cost), min((q.r ->> 'per')::double precision / (q.r ->> 'limit')::double precision)
+      FROM (
+        SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey, g.cost,
+               sluice_key_rate(v_rt.groups, split_part(k.gk, '=', 1), substr(k.gk, strpos(k.gk, '=') + 1)) AS r
+        FROM unnest(v_got, v_costs) AS g(id, cost)
+        JOIN executions e ON e.id = g.id
+        CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
+        WHERE v_grate
+      ) q
+      WHERE q.r IS NOT NULL
+      GROUP BY q.gname, q.gkey
+    ) s
+    ORDER BY 2, 3
+    ON CONFLICT (task, group_name, group_key) DO UPDATE
+      SET tat_ms = greatest(rs.tat_ms, v_now_ms) + (excluded.tat_ms - v_now_ms), updated_at = now(),
+          -- a parked key's next release: its next slot after this claim
+          parked_until = CASE WHEN rs.parked_until IS NOT NULL AND rs.group_name <> '' THEN
+            sluice_rate_due(sluice_key_rate(v_rt.groups, rs.group_name, rs.group_key), greatest(rs.tat_ms, v_now_ms) + (excluded.tat_ms - v_now_ms)) END;
   END IF;
 
   RETURN QUERY

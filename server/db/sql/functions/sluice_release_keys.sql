@@ -9,13 +9,18 @@
 -- Why rows wait at all: sluice_claim.sql and docs/architecture.md § "Claiming" (4).
 -- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19);
 -- a fair-share group's keys (`order: fair`, #19) are released by the claim, not here.
+-- Rate limits (#19): a row parked on a key's rate ('rate:group=key') is released by the
+-- claim when the key's next slot comes, not here: 0 rows while the key's group still has a
+-- rate, every row once it has none (the config dropped it).
 
 CREATE OR REPLACE FUNCTION public.sluice_release_keys(p_task text, p_groups jsonb, p_keys text[])
  RETURNS integer
  LANGUAGE sql
 AS $function$
   WITH room AS (
-    SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL
+    SELECT k.gk, CASE WHEN k.gk LIKE 'rate:%' THEN
+                        CASE WHEN sluice_key_rate(p_groups, split_part(substr(k.gk, 6), '=', 1), p.gkey) IS NULL THEN NULL ELSE 0 END
+                      WHEN l.lim IS NULL THEN NULL
                       -- fair share (issue #19): the claim gives a fair key's rows back (when the key
                       -- falls below its share, or nothing else can use a slot); a finish releasing up
                       -- to the limit re-clogged the head (2 coordinators, 90% flood: t0 40%)

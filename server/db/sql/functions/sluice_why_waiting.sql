@@ -14,6 +14,10 @@
 --  * group keys: a key's in-flight count is the number of the task's running rows carrying
 --    it (the claim's own count, executions_running_idx, at most `concurrency` rows) and its
 --    limit is sluice_group_limit (override first) — the key is full when count ≥ limit;
+--  * rate limits (issue #19): a group key, or the task, whose GCRA allowance
+--    (sluice_rate_allowance over rate_state's TAT and sluice_key_rate / task_runtime.rate)
+--    is negative is rate-held — the claim skips the key's rows (or claims nothing of the
+--    task) until its next slot, TAT − burst × T, which is reported as `nextInMs`;
 --  * the task limit: task_runtime.in_flight ≥ concurrency; with `order: fair` (issue #19)
 --    and the row's key at or over its weighted share, `fair_share` before it;
 --  * the task's circuit breaker (issue 23): coordinators do not claim a task whose breaker
@@ -51,6 +55,8 @@ DECLARE
   v_fg     text;     -- fair share (issue #19): the task's fair group, the row's key in it
   v_fk     text;
   v_fair   record;
+  v_now_ms double precision := extract(epoch FROM clock_timestamp()) * 1000;
+  v_rs     record;
 BEGIN
   SELECT x.id, x.task, x.partition, x.state, x.stream_key, x.group_keys, x.attempts, x.run_at, x.waiting_on, x.priority, x.claim_at
     INTO e FROM executions x WHERE x.id = p_id;
@@ -72,7 +78,7 @@ BEGIN
     RETURN jsonb_build_object('reason', 'not_waiting', 'state', e.state, 'holds', '[]'::jsonb);
   END IF;
 
-  SELECT t.concurrency, t.in_flight, t.paused, t.active, t.groups INTO rt FROM task_runtime t WHERE t.task = e.task;
+  SELECT t.concurrency, t.in_flight, t.paused, t.active, t.groups, t.rate INTO rt FROM task_runtime t WHERE t.task = e.task;
   IF NOT FOUND OR NOT rt.active THEN
     v_holds := v_holds || jsonb_build_object('reason', 'task_inactive', 'task', e.task);
   ELSIF rt.paused THEN
@@ -128,7 +134,11 @@ BEGIN
       SELECT gk.k, split_part(gk.k, '=', 1) AS gname, substr(gk.k, strpos(gk.k, '=') + 1) AS gkey,
              sluice_group_limit(rt.groups, split_part(gk.k, '=', 1), substr(gk.k, strpos(gk.k, '=') + 1)) AS lim,
              (rt.groups -> split_part(gk.k, '=', 1) -> 'overrides') ? substr(gk.k, strpos(gk.k, '=') + 1) AS override,
-             (SELECT count(*) FROM executions r WHERE r.task = e.task AND r.state = 'running' AND gk.k = ANY (r.group_keys))::integer AS used
+             (SELECT count(*) FROM executions r WHERE r.task = e.task AND r.state = 'running' AND gk.k = ANY (r.group_keys))::integer AS used,
+             sluice_key_rate(rt.groups, split_part(gk.k, '=', 1), substr(gk.k, strpos(gk.k, '=') + 1)) AS rate,
+             (rt.groups -> split_part(gk.k, '=', 1) -> 'rate' -> 'overrides') ? substr(gk.k, strpos(gk.k, '=') + 1) AS rate_override,
+             (SELECT s.tat_ms FROM rate_state s WHERE s.task = e.task AND s.group_name = split_part(gk.k, '=', 1)
+                AND s.group_key = substr(gk.k, strpos(gk.k, '=') + 1)) AS tat_ms
       FROM unnest(e.group_keys) WITH ORDINALITY AS gk(k, i)
       ORDER BY gk.i
     LOOP
@@ -136,6 +146,14 @@ BEGIN
         v_holds := v_holds || jsonb_build_object(
           'reason', 'group_full', 'key', v_k.k, 'group', v_k.gname, 'groupKey', v_k.gkey,
           'inFlight', v_k.used, 'limit', v_k.lim, 'override', coalesce(v_k.override, false));
+      END IF;
+      -- Rate limits (issue #19)
+      IF v_k.rate IS NOT NULL AND sluice_rate_allowance(v_k.rate, v_k.tat_ms, v_now_ms) < 0 THEN
+        v_holds := v_holds || jsonb_build_object(
+          'reason', 'rate_limited', 'key', v_k.k, 'group', v_k.gname, 'groupKey', v_k.gkey,
+          'limit', (v_k.rate ->> 'limit')::integer, 'per', (v_k.rate ->> 'per')::integer, 'burst', (v_k.rate ->> 'burst')::integer,
+          'override', coalesce(v_k.rate_override, false),
+          'nextInMs', v_k.tat_ms - v_now_ms - (v_k.rate ->> 'burst')::double precision * (v_k.rate ->> 'per')::double precision / (v_k.rate ->> 'limit')::double precision);
       END IF;
     END LOOP;
   END IF;
@@ -166,6 +184,16 @@ BEGIN
 
   IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN
     v_holds := v_holds || jsonb_build_object('reason', 'task_full', 'task', e.task, 'inFlight', rt.in_flight, 'concurrency', rt.concurrency);
+  END IF;
+  -- Rate limits (issue #19): the task's own rate
+  IF rt.rate ? 'task' THEN
+    SELECT s.tat_ms INTO v_rs FROM rate_state s WHERE s.task = e.task AND s.group_name = '' AND s.group_key = '';
+    IF sluice_rate_allowance(rt.rate -> 'task', v_rs.tat_ms, v_now_ms) < 0 THEN
+      v_holds := v_holds || jsonb_build_object(
+        'reason', 'task_rate_limited', 'task', e.task,
+        'limit', (rt.rate -> 'task' ->> 'limit')::integer, 'per', (rt.rate -> 'task' ->> 'per')::integer, 'burst', (rt.rate -> 'task' ->> 'burst')::integer,
+        'nextInMs', v_rs.tat_ms - v_now_ms - (rt.rate -> 'task' ->> 'burst')::double precision * (rt.rate -> 'task' ->> 'per')::double precision / (rt.rate -> 'task' ->> 'limit')::double precision);
+    END IF;
   END IF;
 
   IF jsonb_array_length(v_holds) > 0 THEN

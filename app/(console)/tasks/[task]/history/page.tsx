@@ -5,6 +5,7 @@ import { currentUser, getQueryClient, trpc, HydrateClient } from '@/server/api/r
 import { roleAtLeast } from '@/server/core/roles';
 import { TASK_NAME_RE } from '@/server/core/task-definition';
 import { HistoryList } from '@/components/config/history-list';
+import { GuardPanel } from '@/components/config/guard-panel';
 import { PageHeader } from '@/components/ui/page-header';
 import { Panel } from '@/components/ui/panel';
 import { buttonClass } from '@/components/ui/button';
@@ -22,7 +23,10 @@ export default async function TaskHistoryPage({ params, searchParams }: Props) {
   if (!TASK_NAME_RE.test(task)) notFound();
   const b = Number((await searchParams).before);
   const before = Number.isInteger(b) && b > 0 ? b : undefined;
-  await getQueryClient().prefetchQuery(trpc.config.history.queryOptions({ task, ...(before ? { before } : {}) }));
+  await Promise.all([
+    getQueryClient().prefetchQuery(trpc.config.history.queryOptions({ task, ...(before ? { before } : {}) })),
+    getQueryClient().prefetchQuery(trpc.config.guards.queryOptions({ task, limit: 5 })),
+  ]);
   return (
     <HydrateClient>
       <PageHeader
@@ -39,6 +43,7 @@ export default async function TaskHistoryPage({ params, searchParams }: Props) {
           </>
         }
       />
+      <GuardPanel task={task} canEdit={roleAtLeast(user.role, 'operator')} />
       <Panel>
         <HistoryList task={task} before={before} canEdit={roleAtLeast(user.role, 'operator')} />
       </Panel>
