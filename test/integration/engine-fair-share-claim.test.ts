@@ -130,3 +130,57 @@ describe('fair share through real claims and cycles', () => {
   });
 });
 
+
+// Fair share with rate limits (both issue #19): a rate-held key is skipped by the fair
+// passes like a full key and takes no share; what a pass keeps is spent from the key's
+// allowance before the next pass ranks, so several passes never start more than the rate allows.
+describe('fair share with rate limits', () => {
+  const HOUR = 3_600_000;
+  const fast = { limit: 1_000_000, per: 1000, burst: 1000 };
+
+  it('a key out of rate tokens is skipped and takes no share; the passes never start more than burst + 1 of it; why-waiting agrees', async () => {
+    await applyTasks(db.pool, [
+      {
+        name: 'fs-rate',
+        partitions: 1,
+        concurrency: 12,
+        order: 'fair',
+        // every key runs unthrottled but a: one per hour, burst 2 (3 at once from idle)
+        groups: [{ name: 'tenant', limit: 100, keyPath: 't', rate: { ...fast, overrides: { a: { limit: 1, per: HOUR, burst: 2 } } } }],
+      },
+    ]);
+    const coord = await fakeCoordinator(db.pool, ['fs-rate']);
+    await enqueue(db.pool, 'fs-rate', Array.from({ length: 30 }, (_, i) => ({ payload: { t: ['a', 'b', 'c'][i % 3] } })));
+    // fair level 4 each: a's allowance admits 3 in the first pass; the next pass must not
+    // admit a again (it did while each pass read the allowance afresh: a got 4); a's 4th
+    // slot goes to b and c, who share the 9 slots a does not hold (level 4.5; b's row is older)
+    const first = await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000);
+    expect(countBy(tenantsOf(first))).toEqual({ a: 3, b: 5, c: 4 });
+    // a is rate-held for hours: its rows wait on the rate, not on a share; the level b and
+    // c share leaves a out (4.5 each): b at 5 is over it, c at 4 is not
+    const rowOf = async (t: string) =>
+      (await db.pool.query<{ id: number }>(`SELECT id FROM executions WHERE task = 'fs-rate' AND state = 'queued' AND payload ->> 't' = $1 ORDER BY id LIMIT 1`, [t])).rows[0]!.id;
+    const why = async (t: string) => whyWaitingFromRow((await readWhyWaiting(db.pool, Number(await rowOf(t)), 10_000))!);
+    expect((await why('a')).holds.map((h) => h.reason)).toEqual(['rate_limited', 'task_full']);
+    const whyB = await why('b');
+    expect(whyB.holds.map((h) => h.reason)).toEqual(['fair_share', 'task_full']);
+    expect(whyB.text).toBe('fair share: b used 1.1× its weight (5 running, weight 1, share 4.5)');
+    expect((await why('c')).holds.map((h) => h.reason)).toEqual(['task_full']);
+    // a's running rows finish: its 3 slots go to b and c (a has no token), never idle, and
+    // a's queued rows stay out of the share (b and c end at 6 each)
+    await finish('fs-rate', first.filter((e) => (e.payload as { t: string }).t === 'a'));
+    expect(countBy(tenantsOf(await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000)))).toEqual({ b: 1, c: 2 });
+    const running = await db.pool.query<{ t: string; n: number }>(
+      `SELECT payload ->> 't' AS t, count(*)::int AS n FROM executions WHERE task = 'fs-rate' AND state = 'running' GROUP BY 1 ORDER BY 1`,
+    );
+    expect(running.rows).toEqual([
+      { t: 'b', n: 6 },
+      { t: 'c', n: 6 },
+    ]);
+    // one hour later a has one token again: a's next row runs ahead of b and c (level 0)
+    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1, parked_until = parked_until - $1 WHERE task = 'fs-rate'`, [HOUR]);
+    const bc = first.filter((e) => (e.payload as { t: string }).t !== 'a').slice(0, 1);
+    await finish('fs-rate', bc);
+    expect(tenantsOf(await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000))).toEqual(['a']);
+  });
+});

@@ -167,13 +167,24 @@ BEGIN
     SELECT g.key INTO v_fg FROM jsonb_each(rt.groups) g WHERE g.value ? 'fair' LIMIT 1;
     SELECT k INTO v_fk FROM unnest(e.group_keys) AS k WHERE split_part(k, '=', 1) = v_fg LIMIT 1;
     IF v_fk IS NOT NULL THEN
+      -- a rate-held key (its allowance negative, as the claim reads it) waits on its rate,
+      -- not for a share: it takes none (the claim's fair passes skip it), so it is left out
+      -- of the waiting keys and its own row gets no fair_share hold
       SELECT coalesce(max(gs.in_flight) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)), 0) AS used,
+             bool_or(q.held) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)) AS held,
              coalesce((rt.groups -> v_fg -> 'weights' ->> substr(v_fk, strpos(v_fk, '=') + 1))::numeric, 1) AS w,
-             (rt.concurrency - coalesce(sum(gs.in_flight) FILTER (WHERE gs.queued = 0), 0))
-               / nullif(sum(coalesce((rt.groups -> v_fg -> 'weights' ->> gs.group_key)::numeric, 1)) FILTER (WHERE gs.queued > 0), 0) AS lvl
+             (rt.concurrency - coalesce(sum(gs.in_flight) FILTER (WHERE NOT q.waits), 0))
+               / nullif(sum(coalesce((rt.groups -> v_fg -> 'weights' ->> gs.group_key)::numeric, 1)) FILTER (WHERE q.waits), 0) AS lvl
         INTO v_fair
-      FROM group_slots gs WHERE gs.task = e.task AND gs.group_name = v_fg;
-      IF v_fair.lvl > 0 AND v_fair.used / v_fair.w >= v_fair.lvl THEN
+      FROM group_slots gs
+      CROSS JOIN LATERAL (
+        SELECT coalesce(sluice_rate_allowance(sluice_key_rate(rt.groups, v_fg, gs.group_key),
+                 (SELECT s.tat_ms FROM rate_state s WHERE s.task = e.task AND s.group_name = v_fg AND s.group_key = gs.group_key),
+                 v_now_ms) < 0, false) AS held
+      ) h
+      CROSS JOIN LATERAL (SELECT h.held, gs.queued > 0 AND NOT h.held AS waits) q  -- waits: shares L
+      WHERE gs.task = e.task AND gs.group_name = v_fg;
+      IF v_fair.lvl > 0 AND NOT coalesce(v_fair.held, false) AND v_fair.used / v_fair.w >= v_fair.lvl THEN
         v_holds := v_holds || jsonb_build_object(
           'reason', 'fair_share', 'key', v_fk, 'group', v_fg, 'groupKey', substr(v_fk, strpos(v_fk, '=') + 1),
           'inFlight', v_fair.used, 'weight', v_fair.w, 'share', round(v_fair.lvl * v_fair.w, 2),
