@@ -183,4 +183,32 @@ describe('fair share with rate limits', () => {
     await finish('fs-rate', bc);
     expect(tenantsOf(await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000))).toEqual(['a']);
   });
+  it("rows another group's rate refuses take no place in the key's share: the key still gets its half", async () => {
+    await applyTasks(db.pool, [
+      {
+        name: 'fs-rate-rank',
+        partitions: 1,
+        concurrency: 4,
+        order: 'fair',
+        fairGroup: 'tenant',
+        groups: [
+          { name: 'tenant', limit: 100, keyPath: 't' },
+          // the endpoint "slow" starts one per hour (no burst); every other endpoint is unthrottled
+          { name: 'ep', limit: 100, keyPath: 'e', rate: { ...fast, overrides: { slow: { limit: 1, per: HOUR, burst: 0 } } } },
+        ],
+      },
+    ]);
+    const coord = await fakeCoordinator(db.pool, ['fs-rate-rank']);
+    // a's oldest six rows call the slow endpoint, then a's and b's rows call fast ones
+    await enqueue(db.pool, 'fs-rate-rank', [
+      ...Array.from({ length: 6 }, () => ({ payload: { t: 'a', e: 'slow' } })),
+      ...Array.from({ length: 10 }, (_, i) => ({ payload: { t: ['a', 'b'][i % 2], e: 'fast' } })),
+    ]);
+    // level 2 each: a gets one slow row (the rate's one token) and its first fast row; the
+    // five slow rows the rate refuses do not push a's fast rows past its share (counted,
+    // they left a at 1 and b at 3)
+    const got = await claimExecutions(db.pool, coord, 'fs-rate-rank', 4, 60_000);
+    expect(countBy(tenantsOf(got))).toEqual({ a: 2, b: 2 });
+    expect(got.filter((e) => (e.payload as { e: string }).e === 'slow')).toHaveLength(1);
+  });
 });
