@@ -11,6 +11,12 @@
 //       seconds by 2 coordinators over a backlog larger than D can drain: the measured
 //       steady rate per key against the limit (w5_rate_error_pct, the worst key) and the
 //       most starts of one key in any 1 s window above limit + burst (w5_max_window_excess)
+//   W6  fairness under a flood (issue #19): the W2-skew shape (10 tenants, 90% of the jobs on
+//       one) on a task whose concurrency (50) the tenants contend for, burned down twice:
+//       `order: fair` and oldest-first. w6_jain = Jain's index of per-tenant throughput while
+//       every tenant has work waiting (from the first claim until the first tenant to run dry
+//       had its equal share of the slots, concurrency ÷ tenants, left), goal ≥ 0.98; w6_rate_ratio = fair ÷ fifo jobs/s
+//       over the whole burn-down, goal ≥ 0.9
 //   W7  seed 001's prototype: 10 groups × 100 keys per group, at most 5 running per key →
 //       jobs/s, beside W1 of the same run (goal ≥ 50% of W1)
 //   claim p99 with 1k vs 10k distinct keys (sluice_claim round trip, batch 50); and with
@@ -27,16 +33,17 @@ import { registerCoordinator } from '../server/db/coordinator-membership';
 import { syncOwnership } from '../server/db/partition-ownership';
 import { claimExecutions } from '../server/db/claim-executions';
 import { finishExecutions } from '../server/db/finish-executions';
+import { jainIndex } from '../server/core/fair-share';
 import { maxInAnyWindow } from '../server/core/rate-limit';
 import { BENCH_TIMINGS, engineBench, lcg, manyGroupsDefinition, manyGroupsInputs, median, w2Definition, w2Inputs } from './support/engine-workloads';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-// --only w1,w2,w2skew,w3,w4,w5,w7,claim,groups runs just those workloads (default: all but
+// --only w1,w2,w2skew,w3,w4,w5,w6,w7,claim,groups runs just those workloads (default: all but
 // groups); --repeat N runs W1, W2 and W7 N times in turns and reports the medians.
 const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',').filter(Boolean)) : null;
-const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'w5', 'w7', 'claim', 'groups'];
+const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'w5', 'w6', 'w7', 'claim', 'groups'];
 if (only && (only.size === 0 || [...only].some((w) => !ALL.includes(w)))) {
   console.error(`--only takes a comma-separated list of ${ALL.join(', ')}`);
   process.exit(2);
@@ -128,6 +135,52 @@ await enqueueAll('w2skew', w2Inputs(S.w2, rnd, { skew: true }));
 const w2s = await burnDown('w2skew', S.w2, { w2skew: noop });
 results.w2_skew_jobs_per_s = Math.round(w2s.perS);
 rows.push(['W2 skew (90% on one tenant)', `${results.w2_skew_jobs_per_s} jobs/s`, `${w2s.commitsPerJob.toFixed(3)} commits/job`]);
+}
+
+// ---- W6: fairness under a flood, fair share vs oldest-first on the same backlog
+const W6_CONCURRENCY = 50;
+/** Per-tenant finished executions while every tenant had work waiting, and that window's length. */
+async function w6Window(task: string): Promise<{ perTenant: number[]; secs: number }> {
+  const r = await pool.query<{ t: string; s: number; f: number }>(
+    `SELECT groups ->> 'tenant' AS t, extract(epoch FROM started_at) AS s, extract(epoch FROM finished_at) AS f FROM executions WHERE task = $1`,
+    [task],
+  );
+  const starts = new Map<string, number[]>();
+  for (const x of r.rows) starts.set(x.t, [...(starts.get(x.t) ?? []), Number(x.s)]);
+  const from = Math.min(...r.rows.map((x) => Number(x.s)));
+  // until the first tenant to run dry had its equal share of the slots (concurrency ÷ tenants) left
+  const left = Math.ceil(W6_CONCURRENCY / starts.size);
+  const to = Math.min(...[...starts.values()].map((v) => v.sort((a, b) => a - b)[Math.max(0, v.length - left - 1)]!));
+  const counts = new Map([...starts.keys()].map((t) => [t, 0]));
+  for (const x of r.rows) if (Number(x.f) >= from && Number(x.f) <= to) counts.set(x.t, counts.get(x.t)! + 1);
+  return { perTenant: [...counts.values()], secs: Math.max(0.001, to - from) };
+}
+if (want('w6')) {
+  const inputs = w2Inputs(S.w2, rnd, { skew: true });
+  const def = (name: string, order: 'fifo' | 'fair') => w2Definition(name, { concurrency: W6_CONCURRENCY, order, groups: [{ name: 'tenant', limit: 200, keyPath: 't' }, { name: 'key', limit: 1, keyPath: 'k' }] });
+  await addTask(def('w6fifo', 'fifo'));
+  await addTask(def('w6fair', 'fair'));
+  await enqueueAll('w6fifo', inputs);
+  await enqueueAll('w6fair', inputs);
+  const fifo = await burnDown('w6fifo', S.w2, { w6fifo: noop });
+  const fair = await burnDown('w6fair', S.w2, { w6fair: noop });
+  const wFair = await w6Window('w6fair');
+  const wFifo = await w6Window('w6fifo');
+  results.w6_jain = Number(jainIndex(wFair.perTenant.map((n) => n / wFair.secs)).toFixed(4));
+  results.w6_jain_fifo = Number(jainIndex(wFifo.perTenant.map((n) => n / wFifo.secs)).toFixed(4));
+  results.w6_rate_ratio = Number((fair.perS / fifo.perS).toFixed(3));
+  results.w6_fair_jobs_per_s = Math.round(fair.perS);
+  results.w6_fifo_jobs_per_s = Math.round(fifo.perS);
+  rows.push([
+    `W6 flood (90% on 1 of 10 tenants), fair share`,
+    `Jain ${results.w6_jain} (goal ≥ 0.98)`,
+    `oldest-first ${results.w6_jain_fifo}; window ${wFair.perTenant.reduce((a, b) => a + b, 0)} jobs, ${wFair.secs.toFixed(2)} s`,
+  ]);
+  rows.push([
+    `W6 rate, fair ÷ oldest-first`,
+    `${results.w6_rate_ratio}× (goal ≥ 0.9)`,
+    `${results.w6_fair_jobs_per_s} vs ${results.w6_fifo_jobs_per_s} jobs/s, concurrency ${W6_CONCURRENCY}`,
+  ]);
 }
 
 // ---- W3

@@ -275,7 +275,7 @@ export function GroupsEditor({
       {!readOnly && (
         <div>
           <Button
-            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], keyPolicies: [], rate: newGroupRate() }))}
+            onClick={() => update((f) => void f.groups.push({ uid: newUid('g'), name: '', limit: 1, keyPath: '', overrides: [], weights: '', keyPolicies: [], rate: newGroupRate() }))}
             disabled={form.groups.length >= MAX_GROUPS}
             title={form.groups.length >= MAX_GROUPS ? `At most ${MAX_GROUPS} groups per task` : undefined}
           >

@@ -29,6 +29,7 @@ import { GroupsEditor, type KeyFallback } from './groups-editor';
 import { BackpressureSection, DeadLetterSection, GeneralSection, RetrySection, RoutingSection, Section, ThresholdsSection } from './task-form-sections';
 import { PrioritySection } from './priority-section';
 import { RateLimitSection } from './rate-limit-section';
+import { FairShareSection } from './fair-share-section';
 import { PauseToggle } from './pause-toggle';
 import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
@@ -393,6 +394,7 @@ function TaskEditor({
           {/* Limits (issue #19) */}
           <PrioritySection form={form} errors={errors} update={update} />
           <RateLimitSection form={form} errors={errors} update={update} />
+          <FairShareSection form={form} errors={errors} update={update} />
           <div className="grid grid-cols-1 gap-4 xl:grid-cols-2">
             <RetrySection form={form} errors={errors} update={update} origin={origin} />
             <BackpressureSection form={form} errors={errors} update={update} />

@@ -235,6 +235,45 @@ describe('inherited fields', () => {
   });
 });
 
+describe('fair share in the form (issue #19)', () => {
+  const base = () => formFromDefinition(taskDefinitionSchema.parse({ name: 'x', groups: [{ name: 'tenant', limit: 5 }] }));
+  it('a fifo task round-trips without order or weights', () => {
+    const input = formToInput(base());
+    expect(input.order).toBeUndefined();
+    expect(input.groups![0]!.weights).toBeUndefined();
+  });
+  it('fair share with weights round-trips', () => {
+    const f = base();
+    f.order = 'fair';
+    f.groups[0]!.weights = 'acme=3, globex = 2';
+    const input = formToInput(f);
+    expect(input).toMatchObject({ order: 'fair', groups: [{ name: 'tenant', weights: { acme: 3, globex: 2 } }] });
+    const back = formFromDefinition(taskDefinitionSchema.parse(input));
+    expect(back.order).toBe('fair');
+    expect(back.groups[0]!.weights).toBe('acme=3, globex=2');
+    expect(validateForm(f)).toEqual({});
+  });
+  it.each([
+    ['acme', 'write key=weight pairs separated by commas, each key once ("acme")'],
+    ['acme=3, acme=4', 'write key=weight pairs separated by commas, each key once ("acme=4")'],
+    ['acme=0', 'acme: must be at least 1'],
+    ['acme=x', 'acme: must be a number'],
+  ])('weights %s → %s on the group’s weights field', (text, message) => {
+    const f = base();
+    f.order = 'fair';
+    f.groups[0]!.weights = text;
+    expect(validateForm(f)['groups.0.weights']).toBe(message);
+  });
+  it('fair share without a group names the order field', () => {
+    const f = formFromDefinition(taskDefinitionSchema.parse({ name: 'x' }));
+    f.order = 'fair';
+    expect(validateForm(f).order).toBe('fair share needs a concurrency group whose keys share the task');
+  });
+  it('maps a server weight error onto the group’s weights field', () => {
+    expect(serverErrorsToForm(base(), { 'groups.0.weights.acme': 'must be at least 1' })).toEqual({ 'groups.0.weights': 'acme: must be at least 1' });
+  });
+});
+
 describe('task alert policy and per-key policies in the form', () => {
   const withPolicies = taskDefinitionSchema.parse({
     name: 'keyed',

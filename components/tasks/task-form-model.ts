@@ -68,6 +68,8 @@ export interface GroupForm {
   limit: number;
   keyPath: string;
   overrides: OverrideRow[];
+  /** Limits (issue #19): fair-share weights as typed, `acme=3, globex=2` ('' = every key weighs 1). */
+  weights: string;
   keyPolicies: KeyPolicyRow[];
   /** Limits (issue #19): the group's rate per key. */
   rate: GroupRateForm;
@@ -101,6 +103,11 @@ export interface TaskForm {
    *  the definition had the block, so it is written back even at the defaults. */
   priority: { default: number; agingMs: number };
   priorityExplicit: boolean;
+  /** Fair share (server/core/fair-share.ts): 'fifo' or 'fair'; `orderExplicit`: the
+   *  definition had `order`, so it is written back even as fifo. fairGroup '' = first group. */
+  order: 'fifo' | 'fair';
+  orderExplicit: boolean;
+  fairGroup: string;
   /** The task's own rate (`rate`), and `rateCostPath` as typed ('' = every execution costs 1). */
   rate: RateForm;
   rateCostPath: string;
@@ -146,6 +153,7 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
       limit: g.limit,
       keyPath: g.keyPath ?? '',
       overrides: Object.entries(g.overrides).map(([key, limit]) => ({ uid: newUid('o'), key, limit })),
+      weights: formatWeights(g.weights),
       keyPolicies: Object.entries(g.keyPolicies ?? {}).map(([key, p]) => keyPolicyRow(key, p)),
       // Limits (issue #19)
       rate: g.rate
@@ -173,6 +181,9 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
     // Limits (issue #19)
     priority: taskPriority(d.priority),
     priorityExplicit: d.priority !== undefined,
+    order: d.order ?? 'fifo',
+    orderExplicit: d.order !== undefined,
+    fairGroup: d.fairGroup ?? '',
     rate: d.rate ? { enabled: true, ...d.rate } : { ...DEFAULT_RATE },
     rateCostPath: d.rateCostPath ?? '',
     circuitBreaker: { ...d.circuitBreaker },
@@ -221,6 +232,7 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
       limit: g.limit,
       keyPath: optional(g.keyPath),
       overrides: Object.fromEntries(g.overrides.map((o) => [o.key, o.limit])),
+      ...(g.weights.trim() ? { weights: parseWeights(g.weights).weights } : {}),
       ...(g.keyPolicies.length ? { keyPolicies: Object.fromEntries(g.keyPolicies.map((r) => [r.key, keyPolicyInput(r)])) } : {}),
       ...(g.rate.enabled
         ? { rate: { limit: g.rate.limit, per: g.rate.per, burst: g.rate.burst, overrides: Object.fromEntries(g.rate.overrides.map((o) => [o.key, rateOverrideInput(o)])) } }
@@ -240,11 +252,38 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
     ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
       ? { priority: { default: f.priority.default, agingMs: f.priority.agingMs } }
       : {}),
+    ...(f.orderExplicit || f.order !== 'fifo' ? { order: f.order } : {}),
+    ...(optional(f.fairGroup) ? { fairGroup: optional(f.fairGroup) } : {}),
     ...(f.rate.enabled ? { rate: { limit: f.rate.limit, per: f.rate.per, burst: f.rate.burst } } : {}),
     ...(optional(f.rateCostPath) ? { rateCostPath: optional(f.rateCostPath) } : {}),
     circuitBreaker: f.circuitBreaker,
     ...(f.inherited.length ? { inherited: [...f.inherited] } : {}),
   };
+}
+
+// Limits (issue #19): weights as one line per group, `key=weight` pairs split by commas.
+export function formatWeights(w: Record<string, number> | undefined): string {
+  return Object.entries(w ?? {})
+    .map(([k, n]) => `${k}=${n}`)
+    .join(', ');
+}
+
+/** The weights typed for a group; `bad`: the first piece that is not `key=number`. A value
+ *  that is not a number stays NaN, so the schema names the key ("must be a number"). */
+export function parseWeights(text: string): { weights: Record<string, number>; bad: string | null } {
+  const weights: Record<string, number> = {};
+  let bad: string | null = null;
+  for (const piece of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const at = piece.lastIndexOf('=');
+    const key = at > 0 ? piece.slice(0, at).trim() : '';
+    if (!key || Object.hasOwn(weights, key)) {
+      bad ??= piece;
+      continue;
+    }
+    const v = piece.slice(at + 1).trim();
+    weights[key] = v === '' ? NaN : Number(v);
+  }
+  return { weights, bad };
 }
 
 /** A rate override row → the schema's input: '' fields left out (the group's), other text as a number (NaN if it is not one, so the schema says so). */
@@ -318,11 +357,21 @@ export function validateForm(f: TaskForm): ErrorMap {
       seen.add(r.key);
     }
   });
+  // Weights as typed: a piece that is not key=weight, or a key given twice.
+  f.groups.forEach((g, gi) => {
+    const { bad } = parseWeights(g.weights);
+    if (bad !== null) add({ path: `groups.${gi}.weights`, message: `write key=weight pairs separated by commas, each key once ("${bad}")` });
+  });
   const r = taskDefinitionSchema.safeParse(formToInput(f));
   if (!r.success) {
     for (const issue of r.error.issues) {
       // groups.<i>.overrides.<key>: already reported per row above.
       if (issue.path[0] === 'groups' && issue.path[2] === 'overrides') continue;
+      // groups.<i>.weights.<key>: shown on the group's one weights field, naming the key
+      if (issue.path[0] === 'groups' && issue.path[2] === 'weights' && issue.path.length > 3) {
+        add({ path: `groups.${String(issue.path[1])}.weights`, message: `${String(issue.path[3])}: ${readable(issue.message)}` });
+        continue;
+      }
       // groups.<i>.rate.overrides.<key>: likewise (issue #19).
       if (issue.path[0] === 'groups' && issue.path[2] === 'rate' && issue.path[3] === 'overrides') continue;
       add({ path: keyPolicyPath(f, issue.path.map(String).join('.')), message: issue.message });
@@ -346,6 +395,12 @@ export function serverErrorsToForm(f: TaskForm, errors: Record<string, string>):
   const out: ErrorMap = {};
   for (const [rawPath, message] of Object.entries(errors)) {
     const path = keyPolicyPath(f, rawPath);
+    // Limits (issue #19): groups.<i>.weights.<key> → the group's one weights field, naming the key
+    const w = /^groups\.(\d+)\.weights\.(.+)$/.exec(path);
+    if (w) {
+      out[`groups.${w[1]}.weights`] = `${w[2]}: ${readable(message)}`;
+      continue;
+    }
     // Limits (issue #19): groups.<i>.rate.overrides.<key>.<field> → the row
     const rm = /^groups\.(\d+)\.rate\.overrides\.(.+)\.(limit|per|burst)$/.exec(path);
     const rrow = rm ? f.groups[Number(rm[1])]?.rate.overrides.find((o) => o.key === rm[2]) : undefined;

@@ -126,9 +126,9 @@ const holdSchema = {
   type: 'object',
   required: ['reason'],
   description:
-    'One constraint that holds the execution now. `reason` is one of: spilled (partition, depth, maxDepth, spilledAhead), task_inactive, task_paused (task), circuit_open (task, state, since, openedAt, why, probesAt), stream_head (stream, headId, headState, headAttempts, headRetryAt, headLeaseExpiresAt, headLastError), scheduled (until, kind: retry_backoff | delay, attempts), no_owner (partition, owner, ownerName, lastHeartbeatAt, ownerStopped, ownerDraining), group_full (key, group, groupKey, inFlight, limit, override), task_full (task, inFlight, concurrency), rate_limited (key, group, groupKey, limit, per, burst, override, nextInMs), task_rate_limited (task, limit, per, burst, nextInMs).',
+    'One constraint that holds the execution now. `reason` is one of: spilled (partition, depth, maxDepth, spilledAhead), task_inactive, task_paused (task), circuit_open (task, state, since, openedAt, why, probesAt), stream_head (stream, headId, headState, headAttempts, headRetryAt, headLeaseExpiresAt, headLastError), scheduled (until, kind: retry_backoff | delay, attempts), no_owner (partition, owner, ownerName, lastHeartbeatAt, ownerStopped, ownerDraining), group_full (key, group, groupKey, inFlight, limit, override), fair_share (key, group, groupKey, inFlight, weight, share, times: with `order: fair`, the key runs at or over its weighted share while the task is full), task_full (task, inFlight, concurrency), rate_limited (key, group, groupKey, limit, per, burst, override, nextInMs), task_rate_limited (task, limit, per, burst, nextInMs).',
   properties: {
-    reason: { type: 'string', enum: ['spilled', 'task_inactive', 'task_paused', 'circuit_open', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full', 'rate_limited', 'task_rate_limited'] },
+    reason: { type: 'string', enum: ['spilled', 'task_inactive', 'task_paused', 'circuit_open', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'fair_share', 'task_full', 'rate_limited', 'task_rate_limited'] },
   },
   additionalProperties: true,
 } as const;
@@ -141,7 +141,7 @@ const executionSchemas = {
     properties: {
       reason: {
         type: 'string',
-        enum: ['spilled', 'task_inactive', 'task_paused', 'circuit_open', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'task_full', 'rate_limited', 'task_rate_limited', 'claimable', 'set_aside', 'not_waiting'],
+        enum: ['spilled', 'task_inactive', 'task_paused', 'circuit_open', 'stream_head', 'scheduled', 'no_owner', 'group_full', 'fair_share', 'task_full', 'rate_limited', 'task_rate_limited', 'claimable', 'set_aside', 'not_waiting'],
         description: 'The first constraint that holds (`holds[0]`); `claimable` = the next claim of its partition\'s owner takes it; `set_aside` = claimable once the claim releases it from a key that has room again; `not_waiting` = running or finished.',
       },
       holds: { type: 'array', items: { $ref: '#/components/schemas/WaitingHold' }, description: 'Every constraint that holds now.' },

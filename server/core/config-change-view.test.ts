@@ -23,6 +23,10 @@ describe('changeLabel', () => {
     ['groups.tenant.overrides.acme', 'Group "tenant" › override "acme"'],
     // Override keys may contain dots; group names cannot.
     ['groups.tenant.overrides.acme.example.com', 'Group "tenant" › override "acme.example.com"'],
+    // Limits (issue #19): fair share
+    ['order', 'Claim order'],
+    ['fairGroup', 'Fair share group'],
+    ['groups.tenant.weights.acme', 'Group "tenant" › weight "acme"'],
     ['thresholds.clearAfterMs', 'Thresholds › resolve after (ms)'],
     ['groups.tenant.keyPolicies.acme.retry.maxAttempts', 'Group "tenant" › key "acme" › retry › max attempts'],
     ['groups.tenant.keyPolicies.acme.example.com.waitMs.critical', 'Group "tenant" › key "acme.example.com" › wait lines (ms) › critical'],

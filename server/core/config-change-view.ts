@@ -79,6 +79,10 @@ const WORDS: Record<string, string> = {
   critical: 'critical',
   limit: 'limit',
   overrides: 'overrides',
+  // Limits (issue #19)
+  order: 'claim order',
+  fairGroup: 'fair share group',
+  weights: 'weights',
 };
 
 const word = (seg: string) => WORDS[seg] ?? seg;
@@ -95,6 +99,7 @@ export function changeLabel(path: string): string {
     const head = `Group "${segs[1]}"`;
     if (segs.length === 2) return head;
     if (segs[2] === 'overrides' && segs.length >= 4) return `${head} › override "${segs.slice(3).join('.')}"`;
+    if (segs[2] === 'weights' && segs.length >= 4) return `${head} › weight "${segs.slice(3).join('.')}"`;
     // groups.<g>.keyPolicies.<key, dots allowed>.(retry.<field> | waitMs.<line>)
     if (segs[2] === 'keyPolicies' && segs.length >= 4) {
       const rest = segs.slice(3).join('.');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_GROUPS, effectiveGroupLimit, parseConfig, parseTaskDefinition, taskDefinitionSchema, type FieldError } from './task-definition';
+import { MAX_GROUPS, effectiveGroupLimit, fairShareGroup, parseConfig, parseTaskDefinition, taskDefinitionSchema, type FieldError } from './task-definition';
 
 const NAME_MSG = 'lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters';
 const KEY_PATH_MSG = 'must be a dot path such as "tenant" or "customer.id"';
@@ -20,6 +20,9 @@ describe('parseTaskDefinition: valid definitions', () => {
     { name: 'zero delays', input: { name: 'x', retry: { baseDelayMs: 0, maxDelayMs: 0, jitter: 0 } } },
     { name: 'stream with explicit keys only', input: { name: 'x', stream: {} } },
     { name: 'every policy', input: { name: 'x', backpressure: { policy: 'spill', shedPercent: 0 } } },
+    { name: 'fair share by the first group, with weights', input: { name: 'x', order: 'fair', groups: [{ name: 'tenant', limit: 20, weights: { acme: 3 } }] } },
+    { name: 'fair share by a named group', input: { name: 'x', order: 'fair', fairGroup: 'tenant', groups: [{ name: 'key', limit: 1 }, { name: 'tenant', limit: 20 }] } },
+    { name: 'fifo said out loud', input: { name: 'x', order: 'fifo' } },
   ])('$name', ({ input }) => {
     const r = parseTaskDefinition(input);
     expect(r.ok ? [] : r.errors).toEqual([]);
@@ -91,6 +94,24 @@ describe('parseTaskDefinition: field errors', () => {
       errors: [{ path: 'groups.1.name', message: 'group "tenant" is declared twice' }],
     },
     { name: 'group limit 0', input: { name: 'x', groups: [{ name: 'tenant', limit: 0 }] }, errors: [{ path: 'groups.0.limit', message: 'must be at least 1' }] },
+    // Limits (issue #19): fair share
+    { name: 'fair share without a group', input: { name: 'x', order: 'fair' }, errors: [{ path: 'order', message: 'fair share needs a concurrency group whose keys share the task' }] },
+    { name: 'order not fifo or fair', input: { name: 'x', order: 'random' }, errors: [{ path: 'order', message: 'must be "fifo" or "fair"' }] },
+    {
+      name: 'fair group not declared',
+      input: { name: 'x', order: 'fair', fairGroup: 'tenant', groups: [{ name: 'key', limit: 1 }] },
+      errors: [{ path: 'fairGroup', message: 'no group "tenant" in this task' }],
+    },
+    {
+      name: 'weight 0',
+      input: { name: 'x', groups: [{ name: 'tenant', limit: 1, weights: { acme: 0 } }] },
+      errors: [{ path: 'groups.0.weights.acme', message: 'must be at least 1' }],
+    },
+    {
+      name: 'weight fractional',
+      input: { name: 'x', groups: [{ name: 'tenant', limit: 1, weights: { acme: 1.5 } }] },
+      errors: [{ path: 'groups.0.weights.acme', message: 'must be a whole number' }],
+    },
     {
       name: 'override 0',
       input: { name: 'x', groups: [{ name: 'tenant', limit: 1, overrides: { acme: 0 } }] },
@@ -229,4 +250,13 @@ describe('effectiveGroupLimit', () => {
     expect(effectiveGroupLimit(group, key)).toBe(expected);
   });
 
+});
+
+describe('fairShareGroup (issue #19)', () => {
+  it.each([
+    { name: 'fifo (absent): none', def: { groups: [{ name: 'tenant' }] }, g: null },
+    { name: 'fair: the first group', def: { order: 'fair', groups: [{ name: 'tenant' }, { name: 'key' }] }, g: 'tenant' },
+    { name: 'fair: the named group', def: { order: 'fair', fairGroup: 'key', groups: [{ name: 'tenant' }, { name: 'key' }] }, g: 'key' },
+    { name: 'fair without groups: none', def: { order: 'fair', groups: [] }, g: null },
+  ])('$name', ({ def, g }) => expect(fairShareGroup(def as Parameters<typeof fairShareGroup>[0])).toBe(g));
 });

@@ -7,6 +7,7 @@ import { inputRecord, inputText } from './input-text';
 import { taskRetentionSchema } from './retention-policy';
 import { issueFieldErrors, type FieldError } from './errors';
 import { AGING_MS_MAX, AGING_MS_MIN, DEFAULT_AGING_MS, PRIORITY_MAX } from './priority';
+import { CLAIM_ORDERS, WEIGHT_MAX, WEIGHT_MIN } from './fair-share';
 
 // ─── Fleet defaults: the fields a task may inherit (three-level precedence, block at the end) ───
 /**
@@ -81,6 +82,8 @@ export const groupSchema = z.strictObject({
   keyPath: keyPathSchema.optional(),
   /** Per-key limits that win over `limit`, e.g. `{ acme: 50 }`. */
   overrides: inputRecord(z.string().min(1).max(200), limit).default({}),
+  /** Limits (issue #19): per-key weights for a task with `order: 'fair'`, e.g. `{ acme: 3 }`; absent keys weigh 1. */
+  weights: inputRecord(z.string().min(1).max(200), whole(WEIGHT_MIN, WEIGHT_MAX)).optional(),
   /** Per-key policies (the third precedence level, block "Per-key policies" below):
    *  a key's own retry fields and wait lines, e.g. `{ acme: { retry: { maxAttempts: 8 } } }`. */
   keyPolicies: inputRecord(z.string().min(1).max(200), z.lazy(() => keyPolicySchema)).optional(),
@@ -264,6 +267,11 @@ export const taskDefinitionSchema = z
     paused: z.boolean().default(false),
     // Limits (issue #19)
     priority: taskPrioritySchema.optional(),
+    /** Who goes first among what the limits allow: 'fifo' (claim order; absent = fifo) or
+     *  'fair' (weighted fair share across the keys of `fairGroup`; server/core/fair-share.ts). */
+    order: z.enum(CLAIM_ORDERS, { error: 'must be "fifo" or "fair"' }).optional(),
+    /** The group whose keys share the task fairly (absent: the task's first group). */
+    fairGroup: inputText.optional(),
     /** Rate limit of the whole task, cluster-wide; absent = none. */
     rate: rateSchema.optional(),
     /** Payload path of an execution's cost for every rate limit of the task (a number ≥ 0; else 1). */
@@ -296,6 +304,13 @@ export const taskDefinitionSchema = z
         }
       }
     });
+    // Limits (issue #19): fair share needs a group to share by
+    if (t.order === 'fair' && t.groups.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['order'], message: 'fair share needs a concurrency group whose keys share the task' });
+    }
+    if (t.fairGroup !== undefined && !t.groups.some((g) => g.name === t.fairGroup)) {
+      ctx.addIssue({ code: 'custom', path: ['fairGroup'], message: `no group "${t.fairGroup}" in this task` });
+    }
   });
 
 export type TaskDefinition = z.output<typeof taskDefinitionSchema>;
@@ -334,6 +349,12 @@ export function parseConfig(input: unknown): ParseResult<SluiceConfig> {
 export function parseTaskDefinition(input: unknown): ParseResult<TaskDefinition> {
   const r = taskDefinitionSchema.safeParse(input);
   return r.success ? { ok: true, value: r.data } : { ok: false, errors: issueFieldErrors(r.error.issues) };
+}
+
+/** Limits (issue #19): the group a task with `order: 'fair'` shares by (its fairGroup, else its first group); null = fifo. */
+export function fairShareGroup(def: Pick<TaskDefinition, 'order' | 'fairGroup' | 'groups'>): string | null {
+  if (def.order !== 'fair') return null;
+  return def.fairGroup ?? def.groups[0]?.name ?? null;
 }
 
 /** The limit a key gets in a group: its override when there is one, else the group's. */

@@ -14,6 +14,14 @@ describe('describeHold', () => {
     ],
     [{ reason: 'task_full', task: 'send-email', inFlight: 40, concurrency: 40 }, 'task limit full: 40/40'],
     [
+      { reason: 'fair_share', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', inFlight: 9, weight: 1, share: 3, times: 3 },
+      'fair share: acme used 3× its weight (9 running, weight 1, share 3)',
+    ],
+    [
+      { reason: 'fair_share', key: 'tenant=big', group: 'tenant', groupKey: 'big', inFlight: 8, weight: 4, share: 7.5, times: 1.07 },
+      'fair share: big used 1.1× its weight (8 running, weight 4, share 7.5)',
+    ],
+    [
       { reason: 'rate_limited', key: 'tenant=acme', group: 'tenant', groupKey: 'acme', limit: 50, per: 1000, burst: 5, override: false, nextInMs: 1200 },
       'rate limit tenant=acme: next slot in 1.2 s (50/s, burst 5)',
     ],

@@ -41,6 +41,20 @@ export type WaitingHold =
       ownerDraining: boolean;
     }
   | { reason: 'group_full'; key: string; group: string; groupKey: string; inFlight: number; limit: number; override: boolean }
+  | {
+      /** Limits (issue #19): the task is full and, with `order: fair`, the row's key runs at or over its
+       *  weighted share, so free slots go to keys below theirs first (server/core/fair-share.ts). */
+      reason: 'fair_share';
+      key: string;
+      group: string;
+      groupKey: string;
+      inFlight: number;
+      weight: number;
+      /** Its share of the capacity now (L × weight). */
+      share: number;
+      /** inFlight ÷ share: 3 = "used 3× its weight". */
+      times: number;
+    }
   | { reason: 'task_full'; task: string; inFlight: number; concurrency: number }
   /** Rate limits (issue #19): the key's GCRA allowance is spent; its next slot is due in nextInMs. */
   | { reason: 'rate_limited'; key: string; group: string; groupKey: string; limit: number; per: number; burst: number; override: boolean; nextInMs: number }
@@ -106,6 +120,8 @@ export function describeHold(h: WaitingHold): string {
         : `partition ${h.partition} has no live owner (${h.ownerName ?? h.owner} ${h.ownerStopped ? 'stopped' : h.ownerDraining ? 'is draining' : `last heartbeat ${at(h.lastHeartbeatAt)}`})`;
     case 'group_full':
       return `group key ${h.key} is full: ${n(h.inFlight)}/${n(h.limit)}${h.override ? ' (override)' : ''}`;
+    case 'fair_share':
+      return `fair share: ${h.groupKey} used ${+Number(h.times).toFixed(1)}× its weight (${n(h.inFlight)} running, weight ${n(h.weight)}, share ${+Number(h.share).toFixed(1)})`;
     case 'task_full':
       return `task limit full: ${n(h.inFlight)}/${n(h.concurrency)}`;
     case 'rate_limited':

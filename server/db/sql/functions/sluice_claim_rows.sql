@@ -76,7 +76,13 @@
 -- p_parts and p_after_finish came (the enqueue/cycle deadlock, 2026-11-24); before that file:
 -- prisma/migrations 20261123000200000_engine (first),
 -- …0500000_engine_perf, …0600000_waiting_rows, …0700000_hot_slots. Priorities (claim order
--- by claim_at): 2026-11-24, issue #19.
+-- by claim_at): 2026-11-24, issue #19. Weighted fair share (`order: fair`, the v_fg / v_over /
+-- v_prev parts): 2026-11-24, issue #19, rule in server/core/fair-share.ts.
+-- Fair share with rate limits (both issue #19): the fair passes skip rate-held keys like
+-- saturated ones, a rate-held key takes no share of the level L (its running rows count as
+-- a full key's), a candidate the rates refuse takes no place in its key's fair rank, and
+-- what earlier passes kept is spent from each rated key's allowance (v_rspent; v_rout when
+-- used up) and, with costs, from the task's (v_tspent) before the next pass ranks.
 
 CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_parts integer[], p_after_finish boolean)
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
@@ -103,6 +109,23 @@ DECLARE
   v_got     bigint[];
   v_parts   integer[];
   v_gks     text[];
+  -- fair share (issue #19; the rule and its tables: server/core/fair-share.ts)
+  v_fg      text;                -- the group shared fairly (groups -> g -> 'fair'); NULL = fifo
+  v_fw      jsonb;               -- its weights ({"acme": 3}, default 1)
+  v_over    jsonb;               -- waiting keys at or over their share: skipped by a fair pass
+  v_lvl     numeric;             -- the fair level L (running ÷ weight each waiting key is due)
+  v_skip_obj jsonb;              -- what the scan skips: v_sat_obj (+ v_over in a fair pass)
+  v_fair1   boolean := false;    -- in a fair pass (up to 3, then one pass over every key)
+  v_fpass   integer := 0;
+  v_prev    bigint[] := '{}';    -- rows the fair passes kept (the last pass adds to them)
+  v_aside   text[];              -- the keys whose head rows a round sets aside (v_sat; v_over when fair)
+  v_fair_rel boolean := false;   -- the last pass released the fair keys' set-aside rows once
+  -- fair share × rate limits: what the fair passes' rows spent of each rated key's allowance
+  -- and of the task's own (with costs), and the keys whose allowance they used up
+  v_rspent  jsonb := '{}';       -- {"tenant=acme": cost kept by earlier passes}
+  v_rout    jsonb := '{}';       -- keys whose allowance less v_rspent is negative: skipped
+  v_tspent  double precision := 0;
+  v_tcost   double precision;
   -- Rate limits (issue #19)
   v_grate     boolean := false;       -- some group of the task has a rate
   v_task_spec jsonb;                  -- the task's own rate, NULL = none
@@ -235,6 +258,15 @@ BEGIN
     -- ones (v_sat stays the saturated keys alone: their rows are set aside on the key, a
     -- rate-held key's are parked on 'rate:' + key)
     v_sat_obj := v_sat_obj || v_rheld_obj;
+    -- Fair share (issue #19, the rule: server/core/fair-share.ts): a task with `order: fair`
+    -- marks its group "fair" in task_runtime.groups. Fair passes (at the top of the loop)
+    -- skip the waiting keys already at their share and keep a key's rows only up to it; what
+    -- they leave free, a last pass over every key fills (fair order), so no slot stays idle.
+    -- Limits are untouched: saturated keys stay skipped, the ranking is as before.
+    v_skip_obj := v_sat_obj;
+    SELECT g.key INTO v_fg FROM jsonb_each(v_rt.groups) g WHERE g.value ? 'fair' LIMIT 1;
+    v_fw := coalesce(v_rt.groups -> v_fg -> 'weights', '{}');
+    v_fair1 := v_fg IS NOT NULL;
     -- window: candidates ranked per round (1.5× the free slots: 2× ranked a third more
     -- rows for ~1% more admitted in W2); read: at most this many head rows per partition
     -- are looked at to find them (rows of saturated keys are skipped in the index scan
@@ -243,6 +275,51 @@ BEGIN
     v_read := least(v_window * 16 + 256, 8000);
     LOOP
       v_pass := v_pass + 1;
+      IF v_fair1 THEN
+        -- Fair pass: waiting keys of the fair group (group_slots.queued > 0, ≤ 1,000, no lock)
+        -- with their running counts (incl. rows earlier passes kept) and weights. The
+        -- capacity the waiting keys share is the concurrency less what keys with nothing
+        -- waiting (or at their limit) hold; L = that ÷ Σ weights of the waiting keys; skipped: keys at L or over.
+        WITH w AS (
+          SELECT gs.group_key AS k FROM group_slots gs
+          WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0 LIMIT 1000
+        ), f AS (
+          SELECT coalesce(r.gk, v_fg || '=' || w.k) AS gk, coalesce(r.n, 0) AS n,
+                 -- a key at its limit (counting earlier passes' rows) takes no share, nor does a
+                 -- rate-held key (v_sat_obj holds v_rheld_obj and v_rout): rows its rate refuses
+                 -- do not count toward fair share, its running rows are held like a full key's
+                 w.k IS NOT NULL AND coalesce(r.n, 0) < coalesce(sluice_group_limit(v_rt.groups, v_fg, w.k), 2147483647)
+                   AND NOT (v_sat_obj ? (v_fg || '=' || w.k)) AS waits,
+                 coalesce((v_fw ->> coalesce(w.k, substr(r.gk, strpos(r.gk, '=') + 1)))::numeric, 1) AS wt
+          FROM (SELECT x.gk, x.n FROM unnest(v_run_keys, v_run_n) AS x(gk, n) WHERE split_part(x.gk, '=', 1) = v_fg) r
+          FULL JOIN w ON r.gk = v_fg || '=' || w.k
+        ), l AS (
+          SELECT (v_rt.concurrency - coalesce(sum(f.n) FILTER (WHERE NOT f.waits), 0)) / sum(f.wt) FILTER (WHERE f.waits) AS lvl FROM f
+        )
+        , below AS (
+          -- keys below their share get back (from executions_waiting_idx) as many of their
+          -- rows set aside as they are short of it: their oldest, so at the head of the claim
+          -- index (the first fair pass only; one probe per such key)
+          SELECT f.gk, ceil(l.lvl * f.wt - f.n)::integer AS d FROM f, l WHERE v_fpass = 0 AND f.waits AND f.n / f.wt < l.lvl
+        ), rel AS (
+          UPDATE executions e SET waiting_on = NULL
+          WHERE e.ctid = ANY (ARRAY(
+            SELECT x.tid FROM below b CROSS JOIN LATERAL (
+              SELECT w.ctid AS tid FROM executions w
+              WHERE w.task = p_task AND w.waiting_on = b.gk AND w.state = 'queued'
+              ORDER BY w.claim_at, w.id LIMIT b.d
+            ) x)) AND e.state = 'queued'
+          RETURNING 1
+        )
+        SELECT l.lvl, coalesce((SELECT jsonb_object_agg(f.gk, true) FROM f WHERE f.waits AND f.n / f.wt >= l.lvl), '{}')
+        INTO v_lvl, v_over FROM l, (SELECT count(*) FROM rel) r;
+        IF v_lvl IS NULL THEN
+          v_fair1 := false;
+          v_skip_obj := v_sat_obj;
+        ELSE
+          v_skip_obj := v_sat_obj || v_over;
+        END IF;
+      END IF;
       WITH cand AS (
         SELECT x.id, x.group_keys, x.part, x.pos, row_number() OVER (ORDER BY x.claim_at, x.id) AS ord,
                -- Rate limits (issue #19): the row's cost (payload read by primary key, window rows only)
@@ -266,7 +343,7 @@ BEGIN
             -- jsonb ?| looks each of the row's keys up in the sorted keys of an object
             -- (binary search); `group_keys && v_sat` compared every pair: ~3 µs per row
             -- read with 200 saturated keys
-            WHERE NOT (v_sat_obj ?| h.group_keys)
+            WHERE NOT (v_skip_obj ?| h.group_keys) AND h.id <> ALL (v_prev)  -- (fair share: v_skip_obj, v_prev)
             LIMIT v_window
           ) y
           ORDER BY y.claim_at, y.id
@@ -288,7 +365,7 @@ BEGIN
                -- primary-key probe per key, only when some group has a rate)
                CASE WHEN v_grate THEN sluice_rate_allowance(sluice_key_rate(v_rt.groups, d.gname, d.gkey),
                  (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = d.gname AND rs.group_key = d.gkey),
-                 v_now_ms) END AS rb
+                 v_now_ms) - coalesce((v_rspent ->> d.gk)::double precision, 0) END AS rb  -- less what earlier fair passes kept
         FROM (SELECT ck.gk, split_part(ck.gk, '=', 1) AS gname, substr(ck.gk, strpos(ck.gk, '=') + 1) AS gkey, count(*) AS cnt
               FROM ck GROUP BY ck.gk) d
         LEFT JOIN unnest(v_run_keys, v_run_n) AS r(gk, n) ON r.gk = d.gk
@@ -315,13 +392,119 @@ BEGIN
         ) u
         WHERE u.cb > u.rb
       ),
+      -- fair share: a candidate's place = (running(key) + its rank in the key) ÷ weight(key)
+      -- for its key of the fair group (water-filling); none without a fair group (fifo). A
+      -- fair pass keeps a key's rows only while the key is below L before taking them. The
+      -- rank counts only rows the limits and rates admit: a row refused (`bad`, e.g. by a
+      -- rate) takes no place in its key's share.
+      fpos AS (
+        SELECT g.id, (k.used + g.fr) / coalesce((v_fw ->> substr(g.gk, strpos(g.gk, '=') + 1))::numeric, 1) AS pos,
+               (k.used + g.fr - 1) / coalesce((v_fw ->> substr(g.gk, strpos(g.gk, '=') + 1))::numeric, 1) AS before
+        FROM (
+          SELECT ck.id, ck.gk, row_number() OVER (PARTITION BY ck.gk ORDER BY ck.ord) AS fr
+          FROM ck WHERE split_part(ck.gk, '=', 1) = v_fg AND NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = ck.id)
+        ) g JOIN keys k USING (gk)
+      ),
       kept AS (
-        SELECT c.id, c.ord, c.group_keys FROM cand c WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id)
-        ORDER BY c.ord LIMIT v_free
+        SELECT c.id, c.ord, c.group_keys FROM cand c LEFT JOIN fpos f ON f.id = c.id
+        WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id) AND (NOT v_fair1 OR coalesce(f.before, 0) < v_lvl)
+        ORDER BY coalesce(f.pos, 0), c.ord LIMIT v_free - cardinality(v_prev)
       )
       SELECT (SELECT array_agg(k.id ORDER BY k.ord) FROM kept k), (SELECT count(*) FROM cand),
              (SELECT coalesce(sum(z.skipped), 0) FROM (SELECT max(c.pos) - count(*) AS skipped FROM cand c GROUP BY c.part) z)
       INTO v_ids, v_cands, v_skipped;
+      -- Fair share: a fair pass's rows count as running for the next pass (ranking and
+      -- fair order see them); while slots are left and a pass found rows, look again (≤ 3
+      -- fair passes; keys that reached L are then skipped), then once over every key. Fair
+      -- passes do not count as rounds. A last pass (every key) left short with a thin head
+      -- (the window did not fill) while rows of the fair group wait set aside releases them
+      -- (up to the slots left, per key) and looks once more: set aside for fairness, they
+      -- must never leave a slot idle (giving them back only as the key's executions finish,
+      -- 2 at a time, ran W6 at 0.13× oldest-first; on every short pass, Jain fell to 0.46).
+      IF v_fair1 OR (v_fg IS NOT NULL AND NOT v_fair_rel AND v_cands < v_window AND coalesce(cardinality(v_ids), 0) < v_free - cardinality(v_prev)) THEN
+        -- Rate limits × fair share: a pass's rows are claimed with the others at the end, so
+        -- what they spend is counted here: with costs, the task's own allowance cuts them
+        -- now (what earlier passes spent first; a prefix, as the cut below the loop), and
+        -- each rated key's cost goes to v_rspent (the next pass's `rb`); a key it leaves
+        -- negative is skipped (v_rout) and takes no share.
+        IF v_ids IS NOT NULL AND v_task_spec IS NOT NULL AND v_cost IS NOT NULL THEN
+          SELECT array_agg(z.id ORDER BY z.ord), sum(z.cost) INTO v_ids, v_tcost FROM (
+            SELECT c.id, c.ord, w.cost, sum(w.cost) OVER (ORDER BY c.ord) - w.cost AS tcb
+            FROM unnest(v_ids) WITH ORDINALITY AS c(id, ord)
+            CROSS JOIN LATERAL (SELECT sluice_rate_cost(e.payload, v_cost) AS cost FROM executions e WHERE e.id = c.id) w
+          ) z WHERE z.tcb <= v_task_rb - v_tspent;
+          v_tspent := v_tspent + coalesce(v_tcost, 0);
+        END IF;
+        IF v_ids IS NOT NULL AND v_grate THEN
+          SELECT v_rspent || coalesce(jsonb_object_agg(z.gk, coalesce((v_rspent ->> z.gk)::double precision, 0) + z.c), '{}')
+          INTO v_rspent FROM (
+            SELECT k.gk, sum(CASE WHEN v_cost IS NULL THEN 1::double precision ELSE sluice_rate_cost(e.payload, v_cost) END) AS c
+            FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
+            WHERE e.id = ANY (v_ids)
+              AND sluice_key_rate(v_rt.groups, split_part(k.gk, '=', 1), substr(k.gk, strpos(k.gk, '=') + 1)) IS NOT NULL
+            GROUP BY k.gk) z;
+          SELECT coalesce(jsonb_object_agg(s.key, true), '{}') INTO v_rout FROM jsonb_each_text(v_rspent) s
+          CROSS JOIN LATERAL (SELECT split_part(s.key, '=', 1) AS gname, substr(s.key, strpos(s.key, '=') + 1) AS gkey) p
+          WHERE sluice_rate_allowance(sluice_key_rate(v_rt.groups, p.gname, p.gkey),
+                  (SELECT rs.tat_ms FROM rate_state rs WHERE rs.task = p_task AND rs.group_name = p.gname AND rs.group_key = p.gkey),
+                  v_now_ms) - s.value::double precision < 0;
+          v_sat_obj := v_sat_obj || v_rout;
+        END IF;
+        IF v_ids IS NOT NULL THEN
+          SELECT array_agg(z.gk), array_agg(z.n) INTO v_run_keys, v_run_n FROM (
+            SELECT u.gk, sum(u.n)::integer AS n FROM (
+              SELECT r.gk, r.n FROM unnest(v_run_keys, v_run_n) AS r(gk, n)
+              UNION ALL
+              SELECT k.gk, 1 FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk) WHERE e.id = ANY (v_ids)
+            ) u GROUP BY u.gk) z;
+          v_prev := v_prev || v_ids;
+        END IF;
+        v_fpass := v_fpass + 1;
+        v_pass := v_pass - 1;
+        IF cardinality(v_prev) >= v_free OR coalesce(v_task_rb - v_tspent < 0, false) THEN
+          v_ids := NULL;
+          EXIT;
+        END IF;
+        IF NOT v_fair1 THEN
+          v_fair_rel := true;
+          v_ids := NULL;
+          WITH rel AS (
+            UPDATE executions e SET waiting_on = NULL
+            WHERE e.ctid = ANY (ARRAY(
+              SELECT x.tid FROM (
+                SELECT gs.group_key FROM group_slots gs
+                WHERE gs.task = p_task AND gs.group_name = v_fg AND gs.queued > 0
+                  -- not keys the scan skips anyway (at their limit, rate-held)
+                  AND NOT (v_sat_obj ? (v_fg || '=' || gs.group_key)) LIMIT 1000
+              ) k
+              CROSS JOIN LATERAL (
+                SELECT w.ctid AS tid FROM executions w
+                WHERE w.task = p_task AND w.waiting_on = v_fg || '=' || k.group_key AND w.state = 'queued'
+                ORDER BY w.claim_at, w.id
+                LIMIT v_free - cardinality(v_prev)
+              ) x)) AND e.state = 'queued'
+            RETURNING 1
+          )
+          SELECT count(*) INTO v_set FROM rel;
+          CONTINUE WHEN v_set > 0;
+          EXIT;
+        END IF;
+        -- Clogged by keys at their share (more of their rows skipped than the window holds
+        -- and the window not filled, or none found within the read bound: served slower than
+        -- they arrive, their rows pile up at the head): set them aside below, on their fair
+        -- key, and look again. They come back when their key falls below its share (the
+        -- release at the top of a fair pass) or when nothing else can use a slot (the last
+        -- pass), never by a finish (sluice_release_keys leaves a fair key's rows).
+        IF ((v_skipped >= v_window AND v_cands < v_window) OR v_cands = 0) AND v_over <> '{}'::jsonb AND v_fpass < 3 THEN
+          v_aside := ARRAY(SELECT jsonb_object_keys(v_over));
+        ELSE
+          IF v_ids IS NULL OR v_fpass >= 3 THEN
+            v_fair1 := false;
+            v_skip_obj := v_sat_obj;
+          END IF;
+          CONTINUE;
+        END IF;
+      ELSE
       -- A full round needs nothing more. Nor does a short round whose window filled
       -- without skipping many rows of saturated keys: its head had enough claimable rows
       -- and the ranking turned some down (tenants sharing the slots in turn, as in W2);
@@ -332,14 +515,17 @@ BEGIN
       -- them. (Setting aside on every short round cost more than it saved: in W2 most
       -- rounds are a few rows short, and each set aside ~100 rows that the next finish
       -- released again: 17.7 vs 9.9 ms of database time per 100-job cycle.)
-      EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free OR (v_cands >= v_window AND v_skipped < v_window)
+      EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free - cardinality(v_prev) OR (v_cands >= v_window AND v_skipped < v_window)
              OR (cardinality(v_sat) = 0 AND v_rheld_obj = '{}') OR v_pass >= 3;
+      v_aside := v_sat;
+      END IF;
       WITH head AS (
         SELECT y.tid, y.group_keys
         FROM unnest(v_owned) AS p(part)
         CROSS JOIN LATERAL (
           SELECT e.ctid AS tid, e.group_keys FROM executions e
           WHERE e.task = p_task AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL
+            AND e.id <> ALL (v_prev)  -- (fair share: rows earlier passes kept are claimed below)
             AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
           ORDER BY e.claim_at, e.id
           LIMIT 512
@@ -347,13 +533,14 @@ BEGIN
       ),
       aside AS (
         UPDATE executions e
-        -- a saturated key first (a finish releases it); else the rate-held key it is parked
-        -- on ('rate:' + key; released by a claim once the key's next slot is due)
-        SET waiting_on = coalesce((SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_sat) LIMIT 1),
+        -- a key of v_aside first: a saturated key (a finish releases it), or in a clogged
+        -- fair pass a key at its fair share (the claim releases it); else the rate-held key
+        -- it is parked on ('rate:' + key; released by a claim once the key's next slot is due)
+        SET waiting_on = coalesce((SELECT k FROM unnest(e.group_keys) AS k WHERE k = ANY (v_aside) LIMIT 1),
                                   'rate:' || (SELECT k FROM unnest(e.group_keys) AS k WHERE v_rheld_obj ? k LIMIT 1))
         -- by ctid (one TID scan): nobody else changes a queued row of this task while we
         -- hold the task lock, so the rows read above are still the current versions
-        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_sat OR v_rheld_obj ?| h.group_keys)) AND e.state = 'queued'
+        WHERE e.ctid = ANY (ARRAY(SELECT h.tid FROM head h WHERE h.group_keys && v_aside OR v_rheld_obj ?| h.group_keys)) AND e.state = 'queued'
         RETURNING e.waiting_on
       )
       SELECT count(*), array_agg(DISTINCT substr(a.waiting_on, 6)) FILTER (WHERE a.waiting_on LIKE 'rate:%')
@@ -367,10 +554,15 @@ BEGIN
         FROM unnest(v_parked) AS k(gk)
         WHERE rs.task = p_task AND rs.group_name = split_part(k.gk, '=', 1) AND rs.group_key = substr(k.gk, strpos(k.gk, '=') + 1);
       END IF;
+      CONTINUE WHEN v_fair1;  -- a fair pass looks again (≤ 3 fair passes)
       -- Claim what this round found; look again only when it found nothing and the head
       -- moved.
       EXIT WHEN v_ids IS NOT NULL OR v_set = 0;
     END LOOP;
+    -- fair share: the fair passes' rows, then the last pass's
+    IF cardinality(v_prev) > 0 THEN
+      v_ids := v_prev || coalesce(v_ids, '{}');
+    END IF;
   END IF;
   IF v_ids IS NULL THEN RETURN; END IF;
 

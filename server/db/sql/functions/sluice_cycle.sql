@@ -119,6 +119,9 @@ BEGIN
     ) THEN
       WITH room AS (
         SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL
+                          -- fair share (issue #19): a fair key's rows are given back by the
+                          -- claim, never by a finish (as in sluice_release_keys)
+                          WHEN v_groups -> p.gname ? 'fair' THEN 0
                           ELSE greatest(l.lim - greatest(coalesce(s.in_flight, 0) - k.fin, 0), 0) END AS n
         FROM (SELECT f.gk, count(*)::integer AS fin FROM unnest(v_fgks) AS f(gk) GROUP BY f.gk) k
         CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p

@@ -7,7 +7,8 @@
 -- executions_waiting_idx and one of group_slots per key: the cost follows the keys
 -- released, not the number of keys or waiting rows.
 -- Why rows wait at all: sluice_claim.sql and docs/architecture.md § "Claiming" (4).
--- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19).
+-- Since prisma/migrations/20261123000600000_waiting_rows; claim order since the priorities (#19);
+-- a fair-share group's keys (`order: fair`, #19) are released by the claim, not here.
 -- Rate limits (#19): a row parked on a key's rate ('rate:group=key') is released by the
 -- claim when the key's next slot comes, not here: 0 rows while the key's group still has a
 -- rate, every row once it has none (the config dropped it).
@@ -19,7 +20,12 @@ AS $function$
   WITH room AS (
     SELECT k.gk, CASE WHEN k.gk LIKE 'rate:%' THEN
                         CASE WHEN sluice_key_rate(p_groups, split_part(substr(k.gk, 6), '=', 1), p.gkey) IS NULL THEN NULL ELSE 0 END
-                      WHEN l.lim IS NULL THEN NULL ELSE greatest(l.lim - coalesce(s.in_flight, 0), 0) END AS n
+                      WHEN l.lim IS NULL THEN NULL
+                      -- fair share (issue #19): the claim gives a fair key's rows back (when the key
+                      -- falls below its share, or nothing else can use a slot); a finish releasing up
+                      -- to the limit re-clogged the head (2 coordinators, 90% flood: t0 40%)
+                      WHEN p_groups -> p.gname ? 'fair' THEN 0
+                      ELSE greatest(l.lim - coalesce(s.in_flight, 0), 0) END AS n
     FROM (SELECT DISTINCT gk FROM unnest(p_keys) AS gk) k
     CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p
     CROSS JOIN LATERAL (SELECT sluice_group_limit(p_groups, p.gname, p.gkey) AS lim) l

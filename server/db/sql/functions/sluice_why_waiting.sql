@@ -18,7 +18,8 @@
 --    (sluice_rate_allowance over rate_state's TAT and sluice_key_rate / task_runtime.rate)
 --    is negative is rate-held — the claim skips the key's rows (or claims nothing of the
 --    task) until its next slot, TAT − burst × T, which is reported as `nextInMs`;
---  * the task limit: task_runtime.in_flight ≥ concurrency;
+--  * the task limit: task_runtime.in_flight ≥ concurrency; with `order: fair` (issue #19)
+--    and the row's key at or over its weighted share, `fair_share` before it;
 --  * the task's circuit breaker (issue 23): coordinators do not claim a task whose breaker
 --    (task_breakers) is open, or half-open with every probe started, while the definition
 --    has it enabled (server/coordinator/breaker-gate.ts; the gate is in the coordinator,
@@ -51,6 +52,9 @@ DECLARE
   v_ahead  integer;
   v_ahead_prio integer;
   v_brk    record;
+  v_fg     text;     -- fair share (issue #19): the task's fair group, the row's key in it
+  v_fk     text;
+  v_fair   record;
   v_now_ms double precision := extract(epoch FROM clock_timestamp()) * 1000;
   v_rs     record;
 BEGIN
@@ -152,6 +156,41 @@ BEGIN
           'nextInMs', v_k.tat_ms - v_now_ms - (v_k.rate ->> 'burst')::double precision * (v_k.rate ->> 'per')::double precision / (v_k.rate ->> 'limit')::double precision);
       END IF;
     END LOOP;
+  END IF;
+
+  -- Fair share (issue #19, server/core/fair-share.ts): while the task is full, a row whose
+  -- key of the fair group runs at or above its share (L × weight, L = the capacity the
+  -- waiting keys share ÷ their weights) is passed over for keys below theirs. Read from
+  -- the group_slots counters (the claim reads running rows; the two agree under its lock).
+  -- Reported only with task_full, so the claim takes nothing of the row while it holds.
+  IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN
+    SELECT g.key INTO v_fg FROM jsonb_each(rt.groups) g WHERE g.value ? 'fair' LIMIT 1;
+    SELECT k INTO v_fk FROM unnest(e.group_keys) AS k WHERE split_part(k, '=', 1) = v_fg LIMIT 1;
+    IF v_fk IS NOT NULL THEN
+      -- a rate-held key (its allowance negative, as the claim reads it) waits on its rate,
+      -- not for a share: it takes none (the claim's fair passes skip it), so it is left out
+      -- of the waiting keys and its own row gets no fair_share hold
+      SELECT coalesce(max(gs.in_flight) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)), 0) AS used,
+             bool_or(q.held) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)) AS held,
+             coalesce((rt.groups -> v_fg -> 'weights' ->> substr(v_fk, strpos(v_fk, '=') + 1))::numeric, 1) AS w,
+             (rt.concurrency - coalesce(sum(gs.in_flight) FILTER (WHERE NOT q.waits), 0))
+               / nullif(sum(coalesce((rt.groups -> v_fg -> 'weights' ->> gs.group_key)::numeric, 1)) FILTER (WHERE q.waits), 0) AS lvl
+        INTO v_fair
+      FROM group_slots gs
+      CROSS JOIN LATERAL (
+        SELECT coalesce(sluice_rate_allowance(sluice_key_rate(rt.groups, v_fg, gs.group_key),
+                 (SELECT s.tat_ms FROM rate_state s WHERE s.task = e.task AND s.group_name = v_fg AND s.group_key = gs.group_key),
+                 v_now_ms) < 0, false) AS held
+      ) h
+      CROSS JOIN LATERAL (SELECT h.held, gs.queued > 0 AND NOT h.held AS waits) q  -- waits: shares L
+      WHERE gs.task = e.task AND gs.group_name = v_fg;
+      IF v_fair.lvl > 0 AND NOT coalesce(v_fair.held, false) AND v_fair.used / v_fair.w >= v_fair.lvl THEN
+        v_holds := v_holds || jsonb_build_object(
+          'reason', 'fair_share', 'key', v_fk, 'group', v_fg, 'groupKey', substr(v_fk, strpos(v_fk, '=') + 1),
+          'inFlight', v_fair.used, 'weight', v_fair.w, 'share', round(v_fair.lvl * v_fair.w, 2),
+          'times', round(v_fair.used / v_fair.w / v_fair.lvl, 2));
+      END IF;
+    END IF;
   END IF;
 
   IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN

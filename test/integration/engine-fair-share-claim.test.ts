@@ -1,0 +1,214 @@
+// Weighted fair share (issue #19) through the real claim (sluice_claim_rows), one
+// coordinator row, no processes: which rows a claim hands out, in which order, and that
+// every limit holds. The rule: server/core/fair-share.ts.
+import { describe, it, expect, beforeAll } from 'vitest';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { enqueue } from '../../server/services/enqueue';
+import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
+import { finishExecutions } from '../../server/db/finish-executions';
+import { readWhyWaiting } from '../../server/db/why-waiting';
+import { whyWaitingFromRow } from '../../server/core/why-waiting';
+import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+
+const tenantsOf = (got: ClaimedExecution[]) => got.map((e) => (e.payload as { t: string }).t);
+const countBy = (xs: string[]) => Object.fromEntries([...new Set(xs)].sort().map((x) => [x, xs.filter((y) => y === x).length]));
+const finish = (task: string, got: ClaimedExecution[]) =>
+  finishExecutions(db.pool, task, got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
+
+describe('fair share in the claim', () => {
+  it('stores the fair group and its weights for the claim; a fifo task is stored as before', async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-store', order: 'fair', groups: [{ name: 'tenant', limit: 5, keyPath: 't', weights: { acme: 3 } }, { name: 'key', limit: 1, keyPath: 'k' }] },
+      { name: 'fs-fifo', groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] },
+    ]);
+    const r = await db.pool.query<{ task: string; groups: unknown }>(`SELECT task, groups FROM task_runtime WHERE task LIKE 'fs-%' ORDER BY task`);
+    expect(r.rows).toEqual([
+      { task: 'fs-fifo', groups: { tenant: { limit: 5, overrides: {} } } },
+      { task: 'fs-store', groups: { tenant: { limit: 5, overrides: {}, weights: { acme: 3 }, fair: true }, key: { limit: 1, overrides: {} } } },
+    ]);
+  });
+});
+
+// Two members owning two partitions each take turns: each finishes a few of its running
+// executions (random ones) and refills in the same call (sluice_cycle), as the completer does.
+async function cycleRounds(task: string, rounds: number, perMember: number, onRound: (running: Record<string, number>) => void) {
+  const a = await fakeCoordinator(db.pool, [task], { [task]: [0, 1] });
+  const b = await fakeCoordinator(db.pool, [task], { [task]: [2, 3] });
+  const live: Record<string, { id: number; leaseToken: string }[]> = { [a]: [], [b]: [] };
+  let x = 3;
+  const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  for (let round = 0; round < rounds; round++) {
+    const me = round % 2 ? b : a;
+    const mine = live[me]!;
+    for (let i = mine.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [mine[i], mine[j]] = [mine[j]!, mine[i]!];
+    }
+    const done = mine.splice(0, Math.min(mine.length, 1 + (round % 4)));
+    const got = await finishAndClaimExecutions(db.pool, me, task, done.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })), perMember - mine.length, 60_000);
+    mine.push(...got.claimed.map((e) => ({ id: e.id, leaseToken: e.leaseToken })));
+    const c = await db.pool.query<{ t: string; n: number }>(`SELECT payload ->> 't' AS t, count(*)::int AS n FROM executions WHERE task = $1 AND state = 'running' GROUP BY 1`, [task]);
+    onRound(Object.fromEntries(c.rows.map((r) => [r.t, r.n])));
+  }
+}
+
+describe('fair share through real claims and cycles', () => {
+  it('weights 1:2:4 from an empty task: the first claim fills by weight, then every refill keeps 2:4:8 of 14', async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-w', partitions: 4, concurrency: 14, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't', weights: { a: 1, b: 2, c: 4 } }] },
+    ]);
+    await enqueue(db.pool, 'fs-w', Array.from({ length: 600 }, (_, i) => ({ payload: { t: ['a', 'b', 'c'][i % 3] } })));
+    const seen: Record<string, number>[] = [];
+    await cycleRounds('fs-w', 60, 7, (r) => seen.push(r));
+    // the first member's 7 slots by water-filling (levels 1/4, 1/2, … per row of c, 1/2, 1 of
+    // b, 1 of a), then both members full at exactly 2:4:8, whatever finishes
+    expect(seen[0]).toEqual({ a: 1, b: 2, c: 4 });
+    for (const r of seen.slice(1)) expect(r).toEqual({ a: 2, b: 4, c: 8 });
+  });
+
+  it('one tenant sending 90%: refills go to the others until all four run 3 of 12, however deep the flood is; the same backlog oldest-first gives t0 almost everything', async () => {
+    let x = 7;
+    const rnd = () => (x = (x * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const inputs = Array.from({ length: 6000 }, () => ({ payload: { t: rnd() < 0.9 ? 't0' : `t${1 + Math.floor(rnd() * 3)}` } }));
+    await applyTasks(db.pool, [
+      { name: 'fs-f', partitions: 4, concurrency: 12, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] },
+      { name: 'fs-fifo', partitions: 4, concurrency: 12, groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] },
+    ]);
+    await enqueue(db.pool, 'fs-f', inputs);
+    await enqueue(db.pool, 'fs-fifo', inputs);
+    const fair: Record<string, number>[] = [];
+    await cycleRounds('fs-f', 120, 6, (r) => fair.push(r));
+    // 120 rounds of 1–4 finishes: far more t0 rows than any window reads piled up at the
+    // head. A member whose two partitions hold no row of a tenant below its share within
+    // reach gives the slot to the others (never idle), so a round may be one off.
+    for (const r of fair.slice(10)) for (const t of ['t0', 't1', 't2', 't3']) expect(Math.abs((r[t] ?? 0) - 3), JSON.stringify(r)).toBeLessThanOrEqual(1);
+    const mean = (t: string) => fair.slice(10).reduce((s, r) => s + (r[t] ?? 0), 0) / (fair.length - 10);
+    for (const t of ['t0', 't1', 't2', 't3']) expect(Math.abs(mean(t) - 3), t).toBeLessThan(0.3);
+    const aside = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = 'fs-f' AND waiting_on = 'tenant=t0'`);
+    expect(aside.rows[0]!.n).toBeGreaterThan(0); // the clogged head was set aside on t0's key
+    const fifo: Record<string, number>[] = [];
+    await cycleRounds('fs-fifo', 20, 6, (r) => fifo.push(r));
+    expect(fifo.at(-1)!.t0 ?? 0).toBeGreaterThanOrEqual(8);
+  });
+
+  it('keeps every limit exact: a per-key override caps a heavy-weight key below its share, and the rest is shared', async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-lim', partitions: 4, concurrency: 12, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't', overrides: { c: 2 }, weights: { c: 10 } }] },
+    ]);
+    await enqueue(db.pool, 'fs-lim', Array.from({ length: 600 }, (_, i) => ({ payload: { t: ['a', 'b', 'c'][i % 3] } })));
+    const seen: Record<string, number>[] = [];
+    await cycleRounds('fs-lim', 40, 6, (r) => seen.push(r));
+    console.log(JSON.stringify(seen));
+    for (const r of seen) expect(r.c ?? 0).toBeLessThanOrEqual(2);
+    for (const r of seen) expect(Object.values(r).reduce((s, n) => s + n, 0)).toBeLessThanOrEqual(12);
+    expect(seen.at(-1)).toEqual({ a: 5, b: 5, c: 2 });
+  });
+
+  it("why-waiting names the fair share while the task is full: 'fair share: a used 2× its weight'; the claim takes nothing then, and hands the next slot to b", async () => {
+    await applyTasks(db.pool, [{ name: 'fs-why', partitions: 1, concurrency: 4, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] }]);
+    const coord = await fakeCoordinator(db.pool, ['fs-why']);
+    await enqueue(db.pool, 'fs-why', Array.from({ length: 6 }, () => ({ payload: { t: 'a' } })));
+    const first = await claimExecutions(db.pool, coord, 'fs-why', 4, 60_000);
+    expect(countBy(tenantsOf(first))).toEqual({ a: 4 }); // alone, a takes the whole task (never idle)
+    const b = await enqueue(db.pool, 'fs-why', [{ payload: { t: 'b' } }]);
+    const aRow = (await db.pool.query<{ id: number }>(`SELECT id FROM executions WHERE task = 'fs-why' AND state = 'queued' AND payload ->> 't' = 'a' ORDER BY id LIMIT 1`)).rows[0]!.id;
+    const whyA = whyWaitingFromRow((await readWhyWaiting(db.pool, Number(aRow), 10_000))!);
+    expect(whyA.holds.map((h) => h.reason)).toEqual(['fair_share', 'task_full']);
+    expect(whyA.text).toBe('fair share: a used 2× its weight (4 running, weight 1, share 2)');
+    const whyB = whyWaitingFromRow((await readWhyWaiting(db.pool, b.executions[0]!.id!, 10_000))!);
+    expect(whyB.holds.map((h) => h.reason)).toEqual(['task_full']);
+    expect(await claimExecutions(db.pool, coord, 'fs-why', 4, 60_000)).toEqual([]);
+    // one of a's finishes: the freed slot goes to b, although a's rows are older
+    await finish('fs-why', first.slice(0, 1));
+    expect(tenantsOf(await claimExecutions(db.pool, coord, 'fs-why', 4, 60_000))).toEqual(['b']);
+  });
+});
+
+
+// Fair share with rate limits (both issue #19): a rate-held key is skipped by the fair
+// passes like a full key and takes no share; what a pass keeps is spent from the key's
+// allowance before the next pass ranks, so several passes never start more than the rate allows.
+describe('fair share with rate limits', () => {
+  const HOUR = 3_600_000;
+  const fast = { limit: 1_000_000, per: 1000, burst: 1000 };
+
+  it('a key out of rate tokens is skipped and takes no share; the passes never start more than burst + 1 of it; why-waiting agrees', async () => {
+    await applyTasks(db.pool, [
+      {
+        name: 'fs-rate',
+        partitions: 1,
+        concurrency: 12,
+        order: 'fair',
+        // every key runs unthrottled but a: one per hour, burst 2 (3 at once from idle)
+        groups: [{ name: 'tenant', limit: 100, keyPath: 't', rate: { ...fast, overrides: { a: { limit: 1, per: HOUR, burst: 2 } } } }],
+      },
+    ]);
+    const coord = await fakeCoordinator(db.pool, ['fs-rate']);
+    await enqueue(db.pool, 'fs-rate', Array.from({ length: 30 }, (_, i) => ({ payload: { t: ['a', 'b', 'c'][i % 3] } })));
+    // fair level 4 each: a's allowance admits 3 in the first pass; the next pass must not
+    // admit a again (it did while each pass read the allowance afresh: a got 4); a's 4th
+    // slot goes to b and c, who share the 9 slots a does not hold (level 4.5; b's row is older)
+    const first = await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000);
+    expect(countBy(tenantsOf(first))).toEqual({ a: 3, b: 5, c: 4 });
+    // a is rate-held for hours: its rows wait on the rate, not on a share; the level b and
+    // c share leaves a out (4.5 each): b at 5 is over it, c at 4 is not
+    const rowOf = async (t: string) =>
+      (await db.pool.query<{ id: number }>(`SELECT id FROM executions WHERE task = 'fs-rate' AND state = 'queued' AND payload ->> 't' = $1 ORDER BY id LIMIT 1`, [t])).rows[0]!.id;
+    const why = async (t: string) => whyWaitingFromRow((await readWhyWaiting(db.pool, Number(await rowOf(t)), 10_000))!);
+    expect((await why('a')).holds.map((h) => h.reason)).toEqual(['rate_limited', 'task_full']);
+    const whyB = await why('b');
+    expect(whyB.holds.map((h) => h.reason)).toEqual(['fair_share', 'task_full']);
+    expect(whyB.text).toBe('fair share: b used 1.1× its weight (5 running, weight 1, share 4.5)');
+    expect((await why('c')).holds.map((h) => h.reason)).toEqual(['task_full']);
+    // a's running rows finish: its 3 slots go to b and c (a has no token), never idle, and
+    // a's queued rows stay out of the share (b and c end at 6 each)
+    await finish('fs-rate', first.filter((e) => (e.payload as { t: string }).t === 'a'));
+    expect(countBy(tenantsOf(await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000)))).toEqual({ b: 1, c: 2 });
+    const running = await db.pool.query<{ t: string; n: number }>(
+      `SELECT payload ->> 't' AS t, count(*)::int AS n FROM executions WHERE task = 'fs-rate' AND state = 'running' GROUP BY 1 ORDER BY 1`,
+    );
+    expect(running.rows).toEqual([
+      { t: 'b', n: 6 },
+      { t: 'c', n: 6 },
+    ]);
+    // one hour later a has one token again: a's next row runs ahead of b and c (level 0)
+    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1, parked_until = parked_until - $1 WHERE task = 'fs-rate'`, [HOUR]);
+    const bc = first.filter((e) => (e.payload as { t: string }).t !== 'a').slice(0, 1);
+    await finish('fs-rate', bc);
+    expect(tenantsOf(await claimExecutions(db.pool, coord, 'fs-rate', 12, 60_000))).toEqual(['a']);
+  });
+  it("rows another group's rate refuses take no place in the key's share: the key still gets its half", async () => {
+    await applyTasks(db.pool, [
+      {
+        name: 'fs-rate-rank',
+        partitions: 1,
+        concurrency: 4,
+        order: 'fair',
+        fairGroup: 'tenant',
+        groups: [
+          { name: 'tenant', limit: 100, keyPath: 't' },
+          // the endpoint "slow" starts one per hour (no burst); every other endpoint is unthrottled
+          { name: 'ep', limit: 100, keyPath: 'e', rate: { ...fast, overrides: { slow: { limit: 1, per: HOUR, burst: 0 } } } },
+        ],
+      },
+    ]);
+    const coord = await fakeCoordinator(db.pool, ['fs-rate-rank']);
+    // a's oldest six rows call the slow endpoint, then a's and b's rows call fast ones
+    await enqueue(db.pool, 'fs-rate-rank', [
+      ...Array.from({ length: 6 }, () => ({ payload: { t: 'a', e: 'slow' } })),
+      ...Array.from({ length: 10 }, (_, i) => ({ payload: { t: ['a', 'b'][i % 2], e: 'fast' } })),
+    ]);
+    // level 2 each: a gets one slow row (the rate's one token) and its first fast row; the
+    // five slow rows the rate refuses do not push a's fast rows past its share (counted,
+    // they left a at 1 and b at 3)
+    const got = await claimExecutions(db.pool, coord, 'fs-rate-rank', 4, 60_000);
+    expect(countBy(tenantsOf(got))).toEqual({ a: 2, b: 2 });
+    expect(got.filter((e) => (e.payload as { e: string }).e === 'slow')).toHaveLength(1);
+  });
+});
