@@ -179,7 +179,8 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_claim', // the enqueue/cycle deadlock fix: now sluice_claim_rows over every owned partition
       'sluice_claim_rows', // new: the claim's body, confined to given partitions after a finish
       'sluice_cycle', // the enqueue/cycle deadlock fix: counter rows locked in one pass
-      'sluice_release_keys', // 20261124210000001_priorities: released in claim order (claim_at)
+      'sluice_release_keys', // 20261124210000001_priorities: released in claim order (claim_at); now a wrapper of sluice_release_rows
+      'sluice_release_rows', // new: sluice_release_keys' body, shared with sluice_cycle (room net of a finish not yet written)
       'sluice_key_rate', // new: rate limits (issue #19), a key's rate with its override
       'sluice_rate_allowance', // new: rate limits (issue #19), the GCRA allowance
       'sluice_rate_cost', // new: rate limits (issue #19), an execution's cost

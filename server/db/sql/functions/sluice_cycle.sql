@@ -109,38 +109,15 @@ BEGIN
     FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END, false) c;
   ELSIF v_defer THEN
     -- Rows waiting on a key the finish freed become claimable before the claim, as many
-    -- as the key has room for (sluice_release_keys' statement, with the room counted
-    -- net of the finish's decrements, which group_slots does not hold yet), so this
+    -- as the key has room for (sluice_release_rows with `net`: the room counted net of
+    -- the finish's decrements, which group_slots does not hold yet), so this
     -- claim can take them as it did when the finish released them itself. One probe of
     -- the waiting index when the task has no waiting rows.
     IF cardinality(v_fgks) > 0 AND EXISTS (
       SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
       ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
     ) THEN
-      WITH room AS (
-        SELECT k.gk, CASE WHEN l.lim IS NULL THEN NULL
-                          -- fair share (issue #19): a fair key's rows are given back by the
-                          -- claim, never by a finish (as in sluice_release_keys)
-                          WHEN v_groups -> p.gname ? 'fair' THEN 0
-                          ELSE greatest(l.lim - greatest(coalesce(s.in_flight, 0) - k.fin, 0), 0) END AS n
-        FROM (SELECT f.gk, count(*)::integer AS fin FROM unnest(v_fgks) AS f(gk) GROUP BY f.gk) k
-        CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p
-        CROSS JOIN LATERAL (SELECT sluice_group_limit(v_groups, p.gname, p.gkey) AS lim) l
-        LEFT JOIN LATERAL (
-          SELECT g.in_flight FROM group_slots g WHERE g.task = p_task AND g.group_name = p.gname AND g.group_key = p.gkey
-          LIMIT 1
-        ) s ON true
-      )
-      UPDATE executions e SET waiting_on = NULL
-      WHERE e.ctid = ANY (ARRAY(
-        SELECT x.tid FROM room r
-        CROSS JOIN LATERAL (
-          SELECT w.ctid AS tid FROM executions w
-          WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = r.gk
-          ORDER BY w.claim_at, w.id
-          LIMIT r.n  -- NULL = no limit
-        ) x
-      ));
+      PERFORM sluice_release_rows(p_task, v_groups, v_fgks, true);
     END IF;
     -- The claim without its slot counters, its rows kept for the reply (claim order).
     SELECT array_agg(c.id ORDER BY c.ord), array_agg(c.partition ORDER BY c.ord), array_agg(c.attempts ORDER BY c.ord),
