@@ -35,13 +35,13 @@ test('an operator creates a task in the form: inline errors, diff, message, new 
 
   await page.getByRole('button', { name: 'Add group' }).click();
   await page.getByLabel('Group name').fill('tenant');
-  await page.getByLabel('Limit per key').fill('20');
+  await page.getByLabel('Limit per key', { exact: true }).fill('20');
   await page.getByLabel('Key path', { exact: true }).fill('tenant..id');
   await expect(page.getByText('must be a dot path such as "tenant" or "customer.id"')).toBeVisible();
   await page.getByLabel('Key path', { exact: true }).fill('tenant');
   await page.getByRole('button', { name: 'Add override' }).click();
   await page.getByLabel('Override key 1 of tenant').fill('acme');
-  await page.getByLabel('Limit for acme in tenant').fill('50');
+  await page.getByLabel('Limit for acme in tenant', { exact: true }).fill('50');
 
   await page.getByLabel('DLQ rate warning').fill('10');
   await page.getByLabel('DLQ rate critical').fill('5');
@@ -188,8 +188,8 @@ test('a viewer sees the editor read-only and cannot change a task even with a fo
   await page.goto(`/tasks/${name}`);
   await expect(page.getByText('Read-only: your role can view tasks but not change them.')).toBeVisible();
   await expect(page.getByLabel('Concurrency', { exact: true })).toBeDisabled();
-  await expect(page.getByLabel('Limit for acme in tenant')).toBeDisabled();
-  await expect(page.getByLabel('Limit for acme in tenant')).toHaveValue('4');
+  await expect(page.getByLabel('Limit for acme in tenant', { exact: true })).toBeDisabled();
+  await expect(page.getByLabel('Limit for acme in tenant', { exact: true })).toHaveValue('4');
   await expect(page.getByRole('button', { name: /Review changes|Pause|Resume|Delete|Add group|Add override/ })).toHaveCount(0);
 
   await page.goto('/tasks');

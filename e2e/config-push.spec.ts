@@ -48,7 +48,7 @@ test('lower a tenant limit 20 → 5 with real coordinators: diff, rollout to eve
     await waitFor('20 running for acme under the old limit', async () => ((await runningPerTenant()).get('acme') ?? 0) >= 20, 30_000, 25);
 
     await page.goto(`/tasks/${PUSH_TASK}`);
-    const limit = page.getByLabel('Limit per key');
+    const limit = page.getByLabel('Limit per key', { exact: true });
     await expect(limit).toHaveValue('20');
     await limit.fill('5');
     await page.getByRole('button', { name: 'Review changes' }).click();

@@ -44,7 +44,7 @@ async function seedTask(suffix: string) {
 /** Opens the task's review with globex lowered to 1. */
 async function reviewLowered(page: Page, task: string) {
   await page.goto(`/tasks/${task}`);
-  await page.getByLabel('Limit for globex in tenant').fill('1');
+  await page.getByLabel('Limit for globex in tenant', { exact: true }).fill('1');
   await page.getByRole('button', { name: 'Review changes' }).click();
   await page.getByLabel('Change message').fill('e2e: globex down to 1, guarded');
 }

@@ -46,7 +46,7 @@ test('from the hot-key alert to the keys view, then an override added from it an
   await expect(page.getByTestId('override-prefill')).toContainText('tenant=acme');
   const row = page.getByTestId('override-highlight');
   await expect(row.getByLabel(/^Override key \d+ of tenant$/)).toHaveValue('acme');
-  const limit = page.getByLabel('Limit for acme in tenant');
+  const limit = page.getByLabel('Limit for acme in tenant', { exact: true });
   await expect(limit).toBeFocused();
   await expect(limit).toHaveValue('3');
   await limit.fill('10');

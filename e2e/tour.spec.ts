@@ -145,7 +145,7 @@ test('the hot-partition alert on send-email fires; its evidence, remedies, ackno
 
 test('lower the send-email tenant limit 8 → 3: diff, every coordinator applies it, the limit holds', async () => {
   await page.goto('/tasks/send-email');
-  const limit = page.getByLabel('Limit per key');
+  const limit = page.getByLabel('Limit per key', { exact: true });
   await expect(limit).toHaveValue('8');
   await limit.fill('3');
   await page.getByRole('button', { name: 'Review changes' }).click();

@@ -44,7 +44,7 @@ async function seedRecordedTask(suffix: string) {
 /** Opens the review with the edit made and waits for the prediction. */
 async function reviewLoweredGlobex(page: Page, task: string) {
   await page.goto(`/tasks/${task}`);
-  await page.getByLabel('Limit for globex in tenant').fill('2');
+  await page.getByLabel('Limit for globex in tenant', { exact: true }).fill('2');
   await page.getByRole('button', { name: 'Review changes' }).click();
   const panel = page.getByRole('region', { name: 'What-if preview' });
   await expect(panel.getByTestId('what-if-top-key')).toContainText('tenant=globex', { timeout: 30_000 });
