@@ -305,6 +305,22 @@ function readable(message: string): string {
 }
 
 /**
+ * The key column of a per-key table (overrides, rate overrides, key policies), row by row:
+ * the schema sees a record, where an empty or duplicated key hides a row. `what`: whose key
+ * ("limit", "rate", "policy"); `dup`: what the earlier row is ("an override", …).
+ */
+function checkKeyRows(rows: readonly { uid: string; key: string }[], prefix: string, what: string, dup: string, add: (e: FieldError) => void): void {
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const at = `${prefix}.#${r.uid}.key`;
+    if (r.key.trim() === '') add({ path: at, message: `must not be empty (the key this ${what} is for)` });
+    else if (r.key.length > 200) add({ path: at, message: 'must be at most 200 characters' });
+    else if (seen.has(r.key)) add({ path: at, message: `must be unique: "${r.key}" has ${dup} already` });
+    seen.add(r.key);
+  }
+}
+
+/**
  * Field errors keyed by form path. Override errors are keyed by row
  * (`groups.0.overrides.#<uid>`), since the schema reports them by key and a key may be
  * empty or duplicated while the operator types.
@@ -323,40 +339,23 @@ export function validateForm(f: TaskForm): ErrorMap {
   });
   // Overrides row by row (the schema sees a record, where a duplicate key hides a row).
   f.groups.forEach((g, gi) => {
-    const seen = new Set<string>();
+    checkKeyRows(g.overrides, `groups.${gi}.overrides`, 'limit', 'an override', add);
     for (const o of g.overrides) {
       const at = `groups.${gi}.overrides.#${o.uid}`;
-      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this limit is for)' });
-      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
-      else if (seen.has(o.key)) add({ path: `${at}.key`, message: `must be unique: "${o.key}" has an override already` });
-      seen.add(o.key);
       const limit = groupSchema.shape.limit.safeParse(o.limit);
       if (!limit.success) add({ path: `${at}.limit`, message: limit.error.issues[0]!.message });
     }
     // Limits (issue #19): rate overrides row by row, the same way
     if (!g.rate.enabled) return;
-    const rateSeen = new Set<string>();
+    checkKeyRows(g.rate.overrides, `groups.${gi}.rate.overrides`, 'rate', 'a rate override', add);
     for (const o of g.rate.overrides) {
       const at = `groups.${gi}.rate.overrides.#${o.uid}`;
-      if (o.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this rate is for)' });
-      else if (o.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
-      else if (rateSeen.has(o.key)) add({ path: `${at}.key`, message: `must be unique: "${o.key}" has a rate override already` });
-      rateSeen.add(o.key);
       const r = rateOverrideSchema.safeParse(rateOverrideInput(o));
       if (!r.success) for (const issue of r.error.issues) add({ path: `${at}.${issue.path.map(String).join('.')}`, message: issue.message });
     }
   });
   // Key policies row by row, the same way (a key given twice would hide a row).
-  f.groups.forEach((g, gi) => {
-    const seen = new Set<string>();
-    for (const r of g.keyPolicies) {
-      const at = `groups.${gi}.keyPolicies.#${r.uid}`;
-      if (r.key.trim() === '') add({ path: `${at}.key`, message: 'must not be empty (the key this policy is for)' });
-      else if (r.key.length > 200) add({ path: `${at}.key`, message: 'must be at most 200 characters' });
-      else if (seen.has(r.key)) add({ path: `${at}.key`, message: `must be unique: "${r.key}" has a policy already` });
-      seen.add(r.key);
-    }
-  });
+  f.groups.forEach((g, gi) => checkKeyRows(g.keyPolicies, `groups.${gi}.keyPolicies`, 'policy', 'a policy', add));
   // Weights as typed: a piece that is not key=weight, or a key given twice.
   f.groups.forEach((g, gi) => {
     const { bad } = parseWeights(g.weights);
