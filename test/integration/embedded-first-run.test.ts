@@ -14,7 +14,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { portIsFree } from '../../server/db/embedded';
+import { freePort } from '../support/free-port';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const isRoot = process.getuid?.() === 0;
@@ -24,11 +24,6 @@ let tmp: string;
 let checkout: string;
 let home: string;
 
-async function freePort(): Promise<number> {
-  let port = 45000 + Math.floor(Math.random() * 5000);
-  while (!(await portIsFree(port))) port++;
-  return port;
-}
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'test', SLUICE_EMBEDDED_PG_HOME: home, ...extra };

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import { migrate } from '../../server/db/migrate';
-import { startEmbeddedPostgres, portIsFree } from '../../server/db/embedded';
+import { startEmbeddedPostgres } from '../../server/db/embedded';
+import { freePort } from './free-port';
 
 export interface TestPostgres {
   adminUrl: string;
@@ -38,8 +39,7 @@ export async function startTestPostgres(tag: string): Promise<TestPostgres> {
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-test-pg-'));
     fs.chmodSync(dir, 0o755);
-    let port = 55000 + Math.floor(Math.random() * 5000);
-    while (!(await portIsFree(port))) port++;
+    const port = await freePort(30_000, 2_000);
     const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port, persistent: false });
     adminUrl = server.adminUrl;
     stopServer = async () => {
