@@ -27,7 +27,7 @@ async function seedRecordedTask(suffix: string) {
   const me = await registerCoordinator(pool, { name: `e2e-whatif-${suffix}`, host: 'e2e', pid: process.pid, tasks: [task], slots: 40, metricsPort: null });
   await pool.query(`UPDATE coordinators SET last_heartbeat_at = now() + interval '1 hour' WHERE id = $1`, [me]);
   // The recording: 30 minutes of finished executions — globex one a second running 3 s
-  // (3 at a time: fine under 8, too much for 2), acme one every 5 s running 1 s.
+  // (3 at a time: fine under 8, too much for 2), acme one every 5 s running 1 s, initech one a minute.
   const insert = (tenant: string, everyS: number, runS: number, count: number) =>
     pool.query(
       `INSERT INTO executions (task, partition, state, payload, groups, run_at, enqueued_at, started_at, finished_at, attempts)
@@ -38,6 +38,8 @@ async function seedRecordedTask(suffix: string) {
     );
   await insert('globex', 1, 3, 1790);
   await insert('acme', 5, 1, 358);
+  // initech: 30 executions, too few waits for a p99 (the panel marks it).
+  await insert('initech', 60, 1, 30);
   return { task, def };
 }
 
@@ -74,7 +76,7 @@ test('an operator sees the predicted p99 of the most affected key before applyin
 
   test.setTimeout(180_000);
   const panel = await reviewLoweredGlobex(page, task);
-  await expect(panel.getByTestId('what-if-coverage')).toContainText('2148 executions in the last 1 h, 2148 with a measured run time');
+  await expect(panel.getByTestId('what-if-coverage')).toContainText('2178 executions in the last 1 h, 2178 with a measured run time');
 
   // The same prediction from the presenter: the page shows its numbers.
   const expected = await previewTaskWhatIf(e2eDb(), { task: { ...def, groups: [{ ...def.groups![0]!, overrides: { globex: 2 } }] } as Record<string, unknown>, windowHours: 1, seed: 1 });
@@ -86,6 +88,11 @@ test('an operator sees the predicted p99 of the most affected key before applyin
   await expect(panel.getByTestId('what-if-top-key')).toContainText(`${formatDuration(top.today!.p99WaitMs)} today`);
   // The backlog alert it would cause is named before the click.
   await expect(panel.getByTestId('what-if-alerts-proposed')).toContainText('waitP99Ms');
+  // Honest bounds: initech's 30 waits give no p99 (its slowest wait is shown, marked); globex's 1,790 do.
+  const keys = panel.getByRole('table', { name: 'Most affected keys' });
+  await expect(keys.getByRole('row', { name: /tenant=initech/ }).getByTestId('what-if-few-samples')).toBeVisible();
+  await expect(keys.getByRole('row', { name: /tenant=globex/ }).getByTestId('what-if-few-samples')).toHaveCount(0);
+  await expect(panel.getByText(/fewer than 100 waits in the window: the p99 shown is the key’s slowest wait/)).toBeVisible();
   await shootReview(page, task);
   if (process.env.SLUICE_SHOTS_DIR) await reviewLoweredGlobex(page, task);
 

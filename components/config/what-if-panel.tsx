@@ -5,7 +5,7 @@
 // time, drain time of the backlog, alerts that would fire — with what the prediction
 // stands on (coverage), so an operator sees the consequence before Apply.
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { FiredAlert } from '@/server/core/whatif-simulator';
+import { MIN_P99_SAMPLES, type FiredAlert } from '@/server/core/whatif-simulator';
 import type { WhatIfPreview } from '@/server/presenters/task-whatif';
 import { Badge } from '@/components/ui/badge';
 import { Callout } from '@/components/ui/callout';
@@ -118,7 +118,7 @@ export function WhatIfPanel({
         <p className="text-[13px]" data-testid="what-if-top-key">
           Most affected: <span className="font-mono">{top.group}={top.key}</span> — p99 wait{' '}
           <span className="font-mono tabular-nums">{dur(top.today?.p99WaitMs)}</span> today →{' '}
-          <span className={cx('font-mono font-semibold tabular-nums', top.deltaP99Ms > 0 ? 'text-danger' : 'text-success')} data-testid="what-if-top-p99">
+          <span className={cx('font-mono font-semibold tabular-nums', top.deltaP99Ms > 0 ? 'text-danger' : top.deltaP99Ms < 0 ? 'text-success' : undefined)} data-testid="what-if-top-p99">
             {dur(top.proposed?.p99WaitMs)}
           </span>{' '}
           proposed
@@ -163,6 +163,12 @@ export function WhatIfPanel({
               <Tr key={`${k.group}=${k.key}`}>
                 <Td className="max-w-48 truncate font-mono" title={`${k.group}=${k.key}`}>
                   {k.group}={k.key}
+                  {(k.today?.p99FewSamples || k.proposed?.p99FewSamples) && (
+                    <span className="text-muted" data-testid="what-if-few-samples" title={`${k.today?.count ?? k.proposed?.count ?? 0} waits: fewer than ${MIN_P99_SAMPLES}`}>
+                      {' '}
+                      *
+                    </span>
+                  )}
                 </Td>
                 <Td className="text-right font-mono tabular-nums">{dur(k.today?.p99WaitMs)}</Td>
                 <Td className={cx('text-right font-mono tabular-nums', k.deltaP99Ms > 0 && worse(k.today?.p99WaitMs ?? null, k.proposed?.p99WaitMs ?? null) && 'font-semibold text-danger')}>
@@ -172,6 +178,11 @@ export function WhatIfPanel({
             ))}
           </tbody>
         </Table>
+        {preview.keys.some((k) => k.today?.p99FewSamples || k.proposed?.p99FewSamples) && (
+          <p className="text-[12px] text-muted">
+            * fewer than {MIN_P99_SAMPLES} waits in the window: the p99 shown is the key’s slowest wait (one execution), not a percentile — a rough bound, not a prediction to hold the change to.
+          </p>
+        )}
       </div>
       <div className="h-40 w-full" aria-label="Predicted depth over time">
         <LineChart responsive data={depthRows} margin={{ top: 8, right: 10, bottom: 0, left: 0 }} style={{ width: '100%', height: '100%' }}>

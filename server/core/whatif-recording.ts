@@ -2,6 +2,7 @@
 // executions table (server/db/whatif-recording.ts), turned into the simulator's arrivals,
 // with an honest account of how much data the window holds. Pure: no I/O imports.
 import { mulberry32 } from './seeded-random';
+import { rateCost } from './rate-limit';
 import type { WhatIfArrival } from './whatif-simulator';
 
 export interface RecordedExecution {
@@ -13,6 +14,10 @@ export interface RecordedExecution {
   finishedAt: Date | null;
   /** succeeded | dead | queued | running | blocked */
   state: string;
+  /** As stored (the producer's, else the task's default then); absent 0. */
+  priority?: number;
+  /** Payload values at the rate-cost paths asked for (path → value; absent: not read). */
+  costs?: Record<string, unknown> | null;
 }
 
 export interface RecordingCoverage {
@@ -31,6 +36,39 @@ export interface RecordingCoverage {
   note: string;
 }
 
+/**
+ * The engine's hand-off latency seen in a recording: for each execution that waited (ready
+ * more than WAITED_MS before it started), the time from the last finish before its start
+ * to its start — how long a freed slot stayed unclaimed while work waited (the completer's
+ * flush and the finish-and-claim round trip). The median over those executions; 0 when
+ * fewer than MIN_HANDOFF_SAMPLES waited (nothing waited: nothing to fit). The simulator
+ * frees slots this long after a finish (SimulationInput.handoffMs).
+ */
+export function handoffLatencyMs(rows: readonly RecordedExecution[]): number {
+  const finishes: number[] = [];
+  for (const r of rows) if (r.finishedAt) finishes.push(r.finishedAt.getTime());
+  finishes.sort((a, b) => a - b);
+  const gaps: number[] = [];
+  for (const r of rows) {
+    if (!r.startedAt || r.startedAt.getTime() - r.runAt.getTime() <= WAITED_MS) continue;
+    const s = r.startedAt.getTime();
+    // the last finish at or before s (binary search)
+    let lo = 0;
+    let hi = finishes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (finishes[mid]! <= s) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) gaps.push(s - finishes[lo - 1]!);
+  }
+  if (gaps.length < MIN_HANDOFF_SAMPLES) return 0;
+  gaps.sort((a, b) => a - b);
+  return gaps[Math.floor((gaps.length - 1) / 2)]!;
+}
+const WAITED_MS = 10;
+const MIN_HANDOFF_SAMPLES = 20;
+
 /** Below this many measured run times the preview says it has too little data. */
 export const MIN_MEASURED = 50;
 
@@ -43,7 +81,7 @@ export function recordingToArrivals(
   rows: readonly RecordedExecution[],
   window: { start: Date; end: Date; truncated: boolean; retentionNote?: string },
   seed: number,
-): { arrivals: WhatIfArrival[]; coverage: RecordingCoverage } {
+): { arrivals: WhatIfArrival[]; coverage: RecordingCoverage; costColumn: (path: string) => Float64Array } {
   const t0 = window.start.getTime();
   const measured: number[] = [];
   for (const r of rows) {
@@ -64,6 +102,7 @@ export function recordingToArrivals(
       partition: r.partition,
       keys: r.groups,
       ...(r.streamKey !== null ? { stream: r.streamKey } : {}),
+      ...(r.priority ? { priority: r.priority } : {}),
     };
   });
   const tooLittle = measured.length < MIN_MEASURED;
@@ -78,6 +117,9 @@ export function recordingToArrivals(
   ].filter((x): x is string => x !== null);
   return {
     arrivals,
+    // Each arrival's rate cost under a task's rateCostPath (rate-limit.ts rateCost: the
+    // payload's number there, else 1), in the arrivals' order.
+    costColumn: (path: string) => Float64Array.from(sorted, (r) => rateCost(r.costs?.[path])),
     coverage: {
       windowStart: window.start,
       windowEnd: window.end,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { simulate, type SimulationInput, type WhatIfArrival, type WhatIfTaskConfig } from './whatif-simulator';
+import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type SimulationInput, type WhatIfArrival, type WhatIfTaskConfig } from './whatif-simulator';
 import { thresholdsSchema } from './task-definition';
+import { maxInAnyWindow } from './rate-limit';
 
 const thresholds = thresholdsSchema.parse(undefined);
 const task = (over: Partial<WhatIfTaskConfig> = {}): WhatIfTaskConfig => ({
@@ -102,6 +103,144 @@ describe('simulate: hand-computed schedules', () => {
     expect(claims(run(input))).toEqual(claimAt);
   });
 
+  it.each<{ name: string; input: Partial<SimulationInput> & { arrivals: WhatIfArrival[] }; claimAt: number[] }>([
+    {
+      // T = 500 ms: the first starts (an idle scope is full), the rest one per T.
+      name: 'task rate 2/s, burst 0: one start every 500 ms',
+      input: { task: task({ rate: { limit: 2, per: 1000, burst: 0 } }), arrivals: [0, 0, 0, 0].map((at) => ({ at, runMs: 10 })) },
+      claimAt: [0, 500, 1000, 1500],
+    },
+    {
+      // burst 1: two at once, then the TAT (1000) − burst × T = 500, then every 500.
+      name: 'task rate 2/s, burst 1: two at once, then one per 500 ms',
+      input: { task: task({ rate: { limit: 2, per: 1000, burst: 1 } }), arrivals: [0, 0, 0, 0].map((at) => ({ at, runMs: 10 })) },
+      claimAt: [0, 0, 500, 1000],
+    },
+    {
+      // a: 1/s; b overridden to 2/s (T = 500). A rate-held key does not hold back another.
+      name: 'per-key rate 1/s with an override of 2/s for b',
+      input: {
+        task: task({ groups: [{ ...tenant('tenant', 10), rate: { limit: 1, per: 1000, burst: 0, overrides: { b: { limit: 2 } } } }] }),
+        arrivals: ['a', 'a', 'b', 'b', 'b'].map((k) => ({ at: 0, runMs: 10, keys: { tenant: k } })),
+      },
+      claimAt: [0, 1000, 0, 500, 1000],
+    },
+    {
+      // 10/s (T = 100): a cost-5 row starts on any allowance and puts the key 500 ms in
+      // debt; the next (cost 1) starts at 500, the one after at 600.
+      name: 'rate cost: a costly row is admitted, then the key waits off its debt',
+      input: {
+        task: task({ groups: [{ ...tenant('tenant', 10), rate: { limit: 10, per: 1000, burst: 0, overrides: {} } }] }),
+        arrivals: [5, 1, 1].map((cost) => ({ at: 0, runMs: 10, cost, keys: { tenant: 'a' } })),
+      },
+      claimAt: [0, 500, 600],
+    },
+    {
+      // concurrency 1; #2 (priority 1, aging 1 s: claim key 20 − 1000) goes before the older #1 and #3.
+      name: 'priority: a higher priority is claimed first among the ready',
+      input: {
+        task: task({ concurrency: 1, priority: { default: 0, agingMs: 1000 } }),
+        arrivals: [
+          { at: 0, runMs: 100 },
+          { at: 10, runMs: 100 },
+          { at: 20, runMs: 100, priority: 1 },
+          { at: 30, runMs: 100 },
+        ],
+      },
+      claimAt: [0, 200, 100, 300],
+    },
+    {
+      // aging: #1 (priority 0, ready at 100) has waited 4.9 s when the slot frees, more
+      // than one level (1 s): its claim key 100 beats #2's 2000 − 1000.
+      name: 'priority ages: a long wait outranks a later higher priority',
+      input: {
+        task: task({ concurrency: 1, priority: { default: 0, agingMs: 1000 } }),
+        arrivals: [
+          { at: 0, runMs: 5000 },
+          { at: 100, runMs: 100 },
+          { at: 2000, runMs: 100, priority: 1 },
+        ],
+      },
+      claimAt: [0, 5000, 5100],
+    },
+    {
+      // Two keyless rows hold both slots until 100; then each freed slot goes to the key
+      // furthest below its share (L = 2 ÷ 2; ties: the older head), not to the oldest row.
+      name: 'fair share: equal weights split the slots between keys',
+      input: {
+        task: task({ concurrency: 2, order: 'fair', groups: [tenant('tenant', 10)] }),
+        arrivals: [
+          { at: 0, runMs: 100 },
+          { at: 0, runMs: 100 },
+          ...['a', 'a', 'a', 'a', 'b', 'b'].map((k) => ({ at: 1, runMs: 100, keys: { tenant: k } })),
+        ],
+      },
+      claimAt: [0, 0, 100, 200, 300, 300, 100, 200],
+    },
+    {
+      name: 'fifo on the same arrivals: oldest first',
+      input: {
+        task: task({ concurrency: 2, groups: [tenant('tenant', 10)] }),
+        arrivals: [
+          { at: 0, runMs: 100 },
+          { at: 0, runMs: 100 },
+          ...['a', 'a', 'a', 'a', 'b', 'b'].map((k) => ({ at: 1, runMs: 100, keys: { tenant: k } })),
+        ],
+      },
+      claimAt: [0, 0, 100, 100, 200, 200, 300, 300],
+    },
+    {
+      // weight 3 : 1 of 4 slots: L = 4 ÷ (3 + 1) = 1; a is taken while (r + 1) ÷ 3 ≤ b's
+      // (0 + 1) ÷ 1 (ties: the older head), so each round is a, a, a, b.
+      name: 'fair share: weights 3 : 1 give a three slots of four',
+      input: {
+        task: task({ concurrency: 4, order: 'fair', groups: [{ ...tenant('tenant', 10), weights: { a: 3 } }] }),
+        arrivals: [
+          ...[0, 0, 0, 0].map((at) => ({ at, runMs: 100 })),
+          ...['a', 'a', 'a', 'a', 'a', 'a', 'b', 'b', 'b', 'b', 'b', 'b'].map((k) => ({ at: 1, runMs: 100, keys: { tenant: k } })),
+        ],
+      },
+      claimAt: [0, 0, 0, 0, 100, 100, 100, 200, 200, 200, 100, 200, 300, 300, 300, 300],
+    },
+  ])('limits of issue #19: $name', ({ input, claimAt }) => {
+    expect(claims(run(input))).toEqual(claimAt);
+  });
+
+  it('hand-off latency: a freed slot is claimed handoffMs after the finish; finishes stay at claim + run', () => {
+    const r = run({ task: task({ concurrency: 1 }), handoffMs: 5, arrivals: [0, 0, 0].map((at) => ({ at, runMs: 100 })) });
+    expect(claims(r)).toEqual([0, 105, 210]);
+    expect(Array.from(r.trace!.finishAt)).toEqual([100, 205, 310]);
+    expect(() => run({ arrivals: [], handoffMs: -1 })).toThrow(/handoffMs/);
+  });
+
+  it('reads arrivals as columns exactly as objects', () => {
+    const arrivals: WhatIfArrival[] = Array.from({ length: 300 }, (_, i) => ({
+      at: i * 3,
+      runMs: (i * 37) % 50,
+      partition: i % 2,
+      keys: { tenant: `t${i % 3}`, user: `u${i % 7}` },
+      ...(i % 5 === 0 ? { stream: `s${i % 2}` } : {}),
+      priority: i % 4 === 0 ? 2 : 0,
+      cost: 1 + (i % 2),
+    }));
+    const input = {
+      task: task({ partitions: 2, concurrency: 4, priority: { default: 0, agingMs: 50 }, groups: [{ ...tenant('tenant', 2), rate: { limit: 20, per: 1000, burst: 2, overrides: {} } }, tenant('user', 1)] }),
+      coordinators: [2, 3],
+      recorded: { partitions: 2, strategy: 'round-robin' as const },
+    };
+    const a = run({ ...input, arrivals });
+    const b = simulate({ ...input, arrivals: toArrivalColumns(arrivals), seed: 1, trace: true });
+    expect(Array.from(b.trace!.claimAt)).toEqual(Array.from(a.trace!.claimAt));
+    expect(b.keyWaits).toEqual(a.keyWaits);
+  });
+
+  it('says when a key has too few waits for its p99 to be a percentile', () => {
+    const arrivals: WhatIfArrival[] = Array.from({ length: MIN_P99_SAMPLES + 20 }, (_, i) => ({ at: i, runMs: 1, keys: { tenant: i < 20 ? 'small' : 'big' } }));
+    const r = run({ task: task({ groups: [tenant('tenant', 5)] }), arrivals });
+    expect(r.keyWaits.find((k) => k.key === 'small')).toMatchObject({ count: 20, p99FewSamples: true });
+    expect(r.keyWaits.find((k) => k.key === 'big')).toMatchObject({ count: MIN_P99_SAMPLES, p99FewSamples: false });
+  });
+
   it('reports waits per key, depth over time, throughput and drain time', () => {
     // concurrency 1, four executions of 10 s at 0: claims 0, 10, 20, 30 s.
     const r = run({
@@ -168,6 +307,12 @@ describe('simulate: never runs more than a limit allows (property)', () => {
     limitA: fc.integer({ min: 1, max: 3 }),
     limitB: fc.integer({ min: 1, max: 3 }),
     override: fc.integer({ min: 1, max: 4 }),
+    // Rate limits (integer emission intervals T, so start times stay whole numbers and the
+    // window count is exact): the task's and group a's per key (override for x).
+    taskRate: fc.option(fc.record({ t: fc.integer({ min: 1, max: 20 }), limit: fc.integer({ min: 1, max: 4 }), burst: fc.integer({ min: 0, max: 2 }) }), { nil: undefined }),
+    keyRate: fc.option(fc.record({ t: fc.integer({ min: 1, max: 30 }), limit: fc.integer({ min: 1, max: 3 }), burst: fc.integer({ min: 0, max: 2 }), tx: fc.integer({ min: 1, max: 30 }) }), { nil: undefined }),
+    fair: fc.boolean(),
+    agingMs: fc.integer({ min: 1, max: 100 }),
     arrivals: fc.array(
       fc.record({
         at: fc.integer({ min: 0, max: 200 }),
@@ -175,27 +320,40 @@ describe('simulate: never runs more than a limit allows (property)', () => {
         a: fc.option(fc.constantFrom('x', 'y', 'z'), { nil: undefined }),
         b: fc.option(fc.constantFrom('1', '2'), { nil: undefined }),
         stream: fc.option(fc.constantFrom('s1', 's2'), { nil: undefined }),
+        priority: fc.integer({ min: 0, max: 3 }),
       }),
       { maxLength: 60 },
     ),
     seed: fc.integer(),
   });
 
-  it('holds task concurrency, coordinator slots, group limits (overrides too) and stream order', () => {
+  it('holds task concurrency, coordinator slots, group limits (overrides too), rate limits and stream order, fifo or fair, with priorities', () => {
     fc.assert(
       fc.property(arb, (c) => {
-        const groups = [tenant('a', c.limitA, { x: c.override }), tenant('b', c.limitB)];
+        const keyRate = c.keyRate
+          ? { limit: c.keyRate.limit, per: c.keyRate.t * c.keyRate.limit, burst: c.keyRate.burst, overrides: { x: { per: c.keyRate.tx * c.keyRate.limit } } }
+          : undefined;
+        const groups = [{ ...tenant('a', c.limitA, { x: c.override }), ...(keyRate ? { rate: keyRate } : {}) }, tenant('b', c.limitB)];
+        const taskRate = c.taskRate ? { limit: c.taskRate.limit, per: c.taskRate.t * c.taskRate.limit, burst: c.taskRate.burst } : undefined;
         const arrivals: WhatIfArrival[] = [...c.arrivals]
           .sort((p, q) => p.at - q.at)
           .map((x) => {
             const keys: Record<string, string> = {};
             if (x.a) keys.a = x.a;
             if (x.b) keys.b = x.b;
-            return { at: x.at, runMs: x.runMs, keys, ...(x.stream ? { stream: x.stream } : {}), routingKey: x.a ?? 'none' };
+            return { at: x.at, runMs: x.runMs, keys, ...(x.stream ? { stream: x.stream } : {}), routingKey: x.a ?? 'none', priority: x.priority };
           });
         const owners = Array.from({ length: c.partitions }, (_, p) => p % c.coordinators.length);
         const r = simulate({
-          task: task({ partitions: c.partitions, concurrency: c.concurrency, routing: c.strategy === 'hash' ? { strategy: 'hash', keyPath: 'k' } : { strategy: c.strategy }, groups }),
+          task: task({
+            partitions: c.partitions,
+            concurrency: c.concurrency,
+            routing: c.strategy === 'hash' ? { strategy: 'hash', keyPath: 'k' } : { strategy: c.strategy },
+            groups,
+            ...(taskRate ? { rate: taskRate } : {}),
+            ...(c.fair ? { order: 'fair' as const } : {}),
+            priority: { default: 0, agingMs: c.agingMs },
+          }),
           arrivals,
           coordinators: c.coordinators,
           owners,
@@ -235,6 +393,16 @@ describe('simulate: never runs more than a limit allows (property)', () => {
           for (let k = 1; k < idx.length; k++) expect(t.claimAt[idx[k]!]).toBeGreaterThanOrEqual(t.finishAt[idx[k - 1]!]!);
         }
         expect(r.peaks.running).toBeLessThanOrEqual(c.concurrency);
+        // Rates: in any window of `per` no more than limit + burst starts (rate-limit.ts' bound).
+        const startsOf = (pick: (a: WhatIfArrival) => boolean) =>
+          arrivals.flatMap((a, i) => (pick(a) ? [t.claimAt[i]!] : [])).sort((p, q) => p - q);
+        if (taskRate) expect(maxInAnyWindow(startsOf(() => true), taskRate.per)).toBeLessThanOrEqual(taskRate.limit + taskRate.burst);
+        if (keyRate) {
+          for (const k of ['x', 'y', 'z']) {
+            const per = k === 'x' ? keyRate.overrides.x.per : keyRate.per;
+            expect(maxInAnyWindow(startsOf((a) => a.keys?.a === k), per)).toBeLessThanOrEqual(keyRate.limit + keyRate.burst);
+          }
+        }
       }),
       { numRuns: 300, seed: 20 },
     );

@@ -1,23 +1,39 @@
 // What-if simulator: a discrete-event replay of one task's recorded arrivals (ready time,
-// partition, group keys, stream key, run time) through a task config — task concurrency,
-// partitions and routing, group limits with per-key overrides, streams — and the
-// coordinators' slots, reporting what the claim would have done: depth per partition over
-// time, wait (ready → claimed) per group key, the backlog's drain time, throughput, and
-// the alert rules the evaluator would have fired (observeTask + stepAlert, the evaluator's
-// own code, stepped every ALERT_EVALUATION_INTERVAL_MS of simulated time).
+// partition, group keys, stream key, priority, rate cost, run time) through a task config —
+// task concurrency, partitions and routing, group limits with per-key overrides, streams,
+// rate limits (task and per group key, with burst, overrides and cost), priorities with
+// aging, claim order fifo | fair with weights — and the coordinators' slots, reporting what
+// the claim would have done: depth per partition over time, wait (ready → claimed) per
+// group key, the backlog's drain time, throughput, and the alert rules the evaluator would
+// have fired (observeTask + stepAlert, the evaluator's own code, stepped every
+// ALERT_EVALUATION_INTERVAL_MS of simulated time).
 //
 // The model of the claim (docs/architecture.md § Claiming): a coordinator claims the
-// oldest ready executions of the partitions it owns, never more than its free slots and
-// the task's free concurrency; an execution needs a slot of every (group, key) it carries
-// for a group the config declares (override, else the group's limit) and is skipped — set
-// aside until its key frees a slot, as the engine's `waiting_on` rows — when one is full
-// (no head-of-line blocking); a stream key runs one at a time in arrival order. Claims
-// happen the instant a slot frees or work arrives (the engine's refill and wake-up); the
-// engine's own claim latency (a few ms per round) is not modelled, and the calibration
-// test (test/integration/whatif-calibration.test.ts) measures what that costs.
+// ready executions of the partitions it owns in claim order, never more than its free
+// slots and the task's free concurrency; an execution needs a slot of every (group, key) it
+// carries for a group the config declares (override, else the group's limit) and is
+// skipped — set aside until its key frees a slot, as the engine's `waiting_on` rows — when
+// one is full (no head-of-line blocking); a stream key runs one at a time in arrival order.
+// Claims happen the instant work arrives, and `handoffMs` after a slot frees (the engine's
+// finish-and-claim round trip, fitted from the recording: 0 = the same instant).
+// The limits' rules are the core's own functions, not copies:
+//   - claim order: priority.ts `claimKeyMs` (run_at − priority × agingMs, ties by arrival);
+//   - rate limits: rate-limit.ts (`rateAllowance`, `chargeTat`, `nextSlotInMs`,
+//     `effectiveKeyRate`): a candidate starts only if the task's and each of its rated keys'
+//     allowance admits it, and then charges its cost to each; a rate-held key's rows are
+//     parked on the key and released at its next slot (the engine's `rate:` parking), a
+//     task-rate hold stops the claim until the task's next slot;
+//   - fair share: fair-share.ts `fairClaim` picks each slot's row among the heads of the
+//     fair group's keys (the admissible head of each key, in claim order).
 //
 // Not modelled: retries (each arrival is one execution with its recorded run time),
-// backpressure at enqueue, pausing, coordinators joining or leaving during the window.
+// backpressure at enqueue, pausing, circuit breakers, coordinators joining or leaving
+// during the window.
+//
+// Speed (bench/whatif.ts, 1 h at 1,000 arrivals/s): the hot loop works on typed arrays —
+// arrivals may come as columns (`WhatIfArrivalColumns`, what the presenter and bench build),
+// key names are numbered once, heaps hold ints in typed arrays, no per-event allocation,
+// Map or closure is created in the loop.
 //
 // Deterministic: the same input and seed give the same output (random routing draws from
 // mulberry32(seed)). Pure: no I/O imports (server/core rule).
@@ -27,7 +43,10 @@ import { observeTask, type GroupKeyLoad, type WindowTotals } from './alert-obser
 import { hashPartition, leastLoadedPartition, randomIndex } from './routing';
 import { stableHash32 } from './stable-hash';
 import { mulberry32 } from './seeded-random';
-import type { TaskDefinition } from './task-definition';
+import { claimKeyMs, taskPriority } from './priority';
+import { chargeTat, effectiveKeyRate, nextSlotInMs, rateAllowance, type RateSpec } from './rate-limit';
+import { fairClaim, keyWeight, type FairCandidate, type FairKey } from './fair-share';
+import { fairShareGroup, type TaskDefinition } from './task-definition';
 
 /** One recorded execution. */
 export interface WhatIfArrival {
@@ -42,15 +61,40 @@ export interface WhatIfArrival {
   stream?: string;
   /** The value of the routing key path (hash routing); falls back to the group key read from the same path. */
   routingKey?: string;
+  /** Its priority as stored (0 = lowest; absent 0). */
+  priority?: number;
+  /** Its rate cost (rate-limit.ts rateCost of the payload's rateCostPath value; absent 1). */
+  cost?: number;
+}
+
+/**
+ * The same arrivals as columns (struct of arrays): what a long recording is passed as, so
+ * the simulator reads typed arrays and the heap holds no object per execution. Strings
+ * (keys, streams, routing keys) are indexes into `names`; -1 = none.
+ */
+export interface WhatIfArrivalColumns {
+  length: number;
+  at: Float64Array;
+  runMs: Float64Array;
+  /** -1: not recorded. */
+  partition: Int32Array;
+  names: readonly string[];
+  /** Group name → the key (index into names) each arrival carried. */
+  keys: ReadonlyMap<string, Int32Array>;
+  stream?: Int32Array;
+  routingKey?: Int32Array;
+  priority?: Int32Array;
+  cost?: Float64Array;
 }
 
 /** The parts of a task definition the simulation reads. */
-export type WhatIfTaskConfig = Pick<TaskDefinition, 'name' | 'partitions' | 'concurrency' | 'routing' | 'groups' | 'thresholds'>;
+export type WhatIfTaskConfig = Pick<TaskDefinition, 'name' | 'partitions' | 'concurrency' | 'routing' | 'groups' | 'thresholds'> &
+  Partial<Pick<TaskDefinition, 'priority' | 'order' | 'fairGroup' | 'rate'>>;
 
 export interface SimulationInput {
   task: WhatIfTaskConfig;
   /** Sorted by `at`. */
-  arrivals: readonly WhatIfArrival[];
+  arrivals: readonly WhatIfArrival[] | WhatIfArrivalColumns;
   /** Local slots of each coordinator serving the task (one entry per coordinator). */
   coordinators: readonly number[];
   /**
@@ -70,6 +114,13 @@ export interface SimulationInput {
   horizonMs?: number;
   /** Return each execution's claim/finish/coordinator (tests; memory grows with arrivals). */
   trace?: boolean;
+  /**
+   * The engine's hand-off latency: how long after an execution finishes its slots (task,
+   * coordinator, group keys, stream) are claimed again — the completer's flush and the
+   * finish-and-claim round trip. Fitted from the recording (whatif-recording.ts
+   * handoffLatencyMs); default 0 (a freed slot is reused the same instant).
+   */
+  handoffMs?: number;
 }
 
 export interface KeyWait {
@@ -81,7 +132,15 @@ export interface KeyWait {
   p50WaitMs: number;
   p99WaitMs: number;
   maxWaitMs: number;
+  /**
+   * Fewer than MIN_P99_SAMPLES waits: the nearest-rank p99 of so few is the key's slowest
+   * execution (or next to it), one observation, not a percentile — shown, never compared.
+   */
+  p99FewSamples: boolean;
 }
+
+/** Below this many waits a key's p99 is its maximum: nearest rank ⌈0.99 n⌉ = n for n ≤ 100. */
+export const MIN_P99_SAMPLES = 100;
 
 export interface FiredAlert {
   rule: AlertRule;
@@ -158,7 +217,11 @@ class IntHeap {
   }
 }
 
-/** Min-heap of (time, id) pairs ordered by time (equal times leave in a fixed, input-determined order). */
+/**
+ * Min-heap of (time, id) pairs ordered by time (equal times leave in a fixed,
+ * input-determined order). Four children per node: half the levels of a binary heap, so a
+ * pop moves half as many entries (the replay's most frequent operation, one per finish).
+ */
 class EventHeap {
   private t: Float64Array = new Float64Array(16);
   private id: Int32Array = new Int32Array(16);
@@ -176,7 +239,7 @@ class EventHeap {
     const I = this.id;
     let i = this.size++;
     while (i > 0) {
-      const p = (i - 1) >> 1;
+      const p = (i - 1) >> 2;
       if (T[p]! <= time) break;
       T[i] = T[p]!;
       I[i] = I[p]!;
@@ -197,11 +260,20 @@ class EventHeap {
     const li = I[n]!;
     let i = 0;
     for (;;) {
-      let c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && T[c + 1]! < T[c]!) c++;
-      if (T[c]! >= lt) break;
-      T[i] = T[c]!;
+      const first = 4 * i + 1;
+      if (first >= n) break;
+      let c = first;
+      let ct = T[first]!;
+      const last = first + 3 < n ? first + 3 : n - 1;
+      for (let j = first + 1; j <= last; j++) {
+        const tj = T[j]!;
+        if (tj < ct) {
+          ct = tj;
+          c = j;
+        }
+      }
+      if (ct >= lt) break;
+      T[i] = ct;
       I[i] = I[c]!;
       i = c;
     }
@@ -218,9 +290,31 @@ class EventHeap {
 /** Log buckets of 5%: bucket b holds values in [1.05^(b-1), 1.05^b) ms (b = 0 holds < 1 ms). */
 const HIST_BUCKETS = 420; // 1.05^419 ≈ 7.6e8 ms ≈ 8.8 days
 const LOG_STEP = Math.log(1.05);
+/** EDGE[b] = 1.05^b, the upper end of bucket b (b ≥ 1). */
+const EDGE = Float64Array.from({ length: HIST_BUCKETS }, (_, b) => Math.exp(b * LOG_STEP));
+// A value's bucket without a logarithm (three of them per execution were a tenth of the
+// replay): the double's exponent and top 10 mantissa bits (a 0.1%-wide slice, far narrower
+// than a 5% bucket) index the bucket of the slice's lower end; one comparison with the
+// next edge finishes it. Exactly the bucket a search of EDGE gives.
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+const HI = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0; // the high word's index (endianness)
+const SLICE_FIRST = 1023 << 10; // the slice of 1.0
+const SLICE_LAST = (1023 + 30) << 10; // 2^30 ms > EDGE[HIST_BUCKETS - 1]
+const SLICE_BUCKET = new Uint16Array(SLICE_LAST - SLICE_FIRST);
+for (let s = 0, b = 1; s < SLICE_BUCKET.length; s++) {
+  F64[0] = 0;
+  U32[HI] = (SLICE_FIRST + s) << 10;
+  const low = F64[0]!;
+  while (b < HIST_BUCKETS - 1 && low >= EDGE[b]!) b++;
+  SLICE_BUCKET[s] = b;
+}
 function histBucket(ms: number): number {
   if (ms < 1) return 0;
-  return Math.min(HIST_BUCKETS - 1, 1 + Math.floor(Math.log(ms) / LOG_STEP));
+  if (ms >= EDGE[HIST_BUCKETS - 2]!) return HIST_BUCKETS - 1;
+  F64[0] = ms;
+  const b = SLICE_BUCKET[(U32[HI]! >>> 10) - SLICE_FIRST]!;
+  return ms >= EDGE[b]! ? b + 1 : b;
 }
 /** A bucket's representative value: the geometric middle of its range. */
 function histValue(b: number): number {
@@ -285,7 +379,49 @@ function waitPercentiles(a: Float64Array): { p50: number; p99: number; max: numb
   return { p50, p99, max };
 }
 
-function checkInput(input: SimulationInput): void {
+/** Object arrivals as columns (one pass; strings numbered in first-seen order). */
+export function toArrivalColumns(arrivals: readonly WhatIfArrival[]): WhatIfArrivalColumns {
+  const n = arrivals.length;
+  const at = new Float64Array(n);
+  const runMs = new Float64Array(n);
+  const partition = new Int32Array(n).fill(-1);
+  const names: string[] = [];
+  const ids = new Map<string, number>();
+  const name = (s: string) => {
+    let id = ids.get(s);
+    if (id === undefined) {
+      id = names.length;
+      ids.set(s, id);
+      names.push(s);
+    }
+    return id;
+  };
+  const keys = new Map<string, Int32Array>();
+  let stream: Int32Array | undefined;
+  let routingKey: Int32Array | undefined;
+  let priority: Int32Array | undefined;
+  let cost: Float64Array | undefined;
+  for (let i = 0; i < n; i++) {
+    const a = arrivals[i]!;
+    at[i] = a.at;
+    runMs[i] = a.runMs;
+    if (a.partition !== undefined && Number.isInteger(a.partition) && a.partition >= 0) partition[i] = a.partition;
+    if (a.keys) {
+      for (const g of Object.keys(a.keys)) {
+        let col = keys.get(g);
+        if (!col) keys.set(g, (col = new Int32Array(n).fill(-1)));
+        col[i] = name(a.keys[g]!);
+      }
+    }
+    if (a.stream !== undefined) (stream ??= new Int32Array(n).fill(-1))[i] = name(a.stream);
+    if (a.routingKey !== undefined) (routingKey ??= new Int32Array(n).fill(-1))[i] = name(a.routingKey);
+    if (a.priority !== undefined) (priority ??= new Int32Array(n))[i] = a.priority;
+    if (a.cost !== undefined) (cost ??= new Float64Array(n).fill(1))[i] = a.cost;
+  }
+  return { length: n, at, runMs, partition, names, keys, ...(stream ? { stream } : {}), ...(routingKey ? { routingKey } : {}), ...(priority ? { priority } : {}), ...(cost ? { cost } : {}) };
+}
+
+function checkInput(input: SimulationInput, cols: WhatIfArrivalColumns): void {
   const { task, coordinators } = input;
   if (!Number.isInteger(task.partitions) || task.partitions < 1) throw new RangeError(`partitions must be an integer ≥ 1, got ${task.partitions}`);
   if (!Number.isInteger(task.concurrency) || task.concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${task.concurrency}`);
@@ -299,80 +435,139 @@ function checkInput(input: SimulationInput): void {
       if (!Number.isInteger(o) || o < 0 || o >= coordinators.length) throw new RangeError(`partition ${p} is owned by coordinator ${o}, which does not exist`);
     });
   }
+  const { at, runMs, cost } = cols;
   let last = -Infinity;
-  input.arrivals.forEach((a, i) => {
-    if (!Number.isFinite(a.at) || a.at < last) throw new RangeError(`arrival ${i} is at ${a.at}; arrivals must be sorted by time`);
-    if (!Number.isFinite(a.runMs) || a.runMs < 0) throw new RangeError(`arrival ${i} ran ${a.runMs} ms; must be a finite number ≥ 0`);
-    last = a.at;
-  });
+  for (let i = 0; i < cols.length; i++) {
+    const t = at[i]!;
+    if (!(t >= last) || t === Infinity) throw new RangeError(`arrival ${i} is at ${t}; arrivals must be sorted by time`);
+    const r = runMs[i]!;
+    if (!(r >= 0) || r === Infinity) throw new RangeError(`arrival ${i} ran ${r} ms; must be a finite number ≥ 0`);
+    if (cost && !(cost[i]! >= 0 && cost[i]! < Infinity)) throw new RangeError(`arrival ${i} has rate cost ${cost[i]}; must be a finite number ≥ 0`);
+    last = t;
+  }
 }
 
+/** A rate allowance this close below 0 is 0 (the next-slot instant, computed in floating point). */
+const RATE_EPS = 1e-9;
+
 export function simulate(input: SimulationInput): SimulationResult {
-  checkInput(input);
-  const { task, arrivals } = input;
-  const n = arrivals.length;
+  const cols = Array.isArray(input.arrivals) ? toArrivalColumns(input.arrivals as readonly WhatIfArrival[]) : (input.arrivals as WhatIfArrivalColumns);
+  checkInput(input, cols);
+  const { task } = input;
+  const n = cols.length;
+  const AT = cols.at;
+  const RUN = cols.runMs;
   const P = task.partitions;
   const C = input.coordinators.length;
+  const conc = task.concurrency;
   const policy = input.policy ?? DEFAULT_ALERT_POLICY;
   const tickMs = input.tickMs ?? ALERT_EVALUATION_INTERVAL_MS;
   if (!(tickMs > 0)) throw new RangeError(`tickMs must be > 0, got ${tickMs}`);
-  const durationMs = input.durationMs ?? (n > 0 ? arrivals[n - 1]!.at : 0);
+  const durationMs = input.durationMs ?? (n > 0 ? AT[n - 1]! : 0);
+  const handoff = input.handoffMs ?? 0;
+  if (!(handoff >= 0 && handoff < Infinity)) throw new RangeError(`handoffMs must be a finite number ≥ 0, got ${handoff}`);
   const horizonEnd = durationMs + (input.horizonMs ?? 86_400_000);
   const rand = mulberry32(input.seed);
-  const owners = input.owners ?? Array.from({ length: P }, (_, p) => p % C);
+  const owners = Int32Array.from(input.owners ?? Array.from({ length: P }, (_, p) => p % C));
 
-  // ── keys: (group, key) pairs the config constrains, numbered; per arrival its key ids.
+  // ── keys: (group, key) pairs the config constrains, numbered in arrival order; an
+  //    arrival's key of group g is keyOfName[g][groupCol[g][i]] (-1: none).
   const groups = task.groups;
   const G = groups.length;
-  const keyIndex = groups.map(() => new Map<string, number>());
-  const keyLimit: number[] = [];
+  const NN = cols.names.length;
+  const groupCol: (Int32Array | null)[] = groups.map((g) => cols.keys.get(g.name) ?? null);
+  const keyOfName: Int32Array[] = groups.map(() => new Int32Array(NN).fill(-1));
+  const keyLimitList: number[] = [];
   const keyGroup: number[] = [];
   const keyName: string[] = [];
-  const arrivalKeys = new Int32Array(n * Math.max(1, G)).fill(-1);
   for (let i = 0; i < n; i++) {
-    const ks = arrivals[i]!.keys;
-    if (!ks) continue;
     for (let g = 0; g < G; g++) {
-      const k = ks[groups[g]!.name];
-      if (k === undefined) continue;
-      let id = keyIndex[g]!.get(k);
-      if (id === undefined) {
-        id = keyLimit.length;
-        keyIndex[g]!.set(k, id);
-        const gr = groups[g]!;
-        keyLimit.push(Object.hasOwn(gr.overrides, k) ? gr.overrides[k]! : gr.limit);
-        keyGroup.push(g);
-        keyName.push(k);
-      }
-      arrivalKeys[i * G + g] = id;
+      const col = groupCol[g];
+      if (!col) continue;
+      const nm = col[i]!;
+      if (nm < 0 || keyOfName[g]![nm]! >= 0) continue;
+      const k = cols.names[nm]!;
+      const gr = groups[g]!;
+      keyOfName[g]![nm] = keyLimitList.length;
+      keyLimitList.push(Object.hasOwn(gr.overrides, k) ? gr.overrides[k]! : gr.limit);
+      keyGroup.push(g);
+      keyName.push(k);
     }
   }
-  const K = keyLimit.length;
+  const K = keyLimitList.length;
+  const keyLimit = Int32Array.from(keyLimitList);
+  const keyAt = (i: number, g: number): number => {
+    const col = groupCol[g];
+    if (col === null || col === undefined) return -1;
+    const nm = col[i]!;
+    return nm < 0 ? -1 : keyOfName[g]![nm]!;
+  };
   const inflight = new Int32Array(K);
   const queuedByKey = new Int32Array(K);
-  const waiting: IntHeap[] = [];
-  const waitingOf = (k: number) => (waiting[k] ??= new IntHeap());
+  const waiting: (IntHeap | undefined)[] = new Array<IntHeap | undefined>(K);
 
-  // ── streams: one running (or due) execution per stream key, the rest parked in order.
-  const streamId = new Int32Array(n).fill(-1);
-  const streamQueues: number[][] = [];
-  const streamHead: number[] = [];
-  {
-    const ids = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      const s = arrivals[i]!.stream;
-      if (s === undefined) continue;
-      let id = ids.get(s);
-      if (id === undefined) {
-        id = streamQueues.length;
-        ids.set(s, id);
-        streamQueues.push([]);
-        streamHead.push(0);
-      }
-      streamId[i] = id;
+  // ── claim order (priority.ts): rank of each arrival by (run_at − priority × agingMs, arrival).
+  //    Without priorities the rank is the arrival index (arrivals are sorted by run_at).
+  let byRank: Int32Array | null = null;
+  let rankOf: Int32Array | null = null;
+  if (cols.priority && cols.priority.some((p) => p !== 0)) {
+    const { agingMs } = taskPriority(task.priority);
+    const pr = cols.priority;
+    const keyMs = new Float64Array(n);
+    for (let i = 0; i < n; i++) keyMs[i] = claimKeyMs(AT[i]!, pr[i]!, agingMs);
+    byRank = new Int32Array(n);
+    for (let i = 0; i < n; i++) byRank[i] = i;
+    byRank.sort((a, b) => keyMs[a]! - keyMs[b]! || a - b);
+    rankOf = new Int32Array(n);
+    for (let r = 0; r < n; r++) rankOf[byRank[r]!] = r;
+  }
+  const rank = (i: number) => (rankOf === null ? i : rankOf[i]!);
+  const atRank = (r: number) => (byRank === null ? r : byRank[r]!);
+
+  // ── rate limits (rate-limit.ts): the task's scope and each rated key's; TAT NaN = none yet.
+  const COST = cols.cost;
+  const costOf = (i: number) => (COST === undefined ? 1 : COST[i]!);
+  const taskRate: RateSpec | null = task.rate ?? null;
+  let taskTat = NaN;
+  let taskWake = 0;
+  const keyRate: (RateSpec | null)[] = new Array<RateSpec | null>(K).fill(null);
+  let anyKeyRate = false;
+  for (let k = 0; k < K; k++) {
+    const r = groups[keyGroup[k]!]!.rate;
+    if (r) {
+      keyRate[k] = effectiveKeyRate(r, keyName[k]!);
+      anyKeyRate = true;
     }
   }
-  const streamBusy = new Uint8Array(streamQueues.length);
+  const keyTat = new Float64Array(K).fill(NaN);
+  const keyWake = new Uint8Array(K);
+  const rateWaiting: (IntHeap | undefined)[] = new Array<IntHeap | undefined>(K);
+  const tatOrNull = (t: number) => (Number.isNaN(t) ? null : t);
+
+  // ── fair share (fair-share.ts): ready rows are kept per key of the fair group so each
+  //    slot's choice looks at every key's head; slot K holds rows carrying no such key.
+  const fairName = fairShareGroup({ order: task.order, fairGroup: task.fairGroup, groups });
+  const fg = fairName === null ? -1 : groups.findIndex((g) => g.name === fairName);
+  const fairKeys: number[] = [];
+  if (fg >= 0) for (let k = 0; k < K; k++) if (keyGroup[k] === fg) fairKeys.push(k);
+  const fairWeights = fg >= 0 ? groups[fg]!.weights : undefined;
+
+  // ── streams: one running (or due) execution per stream key; the rest wait for the one
+  //    before them to finish (nextInStream: the stream's next arrival).
+  const STREAM = cols.stream;
+  let nextInStream: Int32Array | null = null;
+  let streamBusy: Uint8Array | null = null;
+  if (STREAM) {
+    nextInStream = new Int32Array(n).fill(-1);
+    const lastOf = new Int32Array(NN).fill(-1);
+    for (let i = 0; i < n; i++) {
+      const s = STREAM[i]!;
+      if (s < 0) continue;
+      if (lastOf[s]! >= 0) nextInStream[lastOf[s]!] = i;
+      lastOf[s] = i;
+    }
+    streamBusy = new Uint8Array(NN);
+  }
 
   // ── routing: reuse the recorded partition while the task routes the same way.
   const rec = input.recorded;
@@ -382,15 +577,19 @@ export function simulate(input: SimulationInput): SimulationResult {
     rec.strategy === task.routing.strategy &&
     (task.routing.strategy !== 'hash' || rec.keyPath === task.routing.keyPath);
   const routeKeyGroup = groups.findIndex((g) => g.keyPath !== undefined && g.keyPath === task.routing.keyPath);
+  const routeKeyCol = routeKeyGroup >= 0 ? groupCol[routeKeyGroup]! : null;
   let rrCounter = 0;
 
   // ── state
   const depth = new Int32Array(P);
+  const depthList = new Array<number>(P).fill(0); // leastLoadedPartition reads a number list
   const partitionOf = new Int32Array(n);
   const claimAt = new Float64Array(n).fill(NaN);
   const finishAt = input.trace ? new Float64Array(n).fill(NaN) : undefined;
-  const coordOf = new Int32Array(n).fill(-1);
   const ready: IntHeap[] = Array.from({ length: C }, () => new IntHeap());
+  const readyFair: (IntHeap | undefined)[][] = fg >= 0 ? Array.from({ length: C }, () => new Array<IntHeap | undefined>(K + 1)) : [];
+  const readyCount = new Int32Array(C);
+  const slots = Int32Array.from(input.coordinators);
   const freeSlots = Int32Array.from(input.coordinators);
   const peakPerCoord = new Array<number>(C).fill(0);
   let running = 0;
@@ -420,18 +619,18 @@ export function simulate(input: SimulationInput): SimulationResult {
   const definition = { routing: task.routing, thresholds: task.thresholds };
 
   const route = (i: number): number => {
-    const a = arrivals[i]!;
-    if (sameRouting && a.partition !== undefined && a.partition >= 0 && a.partition < P) return a.partition;
+    const recorded = cols.partition[i]!;
+    if (sameRouting && recorded >= 0 && recorded < P) return recorded;
     switch (task.routing.strategy) {
       case 'round-robin':
         return rrCounter++ % P;
       case 'random':
         return randomIndex(P, rand);
       case 'least-loaded':
-        // Int32Array reads as a number list; leastLoadedPartition only indexes and iterates it.
-        return leastLoadedPartition(depth as unknown as readonly number[], rrCounter++);
+        return leastLoadedPartition(depthList, rrCounter++);
       case 'hash': {
-        const key = a.routingKey ?? (routeKeyGroup >= 0 ? a.keys?.[groups[routeKeyGroup]!.name] : undefined);
+        const nm = cols.routingKey && cols.routingKey[i]! >= 0 ? cols.routingKey[i]! : routeKeyCol ? routeKeyCol[i]! : -1;
+        const key = nm >= 0 ? cols.names[nm]! : undefined;
         // The engine refuses an execution without its hash key; a recording made under
         // another routing may lack it, so such an execution is spread by its arrival index.
         return key !== undefined && key !== '' ? hashPartition(key, P) : stableHash32(String(i)) % P;
@@ -439,103 +638,227 @@ export function simulate(input: SimulationInput): SimulationResult {
     }
   };
 
-  const makeReady = (i: number) => ready[owners[partitionOf[i]!]!]!.push(i);
+  const makeReady = (i: number) => {
+    const c = owners[partitionOf[i]!]!;
+    readyCount[c]!++;
+    if (fg < 0) {
+      ready[c]!.push(rank(i));
+      return;
+    }
+    const k = keyAt(i, fg);
+    const row = readyFair[c]!;
+    const s = k < 0 ? K : k;
+    (row[s] ??= new IntHeap()).push(rank(i));
+  };
+
+  const ensureKeyWake = (k: number, now: number) => {
+    if (keyWake[k]) return;
+    keyWake[k] = 1;
+    done.push(now + nextSlotInMs(keyRate[k]!, tatOrNull(keyTat[k]!), now), -1 - k);
+  };
+  const ensureTaskWake = (now: number) => {
+    if (taskWake) return;
+    taskWake = 1;
+    done.push(now + nextSlotInMs(taskRate!, tatOrNull(taskTat), now), -1 - K);
+  };
+
+  // Why i cannot start now: 0 it can; 1 a full key (blockedKey); 2 a rate-held key (blockedKey); 3 the task's rate.
+  let blockedKey = -1;
+  const check = (i: number, now: number): number => {
+    for (let g = 0; g < G; g++) {
+      const k = keyAt(i, g);
+      if (k >= 0 && inflight[k]! >= keyLimit[k]!) {
+        blockedKey = k;
+        return 1;
+      }
+    }
+    if (taskRate !== null && rateAllowance(taskRate, tatOrNull(taskTat), now) < -RATE_EPS) return 3;
+    if (anyKeyRate) {
+      for (let g = 0; g < G; g++) {
+        const k = keyAt(i, g);
+        if (k >= 0 && keyRate[k] !== null && rateAllowance(keyRate[k]!, tatOrNull(keyTat[k]!), now) < -RATE_EPS) {
+          blockedKey = k;
+          return 2;
+        }
+      }
+    }
+    return 0;
+  };
+  /** Sets i aside on the key that holds it (status 1 or 2 of check). */
+  const hold = (i: number, status: number, now: number) => {
+    const k = blockedKey;
+    if (status === 1) (waiting[k] ??= new IntHeap()).push(rank(i));
+    else {
+      (rateWaiting[k] ??= new IntHeap()).push(rank(i));
+      ensureKeyWake(k, now);
+    }
+  };
 
   const start = (i: number, c: number, now: number) => {
     claimAt[i] = now;
-    coordOf[i] = c;
     depth[partitionOf[i]!]!--;
+    depthList[partitionOf[i]!]!--;
     queuedTotal--;
     running++;
     if (running > peakRunning) peakRunning = running;
     freeSlots[c]!--;
-    const busy = input.coordinators[c]! - freeSlots[c]!;
+    const busy = slots[c]! - freeSlots[c]!;
     if (busy > peakPerCoord[c]!) peakPerCoord[c] = busy;
     for (let g = 0; g < G; g++) {
-      const k = arrivalKeys[i * G + g]!;
+      const k = keyAt(i, g);
       if (k >= 0) {
         inflight[k]!++;
         queuedByKey[k]!--;
       }
     }
-    const a = arrivals[i]!;
-    cur.wait[histBucket(now - a.at)]!++;
-    done.push(now + a.runMs, i);
+    if (taskRate !== null) taskTat = chargeTat(taskRate, tatOrNull(taskTat), now, costOf(i));
+    if (anyKeyRate) {
+      for (let g = 0; g < G; g++) {
+        const k = keyAt(i, g);
+        if (k < 0 || keyRate[k] === null) continue;
+        keyTat[k] = chargeTat(keyRate[k]!, tatOrNull(keyTat[k]!), now, costOf(i));
+        // rows parked on the key's rate are released at its next slot
+        const w = rateWaiting[k];
+        if (w !== undefined && w.size > 0) ensureKeyWake(k, now);
+      }
+    }
+    cur.wait[histBucket(now - AT[i]!)]!++;
+    // its slots come free handoff after it finishes (the release event)
+    done.push(now + RUN[i]! + handoff, i);
   };
 
-  /** Coordinator c claims the oldest executions it may run until it or the task is full. */
-  const claim = (c: number, now: number) => {
+  /** Coordinator c claims in claim order until it or the task is full (fifo). */
+  const claimFifo = (c: number, now: number) => {
     const h = ready[c]!;
-    while (h.size > 0 && freeSlots[c]! > 0 && running < task.concurrency) {
-      const i = h.pop();
-      let blocked = -1;
-      for (let g = 0; g < G; g++) {
-        const k = arrivalKeys[i * G + g]!;
-        if (k >= 0 && inflight[k]! >= keyLimit[k]!) {
-          blocked = k;
-          break;
-        }
-      }
-      if (blocked >= 0) waitingOf(blocked).push(i);
-      else start(i, c, now);
+    while (h.size > 0 && freeSlots[c]! > 0 && running < conc) {
+      const i = atRank(h.pop());
+      readyCount[c]!--;
+      const s = check(i, now);
+      if (s === 0) start(i, c, now);
+      else if (s === 3) {
+        h.push(rank(i));
+        readyCount[c]!++;
+        ensureTaskWake(now);
+        return;
+      } else hold(i, s, now);
     }
   };
 
+  /** Coordinator c claims slot by slot; fairClaim picks each among the keys' admissible heads. */
+  const claimFair = (c: number, now: number) => {
+    const row = readyFair[c]!;
+    const weights = fairWeights;
+    while (readyCount[c]! > 0 && freeSlots[c]! > 0 && running < conc) {
+      const window: FairCandidate[] = [];
+      const heads: number[] = [];
+      for (let s = 0; s <= K; s++) {
+        const h = row[s];
+        if (h === undefined) continue;
+        while (h.size > 0) {
+          const i = atRank(h.peek());
+          const st = check(i, now);
+          if (st === 0) {
+            heads.push(i);
+            break;
+          }
+          if (st === 3) {
+            ensureTaskWake(now);
+            return;
+          }
+          h.pop();
+          readyCount[c]!--;
+          hold(i, st, now);
+        }
+      }
+      if (heads.length === 0) return;
+      heads.sort((a, b) => rank(a) - rank(b));
+      for (const i of heads) {
+        const k = keyAt(i, fg);
+        window.push({ id: i, key: k < 0 ? null : keyName[k]! });
+      }
+      const keys = new Map<string, FairKey>();
+      for (const k of fairKeys) {
+        if (inflight[k]! === 0 && queuedByKey[k]! === 0) continue;
+        keys.set(keyName[k]!, { key: keyName[k]!, running: inflight[k]!, weight: keyWeight(weights, keyName[k]!), waiting: queuedByKey[k]! > 0 && inflight[k]! < keyLimit[k]! });
+      }
+      const [i] = fairClaim(window, keys, conc, 1);
+      if (i === undefined) return;
+      const k = keyAt(i, fg);
+      row[k < 0 ? K : k]!.pop();
+      readyCount[c]!--;
+      start(i, c, now);
+    }
+  };
+  const claim = fg >= 0 ? claimFair : claimFifo;
+
   const claimEverywhere = (first: number, now: number) => {
     claim(first, now);
-    for (let c = 0; c < C && running < task.concurrency; c++) if (c !== first && ready[c]!.size > 0) claim(c, now);
+    for (let c = 0; c < C && running < conc; c++) if (c !== first && readyCount[c]! > 0) claim(c, now);
   };
 
   const arrive = (i: number) => {
     const p = route(i);
     partitionOf[i] = p;
     depth[p]!++;
+    depthList[p]!++;
     queuedTotal++;
     cur.arrivals[p]!++;
     cur.arrived++;
     for (let g = 0; g < G; g++) {
-      const k = arrivalKeys[i * G + g]!;
+      const k = keyAt(i, g);
       if (k >= 0) queuedByKey[k]!++;
     }
-    const s = streamId[i]!;
-    if (s >= 0) {
-      if (streamBusy[s]) {
-        streamQueues[s]!.push(i);
-        return -1;
+    if (STREAM !== undefined) {
+      const s = STREAM[i]!;
+      if (s >= 0) {
+        if (streamBusy![s]) return -1; // released by the finish of the one before it
+        streamBusy![s] = 1;
       }
-      streamBusy[s] = 1;
     }
     makeReady(i);
     return owners[p]!;
   };
 
-  const finish = (i: number, now: number) => {
-    const c = coordOf[i]!;
+  const finish = (i: number, now: number, arrivedUpTo: number) => {
+    const c = owners[partitionOf[i]!]!;
+    const endedAt = now - handoff; // it finished then; its slots free now
     running--;
     freeSlots[c]!++;
     finished++;
-    if (now <= durationMs) finishedInWindow++;
-    if (finishAt) finishAt[i] = now;
-    const a = arrivals[i]!;
-    cur.run[histBucket(a.runMs)]!++;
-    cur.latency[histBucket(now - a.at)]!++;
+    if (endedAt <= durationMs) finishedInWindow++;
+    if (finishAt) finishAt[i] = endedAt;
+    cur.run[histBucket(RUN[i]!)]!++;
+    cur.latency[histBucket(endedAt - AT[i]!)]!++;
     cur.processed++;
     for (let g = 0; g < G; g++) {
-      const k = arrivalKeys[i * G + g]!;
+      const k = keyAt(i, g);
       if (k < 0) continue;
       inflight[k]!--;
-      // Release the oldest rows waiting on this key, as many as it now has room for.
+      // Release the first rows (claim order) waiting on this key, as many as it now has room for.
       const w = waiting[k];
       let room = keyLimit[k]! - inflight[k]!;
-      while (w && w.size > 0 && room-- > 0) makeReady(w.pop());
+      while (w !== undefined && w.size > 0 && room-- > 0) makeReady(atRank(w.pop()));
     }
-    const s = streamId[i]!;
-    if (s >= 0) {
-      const q = streamQueues[s]!;
-      if (streamHead[s]! < q.length) makeReady(q[streamHead[s]!++]!);
-      else streamBusy[s] = 0;
+    if (STREAM !== undefined && STREAM[i]! >= 0) {
+      const j = nextInStream![i]!;
+      if (j >= 0 && j < arrivedUpTo) makeReady(j);
+      else streamBusy![STREAM[i]!] = 0;
     }
     return c;
+  };
+
+  /** A rate-held key's next slot: release as many parked rows as its allowance admits. */
+  const keyWakeUp = (k: number, now: number) => {
+    keyWake[k] = 0;
+    const w = rateWaiting[k];
+    if (w === undefined) return;
+    const allowance = rateAllowance(keyRate[k]!, tatOrNull(keyTat[k]!), now);
+    let before = 0;
+    while (w.size > 0 && before <= allowance + RATE_EPS) {
+      const i = atRank(w.pop());
+      before += costOf(i);
+      makeReady(i);
+    }
   };
 
   const evaluate = (at: number) => {
@@ -572,7 +895,8 @@ export function simulate(input: SimulationInput): SimulationResult {
     for (let g = 0; g < G; g++) {
       const loads: { k: number; load: number }[] = [];
       let total = 0;
-      for (const id of keyIndex[g]!.values()) {
+      for (let id = 0; id < K; id++) {
+        if (keyGroup[id] !== g) continue;
         const load = inflight[id]! + queuedByKey[id]!;
         if (load > 0) {
           loads.push({ k: id, load });
@@ -612,15 +936,16 @@ export function simulate(input: SimulationInput): SimulationResult {
     cur.processed = 0;
   };
 
-  // ── the event loop: finishes before arrivals at the same instant (a freed slot is reused).
+  // ── the event loop: finishes before arrivals at the same instant (a freed slot is reused);
+  //    events with a negative id are rate wake-ups (-1 - k: key k's next slot; -1 - K: the task's).
   let next = 0;
   let nextTick = tickMs;
   let drainedAt: number | null = null;
   let backlogAtEnd = -1;
   for (;;) {
-    const tArr = next < n ? arrivals[next]!.at : Infinity;
+    const tArr = next < n ? AT[next]! : Infinity;
     const tDone = done.peekTime();
-    const tEvent = Math.min(tArr, tDone);
+    const tEvent = tArr < tDone ? tArr : tDone;
     if (backlogAtEnd < 0 && tEvent > durationMs) backlogAtEnd = queuedTotal;
     // Ticks run while there is work or the window lasts; past the window only until it drains.
     if (nextTick <= tEvent && (nextTick <= durationMs || tEvent !== Infinity) && nextTick <= horizonEnd) {
@@ -630,13 +955,19 @@ export function simulate(input: SimulationInput): SimulationResult {
     }
     if (tEvent === Infinity || tEvent > horizonEnd) break;
     if (tDone <= tArr) {
-      const i = done.pop();
-      const c = finish(i, tDone);
-      claimEverywhere(c, tDone);
+      const id = done.pop();
+      if (id >= 0) claimEverywhere(finish(id, tDone, next), tDone);
+      else if (id === -1 - K) {
+        taskWake = 0;
+        claimEverywhere(0, tDone);
+      } else {
+        keyWakeUp(-1 - id, tDone);
+        claimEverywhere(0, tDone);
+      }
     } else {
       const c = arrive(next);
       next++;
-      if (c >= 0 && running < task.concurrency) claim(c, tArr);
+      if (c >= 0 && running < conc) claim(c, tArr);
     }
     if (queuedTotal === 0 && next >= n && drainedAt === null) drainedAt = tEvent;
     if (queuedTotal > 0) drainedAt = null;
@@ -644,21 +975,16 @@ export function simulate(input: SimulationInput): SimulationResult {
   if (backlogAtEnd < 0) backlogAtEnd = queuedTotal;
   const drainMs = queuedTotal > 0 ? null : backlogAtEnd === 0 ? 0 : Math.max(0, (drainedAt ?? durationMs) - durationMs);
 
-  // ── waits: exact nearest-rank percentiles, overall and per key.
-  let claimed = 0;
-  const waits = new Float64Array(n);
-  for (let i = 0; i < n; i++) if (!Number.isNaN(claimAt[i]!)) waits[claimed++] = claimAt[i]! - arrivals[i]!.at;
-  const all = claimed > 0 ? waitPercentiles(waits.subarray(0, claimed)) : null;
-  const wait = all ? { count: claimed, p50Ms: all.p50, p99Ms: all.p99, maxMs: all.max } : { count: 0, p50Ms: null, p99Ms: null, maxMs: null };
-
+  // ── waits: exact nearest-rank percentiles per key, then overall (in place: claimAt
+  //    becomes the waits unless the trace returns it).
   const keyWaits: KeyWait[] = [];
   if (K > 0) {
-    // Counting sort of (arrival, key) pairs by key, then each key's waits sorted.
+    // Counting sort of (arrival, key) pairs by key, then each key's waits selected.
     const counts = new Int32Array(K + 1);
     for (let i = 0; i < n; i++) {
       if (Number.isNaN(claimAt[i]!)) continue;
       for (let g = 0; g < G; g++) {
-        const k = arrivalKeys[i * G + g]!;
+        const k = keyAt(i, g);
         if (k >= 0) counts[k + 1]!++;
       }
     }
@@ -667,9 +993,9 @@ export function simulate(input: SimulationInput): SimulationResult {
     const byKey = new Float64Array(counts[K]!);
     for (let i = 0; i < n; i++) {
       if (Number.isNaN(claimAt[i]!)) continue;
-      const w = claimAt[i]! - arrivals[i]!.at;
+      const w = claimAt[i]! - AT[i]!;
       for (let g = 0; g < G; g++) {
-        const k = arrivalKeys[i * G + g]!;
+        const k = keyAt(i, g);
         if (k >= 0) byKey[offsets[k]!++] = w;
       }
     }
@@ -685,10 +1011,16 @@ export function simulate(input: SimulationInput): SimulationResult {
         p50WaitMs: q.p50,
         p99WaitMs: q.p99,
         maxWaitMs: q.max,
+        p99FewSamples: seg.length < MIN_P99_SAMPLES,
       });
     }
     keyWaits.sort((a, b) => b.p99WaitMs - a.p99WaitMs || (a.group < b.group ? -1 : a.group > b.group ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
+  const waits = input.trace ? new Float64Array(n) : claimAt;
+  let claimed = 0;
+  for (let i = 0; i < n; i++) if (!Number.isNaN(claimAt[i]!)) waits[claimed++] = claimAt[i]! - AT[i]!;
+  const all = claimed > 0 ? waitPercentiles(waits.subarray(0, claimed)) : null;
+  const wait = all ? { count: claimed, p50Ms: all.p50, p99Ms: all.p99, maxMs: all.max } : { count: 0, p50Ms: null, p99Ms: null, maxMs: null };
 
   return {
     partitions: P,
@@ -702,6 +1034,8 @@ export function simulate(input: SimulationInput): SimulationResult {
     drainMs,
     alerts: [...fired.values()].sort((a, b) => a.firstFiredAt - b.firstFiredAt || (a.rule < b.rule ? -1 : 1)),
     peaks: { running: peakRunning, perCoordinator: peakPerCoord },
-    ...(input.trace && finishAt ? { trace: { claimAt, finishAt, coordinator: coordOf, partition: partitionOf } } : {}),
+    ...(input.trace && finishAt
+      ? { trace: { claimAt, finishAt, coordinator: Int32Array.from(partitionOf, (p) => owners[p]!), partition: partitionOf } }
+      : {}),
   };
 }

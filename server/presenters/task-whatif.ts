@@ -11,8 +11,8 @@ import { currentConfigOf } from '../core/stored-config';
 import { inputRecord } from '../core/input-text';
 import { parseTaskDefinition, taskNameSchema, type TaskDefinition } from '../core/task-definition';
 import { assignPartitions } from '../core/rendezvous';
-import { recordingToArrivals, type RecordingCoverage } from '../core/whatif-recording';
-import { simulate, type FiredAlert, type SimulationResult, type WhatIfArrival } from '../core/whatif-simulator';
+import { handoffLatencyMs, recordingToArrivals, type RecordingCoverage } from '../core/whatif-recording';
+import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
 import { compareWhatIf, type KeyComparison } from '../core/whatif-compare';
 import { latestConfigVersion } from '../db/config-versions';
 import { readWhatIfRecording } from '../db/whatif-recording';
@@ -99,13 +99,14 @@ export async function previewTaskWhatIf(db: Db, input: z.output<typeof whatIfInp
   if (!today) throw new CoreError('NOT_FOUND', `task "${name}" is not in the current config: a new task has no recorded traffic to replay`);
 
   const windowMs = Math.round(input.windowHours * 3_600_000);
-  const rec = await readWhatIfRecording(db, name, windowMs, WHATIF_MAX_ROWS);
+  const costPaths = [...new Set([today.rateCostPath, proposed.rateCostPath].filter((p): p is string => p !== undefined))];
+  const rec = await readWhatIfRecording(db, name, windowMs, WHATIF_MAX_ROWS, costPaths);
   const retentionHours = today.retention?.succeededHours;
   const retentionNote =
     retentionHours !== undefined && retentionHours < input.windowHours
       ? `the task keeps succeeded executions ${retentionHours} h, shorter than the window`
       : undefined;
-  const { arrivals, coverage } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated, ...(retentionNote ? { retentionNote } : {}) }, input.seed);
+  const { arrivals, coverage, costColumn } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated, ...(retentionNote ? { retentionNote } : {}) }, input.seed);
 
   const members = await db.query<{ id: string; slots: number }>(
     `SELECT id, slots FROM coordinators
@@ -120,18 +121,25 @@ export async function previewTaskWhatIf(db: Db, input: z.output<typeof whatIfInp
   const ids = members.rows.map((m) => m.id);
   const slots = members.rows.map((m) => m.slots);
   const durationMs = rec.end.getTime() - rec.start.getTime();
-  const run = (task: TaskDefinition, list: readonly WhatIfArrival[]) =>
+  // Columns once for both runs; each side reads costs at its own rateCostPath (absent: 1).
+  const columns = toArrivalColumns(arrivals);
+  const costs = new Map(costPaths.map((p) => [p, costColumn(p)]));
+  const withCosts = (task: TaskDefinition): WhatIfArrivalColumns => (task.rateCostPath ? { ...columns, cost: costs.get(task.rateCostPath)! } : columns);
+  // The engine's hand-off latency as this recording shows it (0 when nothing waited).
+  const handoffMs = handoffLatencyMs(rec.rows);
+  const run = (task: TaskDefinition) =>
     simulate({
       task,
-      arrivals: list,
+      handoffMs,
+      arrivals: withCosts(task),
       coordinators: slots,
       owners: ownersFor(name, task.partitions, ids),
       recorded: { partitions: today.partitions, strategy: today.routing.strategy, keyPath: today.routing.keyPath },
       durationMs,
       seed: input.seed,
     });
-  const a = run(today, arrivals);
-  const b = run(proposed, arrivals);
+  const a = run(today);
+  const b = run(proposed);
   const cmp = compareWhatIf(a, b, 5);
   return {
     task: name,
@@ -158,7 +166,12 @@ export function formatWhatIf(p: WhatIfPreview): string[] {
     row('wait p99', ms(p.today.waitP99Ms), ms(p.proposed.waitP99Ms)),
     row('max partition depth', String(p.today.maxDepth), String(p.proposed.maxDepth)),
     row('backlog drain', p.today.drainMs === null ? '> 24 h' : ms(p.today.drainMs), p.proposed.drainMs === null ? '> 24 h' : ms(p.proposed.drainMs)),
-    ...p.keys.map((k) => row(`p99 ${k.group}=${k.key}`.slice(0, 22), ms(k.today?.p99WaitMs ?? null), ms(k.proposed?.p99WaitMs ?? null))),
+    ...p.keys.map((k) =>
+      row(`p99 ${k.group}=${k.key}`.slice(0, 20) + (k.today?.p99FewSamples || k.proposed?.p99FewSamples ? ' *' : ''), ms(k.today?.p99WaitMs ?? null), ms(k.proposed?.p99WaitMs ?? null)),
+    ),
+    ...(p.keys.some((k) => k.today?.p99FewSamples || k.proposed?.p99FewSamples)
+      ? [`  * fewer than ${MIN_P99_SAMPLES} waits: the p99 shown is the key's slowest wait, not a percentile`]
+      : []),
     `  alerts today: ${alertList(p.today.alerts)}`,
     `  alerts proposed: ${alertList(p.proposed.alerts)}`,
   ];
