@@ -151,3 +151,36 @@ test('an operator applies with guard and watches the automatic rollback', async 
   await expect(page.getByTestId('chart-marker-tooltip')).toContainText(`v${version} rolled back by guard (v${g.rollback_version})`);
   await shoot(page, 'guard-chart-markers');
 });
+
+test('an operator chooses the guard’s rule: depth at warning rolls back on a warning the default rule would let pass', async ({ page }) => {
+  test.setTimeout(150_000);
+  const op = await seedUser('operator');
+  await signInViaApi(page.request, op);
+  const db = e2eDb();
+  const task = await seedTask(randomBytes(3).toString('hex'));
+
+  await reviewLowered(page, task);
+  const guardBox = page.getByTestId('apply-with-guard');
+  await expect(guardBox.getByLabel('Guard rule')).toHaveValue('');
+  await expect(guardBox.getByLabel('Guard severity')).toHaveValue('critical');
+  await guardBox.getByLabel('Guard rule').selectOption({ label: 'Partition depth' });
+  await guardBox.getByLabel('Guard severity').selectOption({ label: 'at warning or critical' });
+  await guardBox.getByLabel('Bake time').selectOption({ label: '5m' });
+  await guardBox.getByRole('button', { name: 'Apply with guard' }).click();
+  await expect(page.getByText(/Applied as config version \d+ with guard: it rolls back by itself if depth at warning or above of this task fires within 5m/)).toBeVisible();
+  const version = (await db.query<{ v: number }>('SELECT max(version)::int AS v FROM config_versions')).rows[0]!.v;
+  const g0 = (await db.query(`SELECT status, tasks, bake_ms, rule_severity, rule_name FROM config_guards WHERE version = $1`, [version])).rows[0];
+  expect(g0).toEqual({ status: 'baking', tasks: [task], bake_ms: 300_000, rule_severity: 'warning', rule_name: 'depth' });
+
+  await page.goto('/coordinators');
+  const row = page.locator(`[data-guard-version="${version}"]`);
+  await expect(row).toHaveAttribute('data-guard-status', 'baking');
+  await expect(row).toContainText('Rolls back on depth at warning or above');
+
+  // Above the warning line (50), below the critical one (100): only the chosen rule trips.
+  await setPartitionDepths(db, task, [70, 60]);
+  await expect(row).toHaveAttribute('data-guard-status', 'rolled_back', { timeout: 60_000 });
+  await expect(row).toContainText('warning alert depth fired');
+  const g = (await db.query<{ status: string; ended_by: string; evidence: { rule: string; severity: string } }>(`SELECT status, ended_by, evidence FROM config_guards WHERE version = $1`, [version])).rows[0]!;
+  expect(g).toMatchObject({ status: 'rolled_back', ended_by: 'system', evidence: { rule: 'depth', severity: 'warning' } });
+});

@@ -2,14 +2,17 @@
 // The step between "I changed something" and a new version: the diff against the
 // version the change is based on, a change message (required, shown in history), and
 // Apply. Used by the task editor, delete and rollback. The task editor also offers "Apply
-// with guard" with a bake time (server/core/guarded-rollout.ts).
+// with guard" with a bake time and the rule that rolls it back: any alert rule of the task
+// or one named, at critical or at warning-or-critical (server/core/guarded-rollout.ts; the
+// CLI's --guard-rule and --guard-severity).
 import { useState, type ReactNode } from 'react';
 import type { TaskChangeGroup } from '@/server/core/config-change-view';
 import { Button } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
 import { Field } from '@/components/ui/field';
 import { Input, Select } from '@/components/ui/input';
-import { BAKE_CHOICES_MS, DEFAULT_BAKE_MS, formatBake } from '@/server/core/guarded-rollout';
+import { BAKE_CHOICES_MS, DEFAULT_BAKE_MS, DEFAULT_GUARD_RULE, GUARD_TASK_RULES, describeGuardRule, formatBake, type GuardRule } from '@/server/core/guarded-rollout';
+import { ALERT_RULE_LABEL } from '@/server/core/alert-evaluation';
 import { ConfigDiffView } from './config-diff-view';
 
 export function ApplyReview({
@@ -34,12 +37,13 @@ export function ApplyReview({
   error?: ReactNode;
   extra?: ReactNode;
   onApply: (message: string) => void;
-  /** Offer "Apply with guard" (issue 20): the version bakes for the chosen time and rolls back by itself if a critical alert of the task fires. */
-  onApplyWithGuard?: (message: string, bakeMs: number) => void;
+  /** Offer "Apply with guard" (issue 20): the version bakes for the chosen time and rolls back by itself if the chosen rule fires. */
+  onApplyWithGuard?: (message: string, bakeMs: number, rule: GuardRule) => void;
   onCancel: () => void;
 }) {
   const [message, setMessage] = useState(defaultMessage);
   const [bakeMs, setBakeMs] = useState<number>(DEFAULT_BAKE_MS);
+  const [guardRule, setGuardRule] = useState<GuardRule>(DEFAULT_GUARD_RULE);
   const [tried, setTried] = useState(false);
   const missing = message.trim() === '';
   const next = basedOn === null ? 1 : basedOn + 1;
@@ -73,9 +77,36 @@ export function ApplyReview({
           </Button>
           {onApplyWithGuard && (
             <span className="flex flex-wrap items-center gap-2" data-testid="apply-with-guard">
-              <label className="flex items-center gap-1.5 text-[12px] text-muted" title="Rolls the task back by itself if a critical alert of it fires during the bake">
+              <label className="flex flex-wrap items-center gap-1.5 text-[12px] text-muted" title={`Rolls the task back by itself if ${describeGuardRule(guardRule)} of it fires during the bake`}>
+                <span className="whitespace-nowrap">Roll back on</span>
+                <span className="flex flex-wrap items-center gap-1.5">
+                  <Select
+                    value={guardRule.rule ?? ''}
+                    onChange={(e) => setGuardRule({ ...guardRule, rule: e.target.value === '' ? null : e.target.value })}
+                    aria-label="Guard rule"
+                    className="w-auto!"
+                  >
+                    <option value="">any alert rule</option>
+                    {GUARD_TASK_RULES.map((r) => (
+                      <option key={r} value={r}>
+                        {ALERT_RULE_LABEL[r]}
+                      </option>
+                    ))}
+                  </Select>
+                  <Select
+                    value={guardRule.severity}
+                    onChange={(e) => setGuardRule({ ...guardRule, severity: e.target.value === 'warning' ? 'warning' : 'critical' })}
+                    aria-label="Guard severity"
+                    className="w-auto!"
+                  >
+                    <option value="critical">at critical</option>
+                    <option value="warning">at warning or critical</option>
+                  </Select>
+                </span>
+              </label>
+              <label className="flex items-center gap-1.5 text-[12px] text-muted">
                 Bake
-                <Select value={bakeMs} onChange={(e) => setBakeMs(Number(e.target.value))} aria-label="Bake time" className="w-auto">
+                <Select value={bakeMs} onChange={(e) => setBakeMs(Number(e.target.value))} aria-label="Bake time" className="w-auto!">
                   {BAKE_CHOICES_MS.map((ms) => (
                     <option key={ms} value={ms}>
                       {formatBake(ms)}
@@ -87,7 +118,7 @@ export function ApplyReview({
                 disabled={pending}
                 onClick={() => {
                   setTried(true);
-                  if (!missing) onApplyWithGuard(message.trim(), bakeMs);
+                  if (!missing) onApplyWithGuard(message.trim(), bakeMs, guardRule);
                 }}
               >
                 {pending ? 'Applying…' : 'Apply with guard'}

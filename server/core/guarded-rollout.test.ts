@@ -3,6 +3,7 @@ import {
   bakeDurationProblem,
   DEFAULT_GUARD_RULE,
   formatBake,
+  guardExemptions,
   guardOptionsSchema,
   matchesGuardRule,
   parseBakeDuration,
@@ -70,6 +71,27 @@ describe('matchesGuardRule', () => {
     ['p99 only: depth', { severity: 'warning', rule: 'p99LatencyMs' }, {}, false],
     ['p99 only: p99 critical', { severity: 'warning', rule: 'p99LatencyMs' }, { rule: 'p99LatencyMs' }, true],
   ])('%s', (_n, rule, e, want) => expect(matchesGuardRule(rule, ['mail'], ev(e))).toBe(want));
+});
+
+describe('a change that moves partitions: its own unowned-partitions alert', () => {
+  const moved = guardExemptions({ tasks: [{ name: 'mail', partitions: 4 }, { name: 'bill', partitions: 2 }] }, { tasks: [{ name: 'mail', partitions: 8 }, { name: 'bill', partitions: 2 }] }, ['mail', 'bill']);
+  const unowned = (o: Partial<GuardAlertEvent> = {}) => ev({ rule: 'unownedPartitions', ...o });
+
+  it('exempts only the tasks whose partition count changes', () => {
+    expect(moved).toEqual([{ task: 'mail', rule: 'unownedPartitions', why: 'the change moves partitions (4 → 8)' }]);
+    expect(guardExemptions({ tasks: [{ name: 'mail', partitions: 4 }] }, { tasks: [{ name: 'mail', partitions: 4 }] }, ['mail'])).toEqual([]);
+  });
+
+  it.each<[string, { severity: 'warning' | 'critical'; rule: string | null }, GuardAlertEvent, string]>([
+    ['the default rule does not count it (critical: none owned)', DEFAULT_GUARD_RULE, unowned(), 'baking'],
+    ['nor warning-or-critical', { severity: 'warning', rule: null }, unowned({ severity: 'warning' }), 'baking'],
+    ['another rule of the same task still counts', DEFAULT_GUARD_RULE, ev({}), 'rolled_back'],
+    ['a task whose partitions did not move: counted', DEFAULT_GUARD_RULE, unowned({ task: 'bill' }), 'rolled_back'],
+    ['named as the rule: counted', { severity: 'warning', rule: 'unownedPartitions' }, unowned({ severity: 'warning' }), 'rolled_back'],
+  ])('%s', (_n, rule, e, status) => {
+    const s: GuardState = { ...baking, tasks: ['mail', 'bill'], rule, exempt: moved };
+    expect(stepGuard(s, tick(T0 + 75_000, [e])).status).toBe(status);
+  });
 });
 
 describe('bake durations', () => {

@@ -33,6 +33,16 @@ export interface GuardRule {
 
 export const DEFAULT_GUARD_RULE: GuardRule = { severity: 'critical', rule: null };
 
+/**
+ * The rules a guard can name: those whose alerts belong to one task (alert-evaluation.ts
+ * ALERT_RULES without the fleet-wide ones, which carry no task and so never match a guard).
+ * The console offers these; the CLI and API take any rule name.
+ */
+export const GUARD_TASK_RULES = [
+  'depth', 'imbalance', 'retryRate', 'dlqRate', 'p99LatencyMs', 'waitP99Ms', 'keyWait', 'hotPartition', 'hotKey',
+  'shedPerSecond', 'rejectRate', 'circuitOpen', 'dlqNearFull', 'reconcileRepairs', 'unownedPartitions',
+] as const;
+
 export const guardRuleSchema = z.strictObject({
   severity: z.enum(['warning', 'critical'], { error: 'must be warning or critical' }).default('critical'),
   rule: z
@@ -71,10 +81,46 @@ export interface GuardAlertEvent {
   summary: string;
 }
 
+/**
+ * An alert a change sets off by itself, which the default rule (any rule: rule null) does
+ * not count for that task during the bake. A named rule always counts.
+ */
+export interface GuardExemption {
+  task: string;
+  rule: string;
+  why: string;
+}
+
+/**
+ * The fleet alert a change that moves partitions raises by its own doing: a task whose
+ * partition count changes has partitions without a live owner until every coordinator has
+ * applied the version and rebalanced (`unownedPartitions`, a warning — critical when none
+ * is owned — with no for-duration, so the default rule would roll back every such change
+ * under a slow rebalance). The evaluator's unowned alert stays as it is; only the guard of
+ * that change does not count it, unless the operator named it as the rule.
+ */
+export const PARTITION_MOVE_RULE = 'unownedPartitions';
+
+export function guardExemptions(
+  before: { tasks: readonly { name: string; partitions: number }[] },
+  after: { tasks: readonly { name: string; partitions: number }[] },
+  tasks: readonly string[],
+): GuardExemption[] {
+  const out: GuardExemption[] = [];
+  for (const task of tasks) {
+    const b = before.tasks.find((t) => t.name === task);
+    const a = after.tasks.find((t) => t.name === task);
+    if (b && a && b.partitions !== a.partitions) out.push({ task, rule: PARTITION_MOVE_RULE, why: `the change moves partitions (${b.partitions} → ${a.partitions})` });
+  }
+  return out;
+}
+
 export interface GuardState {
   status: GuardStatus;
   tasks: string[];
   rule: GuardRule;
+  /** Alerts the change sets off by itself, not counted by the default rule (guardExemptions). */
+  exempt?: readonly GuardExemption[];
   /** ms epoch. */
   startedAt: number;
   bakeUntil: number;
@@ -93,8 +139,10 @@ export type GuardDecision =
 
 const SEVERITY_RANK = { warning: 1, critical: 2 } as const;
 
-export function matchesGuardRule(rule: GuardRule, tasks: readonly string[], a: GuardAlertEvent): boolean {
-  return tasks.includes(a.task) && SEVERITY_RANK[a.severity] >= SEVERITY_RANK[rule.severity] && (rule.rule === null || rule.rule === a.rule);
+export function matchesGuardRule(rule: GuardRule, tasks: readonly string[], a: GuardAlertEvent, exempt: readonly GuardExemption[] = []): boolean {
+  if (!tasks.includes(a.task) || SEVERITY_RANK[a.severity] < SEVERITY_RANK[rule.severity]) return false;
+  if (rule.rule !== null) return rule.rule === a.rule;
+  return !exempt.some((e) => e.task === a.task && e.rule === a.rule);
 }
 
 export function describeGuardRule(rule: GuardRule): string {
@@ -103,7 +151,7 @@ export function describeGuardRule(rule: GuardRule): string {
 
 /** The first alert event that trips the guard: matching its rule, inside the bake. */
 export function trippingEvent(s: GuardState, alerts: readonly GuardAlertEvent[]): GuardAlertEvent | null {
-  const hits = alerts.filter((a) => a.at >= s.startedAt && a.at <= s.bakeUntil && matchesGuardRule(s.rule, s.tasks, a));
+  const hits = alerts.filter((a) => a.at >= s.startedAt && a.at <= s.bakeUntil && matchesGuardRule(s.rule, s.tasks, a, s.exempt));
   hits.sort((a, b) => a.at - b.at || a.alertId - b.alertId);
   return hits[0] ?? null;
 }

@@ -15,7 +15,7 @@ import { CoreError, isCoreError } from '../core/errors';
 import { diffConfigs } from '../core/config-diff';
 import { findTask, withTask } from '../core/config-edits';
 import { storedConfig } from '../core/stored-config';
-import { describeGuardRule, formatBake, guardOptionsSchema, stepGuard, type GuardDecision, type GuardState } from '../core/guarded-rollout';
+import { describeGuardRule, formatBake, guardExemptions, guardOptionsSchema, stepGuard, type GuardDecision, type GuardState } from '../core/guarded-rollout';
 import type { SluiceConfig } from '../core/task-definition';
 import { SYSTEM_ACTOR, recordAudit, type Actor } from '../db/audit';
 import { lockConfigWrites } from '../db/config-versions';
@@ -141,7 +141,10 @@ export async function watchGuardedRollouts(pool: pg.Pool, now = new Date()): Pro
       const current = await currentConfigIn(c);
       const to = new Date(Math.min(now.getTime(), g.bakeUntil.getTime()));
       const alerts = await readGuardAlertEvents(c, g.tasks, g.startedAt, to);
-      const d = stepGuard(stateOf(g), { type: 'tick', now: now.getTime(), alerts, editedSince: await editedSince(c, g, current) });
+      // What the change sets off by itself (a partition count change: its unowned partitions
+      // until the rebalance) is not counted by the default rule.
+      const exempt = guardExemptions(await versionConfig(c, g.previousVersion), await versionConfig(c, g.version), g.tasks);
+      const d = stepGuard({ ...stateOf(g), exempt }, { type: 'tick', now: now.getTime(), alerts, editedSince: await editedSince(c, g, current) });
       if (d.status === 'baking') return 'baking' as const;
       return (await conclude(c, SYSTEM_ACTOR, g, d, now)).status;
     });
