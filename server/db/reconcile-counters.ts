@@ -1,7 +1,8 @@
 // Reconciler (seed 003): recomputes one task's counters from the tables — task in_flight,
 // per-partition depth / in_flight / spilled, per-key in_flight / queued — records every
 // mismatch in reconcile_log and repairs it; then releases rows left waiting on a key
-// that has room (sluice_release_waiting), which a repaired in_flight can cause. Runs in
+// with a slot that no claimable row of the key will take (sluice_release_stranded), which
+// a repaired in_flight can cause. Runs in
 // the caller's transaction after locking in the engine's order (task_runtime row →
 // partition_stats rows → group_slots rows), so no claim, finish or enqueue of the task moves a counter between the count
 // and the repair. The counts can read only the task's unfinished rows, through the
@@ -102,9 +103,12 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
       [task, keys.rows.map((k) => k.group_name), keys.rows.map((k) => k.group_key), keys.rows.map((k) => k.a_in_flight), keys.rows.map((k) => k.a_queued)],
     );
   }
-  // Rows still waiting on a key that has room (a finish should have released them): let
-  // them go, and log how many as a mismatch of the 'waiting' count (expected 0).
-  const released = await db.query<{ n: number }>('SELECT sluice_release_waiting($1) AS n', [task]);
+  // Rows still waiting on a key with a slot nothing else will take (a finish should have
+  // released them): let them go, and log how many as a mismatch of the 'waiting' count
+  // (expected 0). A slot counts as taken by a row of the key already released into the
+  // claim index and not yet claimed (sluice_release_stranded.sql says why: counting it as
+  // room, the sweep sluice_release_waiting logged a false repair in the demo).
+  const released = await db.query<{ n: number }>('SELECT sluice_release_stranded($1) AS n', [task]);
   const n = Number(released.rows[0]!.n);
   if (n > 0) out.push({ counter: 'group.waiting_with_room', partition: null, groupName: null, groupKey: null, recorded: n, actual: 0 });
   if (out.length > 0) {

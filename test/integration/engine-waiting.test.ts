@@ -9,11 +9,13 @@ import { applyTasks, claimIndexReads, fakeCoordinator } from '../support/engine-
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
+import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
 import { getExecution } from '../../server/presenters/execution';
-import { createPool } from '../../server/db/pool';
 import { readPartitionHeadKeys } from '../../server/db/read-partition-head-keys';
 import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { reconciler } from '../../server/coordinator/maintenance/reconciler';
+import { reconcileTask } from '../../server/db/reconcile-counters';
+import { createPool, withTransaction } from '../../server/db/pool';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
 
 let db: TestDatabase;
@@ -154,6 +156,69 @@ describe('rows waiting on a saturated key', () => {
     const log = await db.pool.query(`SELECT counter, recorded, actual FROM reconcile_log WHERE task = 'drift' AND counter = 'group.waiting_with_room'`);
     expect(log.rows.map((x) => ({ ...x, recorded: Number(x.recorded), actual: Number(x.actual) }))).toEqual([{ counter: 'group.waiting_with_room', recorded: 1, actual: 0 }]);
     expect(await claimExecutions(db.pool, me, 'drift', 50, 60_000)).toHaveLength(1);
+  });
+
+  it('the reconciler leaves a row waiting behind a released one not yet claimed (the demo\'s false repair), and still releases a stranded one', async () => {
+    // The demo (send-email, globex limit 8, 2026-11-25): a cycle finished 2 of the key,
+    // released the 2 oldest waiting rows and, with 1 free local slot, claimed 1 of them; the
+    // reconciler ran before the next claim took the other, counted limit − running = 1 as
+    // room and released (and logged as an engine bug) the next waiting row as well.
+    await applyTasks(db.pool, [{ name: 'handoff', partitions: 1, concurrency: 50, groups: [{ name: 'tenant', limit: 2, keyPath: 't' }] }]);
+    const me = await fakeCoordinator(db.pool, ['handoff']);
+    await enqueue(db.pool, 'handoff', Array.from({ length: 6 }, (_, i) => ({ payload: { t: 'a', i } })));
+    const held = await claimExecutions(db.pool, me, 'handoff', 50, 60_000);
+    expect(held).toHaveLength(2);
+    expect(await claimExecutions(db.pool, me, 'handoff', 50, 60_000)).toEqual([]);
+    expect(await waiting('handoff')).toEqual({ 'tenant=a': 4 });
+    const cycle = await finishAndClaimExecutions(db.pool, me, 'handoff', succeed(held), 1, 60_000);
+    expect(cycle.claimed.map((e) => (e.payload as { i: number }).i)).toEqual([2]);
+    // 1 running of 2, row 3 released (claimable), rows 4 and 5 waiting: nothing is stranded
+    expect(await waiting('handoff')).toEqual({ 'tenant=a': 2 });
+    // (the reconciler's pass over this task, in one transaction as its service runs it)
+    const rec = async () => withTransaction(db.pool, (c) => reconcileTask(c, 'handoff'));
+    expect(await rec()).toEqual([]);
+    expect(await waiting('handoff')).toEqual({ 'tenant=a': 2 });
+    const logged = async () =>
+      (await db.pool.query(`SELECT counter, recorded::int, actual::int FROM reconcile_log WHERE task = 'handoff' ORDER BY id`)).rows;
+    expect(await logged()).toEqual([]);
+    // The next claim takes row 3 and the key is full again; each finish then hands the
+    // next waiting row on, in order.
+    const three = await claimExecutions(db.pool, me, 'handoff', 50, 60_000);
+    expect(three.map((e) => (e.payload as { i: number }).i)).toEqual([3]);
+    await finishExecutions(db.pool, 'handoff', succeed(cycle.claimed));
+    expect((await claimExecutions(db.pool, me, 'handoff', 50, 60_000)).map((e) => (e.payload as { i: number }).i)).toEqual([4]);
+    expect(await waiting('handoff')).toEqual({ 'tenant=a': 1 });
+
+    // A row that is stranded (a free slot nothing else takes) is still released and logged:
+    // finish both running without the finish's release (a hand-edited table stands for a
+    // missed one).
+    await finishExecutions(db.pool, 'handoff', succeed(three));
+    expect(await waiting('handoff')).toEqual({});
+    await db.pool.query(`UPDATE executions SET waiting_on = 'tenant=a' WHERE task = 'handoff' AND state = 'queued'`);
+    expect(await waiting('handoff')).toEqual({ 'tenant=a': 1 });
+    expect(await rec()).toEqual([expect.objectContaining({ counter: 'group.waiting_with_room', recorded: 1, actual: 0 })]);
+    expect(await waiting('handoff')).toEqual({});
+    expect(await logged()).toEqual([{ counter: 'group.waiting_with_room', recorded: 1, actual: 0 }]);
+  });
+
+  it('the reconciler does not count a claimable row held by another key at its limit as filling a slot', async () => {
+    await applyTasks(db.pool, [
+      { name: 'twokeys', partitions: 1, concurrency: 50, groups: [{ name: 'tenant', limit: 2, keyPath: 't' }, { name: 'region', limit: 1, keyPath: 'r' }] },
+    ]);
+    const me = await fakeCoordinator(db.pool, ['twokeys']);
+    // r=x is taken by the first row; the second (t=a, r=x) cannot start while it runs
+    await enqueue(db.pool, 'twokeys', [{ payload: { t: 'b', r: 'x' } }, { payload: { t: 'a', r: 'x' } }]);
+    const first = await claimExecutions(db.pool, me, 'twokeys', 1, 60_000);
+    expect(first.map((e) => e.groups)).toEqual([{ tenant: 'b', region: 'x' }]);
+    // a row of t=a waits on tenant=a while the key has room: the claimable row of t=a beside
+    // it cannot take that room (region=x is full), so the waiting row is stranded
+    await enqueue(db.pool, 'twokeys', [{ payload: { t: 'a', r: 'y' } }]);
+    await db.pool.query(`UPDATE executions SET waiting_on = 'tenant=a' WHERE task = 'twokeys' AND payload->>'r' = 'y'`);
+    expect(await withTransaction(db.pool, (c) => reconcileTask(c, 'twokeys'))).toEqual([
+      expect.objectContaining({ counter: 'group.waiting_with_room', recorded: 1, actual: 0 }),
+    ]);
+    expect(await waiting('twokeys')).toEqual({});
+    expect((await claimExecutions(db.pool, me, 'twokeys', 50, 60_000)).map((e) => e.groups)).toEqual([{ tenant: 'a', region: 'y' }]);
   });
 
   it('a release (shutdown) frees the key like a completion does', async () => {

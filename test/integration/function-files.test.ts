@@ -185,6 +185,7 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_rate_allowance', // new: rate limits (issue #19), the GCRA allowance
       'sluice_rate_cost', // new: rate limits (issue #19), an execution's cost
       'sluice_rate_due', // new: rate limits (issue #19), a scope's next slot
+      'sluice_release_stranded', // new: the reconciler's release, room net of the key's claimable rows
       'sluice_finish_rows', // new: sluice_finish's body, with the slot counters left to sluice_cycle (one upsert per cycle)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
