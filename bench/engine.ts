@@ -40,15 +40,17 @@ import { BENCH_TIMINGS, engineBench, lcg, manyGroupsDefinition, manyGroupsInputs
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
-// --only w1,w2,w2skew,w3,w4,w5,w6,w7,claim,groups runs just those workloads (default: all but
-// groups); --repeat N runs W1, W2 and W7 N times in turns and reports the medians.
+// --only w1,w2,w2fair,w2skew,w3,w4,w5,w6,w7,claim,groups runs just those workloads (default: all
+// but groups and w2fair; w2fair = W2 with `order: fair` and priorities 0–9 at random); --repeat N
+// runs W1, W2 and W7 N times in turns, and the 10-group claim pair (1k / 10k keys per group) N
+// times, and reports the medians.
 const only = args.includes('--only') ? new Set((args[args.indexOf('--only') + 1] ?? '').split(',').filter(Boolean)) : null;
-const ALL = ['w1', 'w2', 'w2skew', 'w3', 'w4', 'w5', 'w6', 'w7', 'claim', 'groups'];
+const ALL = ['w1', 'w2', 'w2fair', 'w2skew', 'w3', 'w4', 'w5', 'w6', 'w7', 'claim', 'groups'];
 if (only && (only.size === 0 || [...only].some((w) => !ALL.includes(w)))) {
   console.error(`--only takes a comma-separated list of ${ALL.join(', ')}`);
   process.exit(2);
 }
-const want = (w: string) => (only ? only.has(w) : w !== 'groups');
+const want = (w: string) => (only ? only.has(w) : w !== 'groups' && w !== 'w2fair');
 const repeat = args.includes('--repeat') ? Number(args[args.indexOf('--repeat') + 1]) : 1;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) {
   console.error('--repeat takes a whole number from 1 to 20');
@@ -64,6 +66,16 @@ if (args.includes('--json') && !jsonFile) {
 const S = quick
   ? { w1: 4000, w2: 4000, w3: 60, w4Streams: 40, w4Events: 10, w7: 4000, claimJobs: 3000, claimRounds: 60, groupJobs: 2000, w5: { keys: 20, perS: 20, burst: 2, secs: 6 } }
   : { w1: 200_000, w2: 100_000, w3: 500, w4Streams: 1000, w4Events: 100, w7: 100_000, claimJobs: 20_000, claimRounds: 400, groupJobs: 20_000, w5: { keys: 100, perS: 50, burst: 5, secs: 60 } };
+
+// --w5 K,R,B,S: W5 with K keys × R/s each, burst B, for S seconds (default: the size's)
+if (args.includes('--w5')) {
+  const v = (args[args.indexOf('--w5') + 1] ?? '').split(',').map(Number);
+  if (v.length !== 4 || v.some((x) => !Number.isInteger(x) || x < 1) || v[0]! > 10_000 || v[3]! > 600) {
+    console.error('--w5 takes K,R,B,S: keys, rate per key per second, burst, seconds (whole numbers ≥ 1; K ≤ 10000, S ≤ 600)');
+    process.exit(2);
+  }
+  S.w5 = { keys: v[0]!, perS: v[1]!, burst: v[2]!, secs: v[3]! };
+}
 
 const pgServer = await startTestPostgres('bench');
 const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
@@ -90,6 +102,14 @@ const runW2 = (name: string) => runW2Task(name, S.w2, rnd);
 const w1Runs: { perS: number; commitsPerJob: number }[] = [];
 const w2Runs: { perS: number; commitsPerJob: number }[] = [];
 const w7Runs: { perS: number; commitsPerJob: number }[] = [];
+const w2fairRuns: { perS: number; commitsPerJob: number }[] = [];
+// W2 with the issue #19 features on: fair share by tenant and a priority per execution
+async function runW2Fair(name: string) {
+  await addTask(w2Definition(name, { order: 'fair' }));
+  const inputs = w2Inputs(S.w2, rnd).map((x) => ({ ...x, priority: Math.floor(rnd() * 10) }));
+  await enqueueAll(name, inputs);
+  return burnDown(name, S.w2, { [name]: noop });
+}
 async function runGrouped(name: string, groups: number, n: number) {
   await addTask(manyGroupsDefinition(name, groups));
   await enqueueAll(name, manyGroupsInputs(n, rnd, groups, 100));
@@ -98,6 +118,7 @@ async function runGrouped(name: string, groups: number, n: number) {
 for (let r = 0; r < repeat; r++) {
   if (want('w1')) w1Runs.push(await runW1(runName('w1', r)));
   if (want('w2')) w2Runs.push(await runW2(runName('w2', r)));
+  if (want('w2fair')) w2fairRuns.push(await runW2Fair(runName('w2fair', r)));
   if (want('w7')) w7Runs.push(await runGrouped(runName('w7', r), 10, S.w7));
 }
 const runsNote = (xs: { perS: number }[]) => (xs.length > 1 ? `; median of ${xs.map((x) => Math.round(x.perS)).join(', ')}` : '');
@@ -114,6 +135,17 @@ if (w2Runs.length > 0) {
     'W2 10×100 keys, 20/tenant 1/key',
     `${results.w2_jobs_per_s} jobs/s${results.w1_jobs_per_s ? ` (${Math.round((100 * results.w2_jobs_per_s) / results.w1_jobs_per_s)}% of W1)` : ''}`,
     `${results.w2_commits_per_job.toFixed(3)} commits/job${runsNote(w2Runs)}${pairs}`,
+  ]);
+}
+
+if (w2fairRuns.length > 0) {
+  results.w2fair_jobs_per_s = Math.round(median(w2fairRuns.map((x) => x.perS)));
+  const pairs = w1Runs.length === w2fairRuns.length && w2fairRuns.length > 1 ? `; per turn ${w2fairRuns.map((x, i) => `${Math.round((100 * x.perS) / w1Runs[i]!.perS)}%`).join(', ')}` : '';
+  if (results.w1_jobs_per_s) results.w2fair_pct_of_w1 = Math.round((100 * results.w2fair_jobs_per_s) / results.w1_jobs_per_s);
+  rows.push([
+    'W2 + fair share + priorities 0–9',
+    `${results.w2fair_jobs_per_s} jobs/s${results.w2fair_pct_of_w1 !== undefined ? ` (${results.w2fair_pct_of_w1}% of W1)` : ''}`,
+    `goal ≥ 60% of W1${runsNote(w2fairRuns)}${pairs}`,
   ]);
 }
 
@@ -146,7 +178,11 @@ async function w6Window(task: string): Promise<{ perTenant: number[]; secs: numb
     [task],
   );
   const starts = new Map<string, number[]>();
-  for (const x of r.rows) starts.set(x.t, [...(starts.get(x.t) ?? []), Number(x.s)]);
+  for (const x of r.rows) {
+    const v = starts.get(x.t);
+    if (v) v.push(Number(x.s));
+    else starts.set(x.t, [Number(x.s)]);
+  }
   const from = Math.min(...r.rows.map((x) => Number(x.s)));
   // until the first tenant to run dry had its equal share of the slots (concurrency ÷ tenants) left
   const left = Math.ceil(W6_CONCURRENCY / starts.size);
@@ -282,6 +318,15 @@ if (want('w5')) {
     excess = Math.max(excess, maxInAnyWindow(ms, 1000) - (perS + burst));
   }
   for (let k = starts.rows.length; k < keys; k++) errs.push(100); // a key that never started
+  // the keys' steady rates themselves (under- or over-rate), lowest / median / highest
+  const rates = starts.rows.map((r) => {
+    const ms = r.ms.map(Number);
+    const span = (ms[ms.length - 1]! - ms[0]!) / 1000;
+    return span > 0 ? (ms.length - burst - 1) / span : 0;
+  });
+  results.w5_rate_min = Number(Math.min(...rates).toFixed(2));
+  results.w5_rate_median = Number(median(rates).toFixed(2));
+  results.w5_rate_max = Number(Math.max(...rates).toFixed(2));
   results.w5_rate_error_pct = Number(Math.max(...errs).toFixed(2));
   results.w5_rate_error_median_pct = Number(median(errs).toFixed(2));
   results.w5_max_window_excess = Math.max(0, excess);
@@ -290,15 +335,15 @@ if (want('w5')) {
   rows.push([
     `W5 ${keys} keys × ${perS}/s (burst ${burst}), ${secs} s`,
     `rate error ≤ ${results.w5_rate_error_pct}% (median ${results.w5_rate_error_median_pct}%)`,
-    `max 1 s window ${excess >= 0 ? '+' : ''}${excess} vs limit + burst; ${results.w5_jobs_per_s} starts/s (limit ${keys * perS}/s)`,
+    `max 1 s window ${excess >= 0 ? '+' : ''}${excess} vs limit + burst; ${results.w5_jobs_per_s} starts/s (limit ${keys * perS}/s); per key ${results.w5_rate_min} / ${results.w5_rate_median} / ${results.w5_rate_max} /s (min / median / max)`,
   ]);
 }
 
 // ---- claim p99 vs distinct keys
 // groups = 0: one group `key` (limit 1) with `keys` keys; otherwise `groups` groups (limit 1
 // per key) with `keys` keys per group, drawn at random, and `jobs` pending.
-async function claimP99(keys: number, groups = 0, jobs = S.claimJobs): Promise<number> {
-  const name = groups ? `claim${groups}g${keys}` : `claim${keys}`;
+async function claimTimes(keys: number, groups = 0, jobs = S.claimJobs, turn = 0): Promise<{ p50: number; p99: number }> {
+  const name = runName(groups ? `claim${groups}g${keys}` : `claim${keys}`, turn);
   if (groups) {
     await addTask(manyGroupsDefinition(name, groups, 1, { concurrency: 1000 }));
     await enqueueAll(name, manyGroupsInputs(jobs, rnd, groups, keys));
@@ -317,18 +362,39 @@ async function claimP99(keys: number, groups = 0, jobs = S.claimJobs): Promise<n
     // with groups: hold the backlog at `jobs` pending (untimed)
     if (groups && got.length > 0) await enqueueAll(name, manyGroupsInputs(got.length, rnd, groups, keys));
   }
-  return Number((percentile(times, 99) ?? NaN).toFixed(2));
+  return { p50: Number((percentile(times, 50) ?? NaN).toFixed(2)), p99: Number((percentile(times, 99) ?? NaN).toFixed(2)) };
 }
+const claimP99 = async (keys: number, groups = 0, jobs = S.claimJobs) => (await claimTimes(keys, groups, jobs)).p99;
 if (want('claim')) {
 results.claim_p99_ms_1k_keys = await claimP99(1000);
 results.claim_p99_ms_10k_keys = await claimP99(10_000);
 rows.push(['claim p99, 1k distinct keys', `${results.claim_p99_ms_1k_keys} ms`, 'batch 50']);
 rows.push(['claim p99, 10k distinct keys', `${results.claim_p99_ms_10k_keys} ms`, `growth ×${(results.claim_p99_ms_10k_keys / results.claim_p99_ms_1k_keys).toFixed(2)}`]);
-// seed 001's prototype query: 1000 pending, 10 groups; keys per group 1k then 10k
-results.claim_p99_ms_10g_1k_keys = await claimP99(1000, 10, 1000);
-results.claim_p99_ms_10g_10k_keys = await claimP99(10_000, 10, 1000);
-rows.push(['claim p99, 10 groups × 1k keys', `${results.claim_p99_ms_10g_1k_keys} ms`, 'batch 50, 1000 pending']);
-rows.push(['claim p99, 10 groups × 10k keys', `${results.claim_p99_ms_10g_10k_keys} ms`, `growth ×${(results.claim_p99_ms_10g_10k_keys / results.claim_p99_ms_10g_1k_keys).toFixed(2)}`]);
+// seed 001's prototype query: 1000 pending, 10 groups; keys per group 1k and 10k (p50
+// beside p99: on a shared 2-core box one round's stall decides a p99). With --repeat N the
+// pair runs N times in turns, 1k first in even turns and 10k first in odd ones (the load
+// drifts within a run), and the rows show the medians.
+const g1kRuns: { p50: number; p99: number }[] = [];
+const g10kRuns: { p50: number; p99: number }[] = [];
+for (let r = 0; r < repeat; r++) {
+  if (r % 2 === 0) {
+    g1kRuns.push(await claimTimes(1000, 10, 1000, r));
+    g10kRuns.push(await claimTimes(10_000, 10, 1000, r));
+  } else {
+    g10kRuns.push(await claimTimes(10_000, 10, 1000, r));
+    g1kRuns.push(await claimTimes(1000, 10, 1000, r));
+  }
+}
+const med = (xs: { p50: number; p99: number }[]) => ({ p50: Number(median(xs.map((x) => x.p50)).toFixed(2)), p99: Number(median(xs.map((x) => x.p99)).toFixed(2)) });
+const g1k = med(g1kRuns);
+const g10k = med(g10kRuns);
+const turns = repeat > 1 ? `; p99 per turn ${g1kRuns.map((x, i) => `${x.p99}/${g10kRuns[i]!.p99}`).join(', ')} ms` : '';
+results.claim_p99_ms_10g_1k_keys = g1k.p99;
+results.claim_p99_ms_10g_10k_keys = g10k.p99;
+results.claim_p50_ms_10g_1k_keys = g1k.p50;
+results.claim_p50_ms_10g_10k_keys = g10k.p50;
+rows.push(['claim p99, 10 groups × 1k keys', `${g1k.p99} ms`, `p50 ${g1k.p50} ms; batch 50, 1000 pending, ${S.claimRounds} rounds`]);
+rows.push(['claim p99, 10 groups × 10k keys', `${g10k.p99} ms`, `p50 ${g10k.p50} ms; growth ×${(g10k.p99 / g1k.p99).toFixed(2)} (p50 ×${(g10k.p50 / g1k.p50).toFixed(2)})${turns}`]);
 }
 
 // ---- group count: what the claim carries (opt-in: --only groups)

@@ -8,6 +8,7 @@ import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
 import { startCoordinator, type RunningCoordinator } from '../../server/coordinator/main';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
+import { assignPartitions } from '../../server/core/rendezvous';
 
 export const BENCH_TIMINGS = { heartbeatMs: 500, staleMs: 5000, pollMs: 5, configPollMs: 2000, flushMs: 2 };
 
@@ -109,6 +110,25 @@ export function engineBench(opts: {
     }
   }
 
+  /** Waits until `task`'s partition owners are exactly the rendezvous assignment over `members`. */
+  async function settledOwnership(task: string, members: string[]): Promise<void> {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const r = await pool.query<{ partition: number; owner: string | null; partitions: number }>(
+        `SELECT p.p AS partition, o.owner, t.partitions
+         FROM task_runtime t CROSS JOIN LATERAL generate_series(0, t.partitions - 1) AS p(p)
+         LEFT JOIN partition_owners o ON o.task = t.task AND o.partition = p.p
+         WHERE t.task = $1`,
+        [task],
+      );
+      const want = assignPartitions(task, r.rows[0]?.partitions ?? 0, members);
+      const owner = new Map([...want].flatMap(([m, ps]) => ps.map((p) => [p, m] as const)));
+      if (r.rows.length > 0 && r.rows.every((x) => x.owner === owner.get(x.partition))) return;
+      if (Date.now() > until) throw new Error(`${task}: partition ownership did not settle in 30 s`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+
   async function processed(task: string): Promise<number> {
     const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);
     return Number(r.rows[0]!.n);
@@ -151,9 +171,22 @@ export function engineBench(opts: {
       // autovacuum worked through them, and at 7,300 alone), and the ratio says more about
       // the order than about the engine.
       await pool.query('VACUUM (ANALYZE) executions, group_slots, partition_stats, task_runtime');
+      // ...and with every member already owning its partitions. The task is paused while the
+      // members start and take their shares, and resumed once the owner rows are the
+      // rendezvous assignment of all of them. Before (until 2026-11-24), members claimed from
+      // the moment they started: the second started ~0.6 s after the first had claimed, so a
+      // quick W1 (4,000 jobs, ~1 s) ran mostly on ONE member and then rebalanced (bench-0 took
+      // 2,700–3,300 of 4,000), while a W7 (~3 s) ran mostly on two — the W7 ÷ W1 ratio
+      // compared different set-ups, and W1's figure moved with how late the second member came.
+      const def = tasks.find((t) => t.name === task);
+      if (def) await bench.addTask({ ...def, paused: true });
       const f0 = opts.profile ? await functionTimes() : null;
       const c0 = await commits();
       const cs = await bench.coordinators(members, handlers, slots, [task]);
+      if (def) {
+        await settledOwnership(task, cs.map((c) => c.id));
+        await bench.addTask(def);
+      }
       const deadline = Date.now() + (quick ? 60_000 : 600_000);
       while ((await processed(task)) < total) {
         if (Date.now() > deadline) throw new Error(`${task}: burn-down did not finish in time`);

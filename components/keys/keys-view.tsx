@@ -11,6 +11,7 @@ import { useTRPC } from '@/components/trpc/trpc-provider';
 import type { KeyRow, TaskKeysView } from '@/server/presenters/task-keys';
 import { addOverrideHref, keysViewHref } from '@/server/core/key-views';
 import { formatDuration } from '@/components/charts/chart-format';
+import { formatWait } from '@/server/core/rate-limit';
 import { Badge } from '@/components/ui/badge';
 import { buttonClass } from '@/components/ui/button';
 import { Callout } from '@/components/ui/callout';
@@ -32,6 +33,40 @@ function RunningOfLimit({ r }: { r: KeyRow }) {
         {n(r.running)} / {n(r.limit)}
       </span>
       {r.override && <Badge tone="accent">override</Badge>}
+    </span>
+  );
+}
+
+// Rate limits and fair share (issue #19): the key's rate with its next slot and current rate,
+// and its weight with running ÷ weight (what fair share evens out across waiting keys).
+const unitOf = (per: number) => (per === 1000 ? '/s' : per === 60_000 ? '/min' : per === 3_600_000 ? '/h' : ` per ${per} ms`);
+const fmt1 = (x: number) => (Number.isInteger(x) ? n(x) : x.toFixed(1));
+function KeyRate({ r }: { r: KeyRow }) {
+  if (!r.rate) return <span className="text-subtle">—</span>;
+  const x = r.rate;
+  return (
+    <span className="inline-flex flex-col gap-0.5" data-testid="key-rate">
+      <span className="font-mono tabular-nums">{x.label}</span>
+      <span className={cx('text-[11px]', x.held ? 'text-warning' : 'text-muted')} data-testid="key-next-slot">
+        {x.held ? `held: next slot in ${formatWait(x.nextSlotMs)}` : 'next slot now'}
+      </span>
+      {x.current !== null && (
+        <span className="text-[11px] text-muted" title="Finished in the last complete minute, in the rate's unit">
+          now {fmt1(x.current)}
+          {unitOf(x.spec.per)}
+        </span>
+      )}
+    </span>
+  );
+}
+function KeyFair({ r }: { r: KeyRow }) {
+  if (!r.fair) return <span className="text-subtle">—</span>;
+  return (
+    <span className="inline-flex flex-col gap-0.5" data-testid="key-fair">
+      <span className="font-mono tabular-nums">weight {n(r.fair.weight)}</span>
+      <span className="text-[11px] text-muted" title="Running ÷ weight: fair share hands free slots to the waiting keys with the least">
+        {fmt1(r.fair.perWeight)} running per weight
+      </span>
     </span>
   );
 }
@@ -84,13 +119,29 @@ function KeyCard({ task, group, r, canEdit, pinned }: { task: string; group: str
           {wait(r)}
         </Fact>
         <Fact label="Finished/min">{perMinute(r)}</Fact>
+        {r.rate && (
+          <div className="flex items-baseline gap-1.5">
+            <dt className="text-subtle">Rate</dt>
+            <dd>
+              <KeyRate r={r} />
+            </dd>
+          </div>
+        )}
+        {r.fair && (
+          <div className="flex items-baseline gap-1.5">
+            <dt className="text-subtle">Fair share</dt>
+            <dd>
+              <KeyFair r={r} />
+            </dd>
+          </div>
+        )}
       </dl>
       <KeyActions task={task} group={group} r={r} canEdit={canEdit} align="start" />
     </li>
   );
 }
 
-function KeyTableRow({ task, group, r, canEdit, pinned }: { task: string; group: string; r: KeyRow; canEdit: boolean; pinned?: boolean }) {
+function KeyTableRow({ task, group, r, canEdit, pinned, rate, fair }: { task: string; group: string; r: KeyRow; canEdit: boolean; pinned?: boolean; rate: boolean; fair: boolean }) {
   return (
     <Tr className={cx(pinned && 'bg-accent-soft/40')} data-testid={pinned ? 'key-focus' : 'key-row'} data-key={r.key}>
       <Td className="max-w-[22rem] font-mono [overflow-wrap:anywhere]">
@@ -106,6 +157,16 @@ function KeyTableRow({ task, group, r, canEdit, pinned }: { task: string; group:
         {wait(r)}
       </Td>
       <Td className="text-right font-mono tabular-nums">{perMinute(r)}</Td>
+      {rate && (
+        <Td>
+          <KeyRate r={r} />
+        </Td>
+      )}
+      {fair && (
+        <Td>
+          <KeyFair r={r} />
+        </Td>
+      )}
       <Td className="text-right">
         <KeyActions task={task} group={group} r={r} canEdit={canEdit} />
       </Td>
@@ -167,6 +228,13 @@ export function KeysView({ task, group, focusKey, after, canEdit }: { task: stri
           <span className="font-mono text-fg">{n(v.totals.keys)}</span> {v.totals.keys === 1 ? 'key' : 'keys'} with work · <span className="font-mono text-fg">{n(v.totals.running)}</span> running ·{' '}
           <span className="font-mono text-fg">{n(v.totals.queued)}</span> queued · limit <span className="font-mono text-fg">{n(g.limit)}</span> per key
           {g.overrides > 0 && <> ({n(g.overrides)} override{g.overrides === 1 ? '' : 's'})</>}
+          {v.groupRate && (
+            <>
+              {' '}
+              · rate <span className="font-mono text-fg">{v.groupRate}</span> per key
+            </>
+          )}
+          {v.fairShared && <> · shared fairly by weight</>}
         </p>
       </div>
       {focusMissing && (
@@ -209,15 +277,17 @@ export function KeysView({ task, group, focusKey, after, canEdit }: { task: stri
                     <Th className="text-right">Queued</Th>
                     <Th className="text-right">Oldest wait</Th>
                     <Th className="text-right">Finished/min</Th>
+                    {v.groupRate && <Th>Rate</Th>}
+                    {v.fairShared && <Th>Fair share</Th>}
                     <Th className="text-right">
                       <span className="sr-only">Actions</span>
                     </Th>
                   </tr>
                 </thead>
                 <tbody>
-                  {v.focus && <KeyTableRow task={task} group={groupName} r={v.focus} canEdit={canEdit} pinned />}
+                  {v.focus && <KeyTableRow task={task} group={groupName} r={v.focus} canEdit={canEdit} pinned rate={v.groupRate !== null} fair={v.fairShared} />}
                   {rows.map((r) => (
-                    <KeyTableRow key={r.key} task={task} group={groupName} r={r} canEdit={canEdit} />
+                    <KeyTableRow key={r.key} task={task} group={groupName} r={r} canEdit={canEdit} rate={v.groupRate !== null} fair={v.fairShared} />
                   ))}
                 </tbody>
               </Table>

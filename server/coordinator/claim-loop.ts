@@ -12,10 +12,12 @@
 // can never hand out the same local slot twice.
 import type pg from 'pg';
 import type { TaskDefinition } from '../core/task-definition';
+import { longestTimeout } from '../core/fleet-defaults';
 import { claimExecutions, type ClaimedExecution } from '../db/claim-executions';
 import type { LocalSignal } from './local-signal';
 import type { CoordinatorMetrics } from './coordinator-metrics';
 import type { Admission } from './breaker-gate';
+import { rateWakeMs } from '../core/rate-limit';
 
 export interface ClaimLoopDeps {
   pool: pg.Pool;
@@ -62,6 +64,15 @@ export class ClaimLoop {
         // A claim that filled every slot it asked for may have left more behind; one that
         // came back short found all there is for now (drained, or held by group limits).
         let full = false;
+        // Rate limits (issue #19): a claim a rate cut short is looked at again when the next
+        // token can be due (core/rate-limit.ts rateWakeMs), not only after the poll interval;
+        // so is a round that found no free slot while a rate-limited task is served — the
+        // slots may be held by a flush's refill that the rate then cut short, and such a
+        // refill wakes nobody (refill.ts), so the loop slept the whole poll interval:
+        // 1 start per 50 ms for a 40/s key with burst 0
+        let wake = this.d.pollMs;
+        let rated = this.d.pollMs;
+        for (const def of tasks) rated = Math.min(rated, rateWakeMs(def) ?? rated);
         for (let i = 0; i < tasks.length && !this.stopped; i++) {
           const def = tasks[(i + this.rotate) % tasks.length]!;
           const free = this.d.slots - this.d.inFlight();
@@ -73,7 +84,8 @@ export class ClaimLoop {
           this.d.hold?.(want);
           let rows: ClaimedExecution[] = [];
           try {
-            rows = await claimExecutions(this.d.pool, this.d.me, def.name, want, def.timeoutMs + this.d.leaseGraceMs);
+            // Leased for the longest timeout of any key (the runner narrows rows of shorter ones).
+            rows = await claimExecutions(this.d.pool, this.d.me, def.name, want, longestTimeout(def) + this.d.leaseGraceMs);
           } finally {
             this.d.hold?.(-want);
             await admission?.done(rows.length);
@@ -84,11 +96,12 @@ export class ClaimLoop {
             this.d.onClaimed(rows, def);
           }
           if (rows.length >= free) full = true;
+          else wake = Math.min(wake, rateWakeMs(def) ?? wake);
         }
         this.rotate++;
         errors = 0;
         if (this.stopped) break;
-        if (!full || this.d.slots - this.d.inFlight() <= 0) await this.d.signal.wait(this.d.pollMs);
+        if (!full || this.d.slots - this.d.inFlight() <= 0) await this.d.signal.wait(this.d.slots - this.d.inFlight() <= 0 ? rated : wake);
       } catch (e) {
         errors++;
         this.d.log(`claim failed: ${(e as Error).message}`);

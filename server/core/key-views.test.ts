@@ -4,8 +4,11 @@ import {
   decodeKeyCursor,
   encodeKeyCursor,
   executionsOfKeyHref,
+  groupRateOf,
   groupsOf,
+  keyFairView,
   keyLimit,
+  keyRateView,
   keysViewHref,
   parseOverrideParam,
   splitGroupKey,
@@ -92,5 +95,50 @@ describe('keys input', () => {
     expect(r.error!.issues[0]!.path).toEqual(['key']);
     expect(taskKeysInput.safeParse({ task: 'send-email', surprise: 1 }).success).toBe(false);
     expect(taskKeysInput.parse({ task: 'send-email' })).toEqual({ task: 'send-email', limit: 50 });
+  });
+});
+
+describe('a key\'s rate and fair share (issue #19)', () => {
+  const def = {
+    order: 'fair',
+    groups: [
+      { name: 'tenant', limit: 5, weights: { acme: 3, zero: 0 }, rate: { limit: 50, per: 1000, burst: 5, overrides: { acme: { limit: 100 } } } },
+      { name: 'region', limit: 2 },
+    ],
+  };
+  it.each([
+    // key, tat (ms), now, finished/min → label, next slot, held, current (per rate unit)
+    ['beta', null, 1000, null, '50/s, burst 5', 0, false, null],
+    ['beta', 1000 + 5 * 20, 1000, 600, '50/s, burst 5', 0, false, 10], // exactly at the burst edge: due now
+    ['beta', 1000 + 5 * 20 + 30, 1000, 3000, '50/s, burst 5', 30, true, 50],
+    ['acme', 1000 + 5 * 10 + 12, 1000, 6000, '100/s, burst 5', 12, true, 100], // the override's T = 10 ms
+  ])('key %s, tat %s at %s: %s, next slot in %s ms', (key, tat, now, fin, label, next, held, current) => {
+    expect(keyRateView(def, 'tenant', key, tat, now, fin)).toEqual({
+      spec: key === 'acme' ? { limit: 100, per: 1000, burst: 5 } : { limit: 50, per: 1000, burst: 5 },
+      label,
+      nextSlotMs: next,
+      held,
+      current,
+    });
+  });
+  it('no rate: null; a malformed stored rate: null', () => {
+    expect(keyRateView(def, 'region', 'eu', null, 0, null)).toBeNull();
+    expect(groupRateOf({ groups: [{ name: 'g', rate: { limit: 0, per: 1000 } }] }, 'g')).toBeNull();
+    expect(groupRateOf({ groups: 'x' }, 'g')).toBeNull();
+    expect(groupRateOf(null, 'g')).toBeNull();
+  });
+  it.each([
+    ['acme', 6, { weight: 3, perWeight: 2 }],
+    ['beta', 2, { weight: 1, perWeight: 2 }],
+    ['zero', 1, { weight: 1, perWeight: 1 }], // not a valid weight: the default
+    ['constructor', 1, { weight: 1, perWeight: 1 }], // own properties only
+  ])('fair group, key %s running %s', (key, running, want) => {
+    expect(keyFairView(def, 'tenant', key, running)).toEqual(want);
+  });
+  it('fair share only for the fair group of a fair task', () => {
+    expect(keyFairView(def, 'region', 'eu', 1)).toBeNull();
+    expect(keyFairView({ ...def, order: 'fifo' }, 'tenant', 'acme', 1)).toBeNull();
+    expect(keyFairView({ ...def, fairGroup: 'region' }, 'region', 'eu', 1)).toEqual({ weight: 1, perWeight: 1 });
+    expect(keyFairView({ ...def, fairGroup: 'region' }, 'tenant', 'acme', 1)).toBeNull();
   });
 });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { GROUP_NAME_RE, TASK_NAME_RE, type GroupDefinition } from './task-definition';
 import { MAX_KEY_LENGTH } from './key-path';
+import { effectiveKeyRate, formatRate, nextSlotInMs, type GroupRate, type RateSpec } from './rate-limit';
 
 /** Rows per page of either view, unless asked otherwise (at most MAX_VIEW_PAGE). */
 export const KEY_PAGE_SIZE = 50;
@@ -84,6 +85,72 @@ export function keyLimit(group: GroupDefinition, key: string): { limit: number; 
   // Own properties only: a key named "constructor" must not read Object.prototype.
   const override = Object.hasOwn(group.overrides, key);
   return { limit: override ? group.overrides[key]! : group.limit, override };
+}
+
+// ---------------------------------------------------------------------------------
+// Rate and fair share of a key (issue #19), for the Keys view
+// ---------------------------------------------------------------------------------
+
+export interface KeyRateView {
+  /** The key's rate (the group's, its override fields on top). */
+  spec: RateSpec;
+  /** "50/s, burst 5" */
+  label: string;
+  /** ms until the key may start its next execution; 0 = now. */
+  nextSlotMs: number;
+  /** Its rate holds it now (its next slot is in the future). */
+  held: boolean;
+  /** Finished in the last complete minute, in the rate's unit ("per `spec.per` ms"); null before the first count. */
+  current: number | null;
+}
+
+export interface KeyFairView {
+  weight: number;
+  /** running ÷ weight: what fair share compares across the waiting keys (equal when shared fairly). */
+  perWeight: number;
+}
+
+const groupEntry = (definition: unknown, group: string): Record<string, unknown> | null => {
+  const raw = (definition as { groups?: unknown } | null)?.groups;
+  if (!Array.isArray(raw)) return null;
+  const g = raw.find((x: unknown) => (x as { name?: unknown } | null)?.name === group) as Record<string, unknown> | undefined;
+  return g ?? null;
+};
+
+/** A group's rate in a stored definition, leniently: null when it has none (or it is malformed). */
+export function groupRateOf(definition: unknown, group: string): GroupRate | null {
+  const r = groupEntry(definition, group)?.rate as Partial<GroupRate> | undefined;
+  if (!r || typeof r.limit !== 'number' || typeof r.per !== 'number' || r.limit <= 0 || r.per <= 0) return null;
+  const overrides = r.overrides && typeof r.overrides === 'object' ? r.overrides : {};
+  return { limit: r.limit, per: r.per, burst: typeof r.burst === 'number' ? r.burst : 0, overrides };
+}
+
+/** A key's rate, when its group has one: the limit, its next slot (from the scope's TAT, null = none
+ *  recorded: full) and its current rate from finished/min. */
+export function keyRateView(definition: unknown, group: string, key: string, tatMs: number | null, nowMs: number, finishedPerMinute: number | null): KeyRateView | null {
+  const rate = groupRateOf(definition, group);
+  if (!rate) return null;
+  const spec = effectiveKeyRate(rate, key);
+  const next = nextSlotInMs(spec, tatMs, nowMs);
+  return {
+    spec,
+    label: formatRate(spec),
+    nextSlotMs: next,
+    held: next > 0,
+    current: finishedPerMinute === null ? null : (finishedPerMinute * spec.per) / 60_000,
+  };
+}
+
+/** A key's fair share, when its task shares this group fairly (`order: fair`; the fair group
+ *  is `fairGroup`, else the first group): its weight (default 1) and running ÷ weight. */
+export function keyFairView(definition: unknown, group: string, key: string, running: number): KeyFairView | null {
+  const d = definition as { order?: unknown; fairGroup?: unknown; groups?: unknown } | null;
+  if (d?.order !== 'fair' || !Array.isArray(d.groups)) return null;
+  const fair = typeof d.fairGroup === 'string' ? d.fairGroup : (d.groups[0] as { name?: unknown } | undefined)?.name;
+  if (fair !== group) return null;
+  const weights = groupEntry(definition, group)?.weights as Record<string, unknown> | undefined;
+  const w = weights && Object.hasOwn(weights, key) && typeof weights[key] === 'number' && (weights[key] as number) > 0 ? (weights[key] as number) : 1;
+  return { weight: w, perWeight: running / w };
 }
 
 export type StreamHeadStatus = 'running' | 'retry-scheduled' | 'scheduled' | 'queued';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  rateWakeMs,
   admit,
   chargeTat,
   effectiveKeyRate,
@@ -140,4 +141,19 @@ describe('window measure and wording', () => {
     [349.2, '350 ms'],
     [0, '0 ms'],
   ])('%f ms reads %s', (ms, s) => expect(formatWait(ms)).toBe(s));
+});
+
+describe('rateWakeMs: how soon a claim cut short by a rate looks again (T/4, ≥ 5 ms)', () => {
+  const g = (rate?: { limit: number; per: number; burst: number; overrides?: Record<string, { limit?: number; per?: number; burst?: number }> }) => ({
+    rate: rate ? { overrides: {}, ...rate } : undefined,
+  });
+  it.each([
+    ['no rate', { groups: [g()] }, null],
+    ['a group rate of 10/s: T/4', { groups: [g({ limit: 10, per: 1000, burst: 5 })] }, 25],
+    ['an override of 20/s wins', { groups: [g({ limit: 10, per: 1000, burst: 5, overrides: { acme: { limit: 20 } } })] }, 12.5],
+    ["the task's own 10/min and a group's 2/s", { rate: { limit: 10, per: 60_000, burst: 0 }, groups: [g({ limit: 2, per: 1000, burst: 0 })] }, 125],
+    ['never below 5 ms', { groups: [g({ limit: 10_000, per: 1000, burst: 0 })] }, 5],
+  ])('%s', (_, def, want) => {
+    expect(rateWakeMs(def)).toBe(want);
+  });
 });

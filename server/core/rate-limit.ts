@@ -136,3 +136,28 @@ export function formatWait(ms: number): string {
   if (ms < 1000) return `${Math.ceil(ms)} ms`;
   return `${(ms / 1000).toFixed(1)} s`;
 }
+
+/** Shortest wait a claim loop takes after a claim a rate limit cut short (a key's next token
+ *  may be this close): 5 ms. */
+export const RATE_WAKE_MIN_MS = 5;
+
+/**
+ * How long a claim loop waits after a claim of a rate-limited task came back short: a
+ * quarter of the smallest emission interval T of the task's own rate and of its groups'
+ * rates, overrides included (never below RATE_WAKE_MIN_MS); null when the task has no rate.
+ * A key's tokens accrue for burst × T past its slot, so a claim at most T/4 late loses
+ * nothing when burst ≥ 1; with burst 0 each start may still come up to T/4 late (≈ 89% of
+ * the limit at worst). With the poll interval alone (50 ms by default) a claim that came
+ * later than burst × T lost the key the time beyond it (burst 0, T = 20 ms: ~20/s for 50/s).
+ */
+export function rateWakeMs(def: { rate?: RateSpec | undefined; groups: readonly { rate?: GroupRate | undefined }[] }): number | null {
+  const specs: RateSpec[] = [];
+  if (def.rate) specs.push(def.rate);
+  for (const g of def.groups) {
+    if (!g.rate) continue;
+    specs.push(g.rate);
+    for (const key of Object.keys(g.rate.overrides)) specs.push(effectiveKeyRate(g.rate, key));
+  }
+  if (specs.length === 0) return null;
+  return Math.max(RATE_WAKE_MIN_MS, Math.min(...specs.map(emissionIntervalMs)) / 4);
+}

@@ -173,8 +173,11 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
      ids AS MATERIALIZED (
        SELECT s.ord, coalesce(s.pre_id, nextval('executions_id_seq')) AS id FROM src s
      ),
+     -- order: fair (issue #19): the group the task shares fairly; each row's key of it is
+     -- its fair_key ('group=key', as in group_keys), executions_fair_idx's per-key entry
+     fg AS (SELECT g.key AS name FROM task_runtime tr CROSS JOIN LATERAL jsonb_each(tr.groups) AS g WHERE tr.task = $1 AND g.value ? 'fair' LIMIT 1),
      ins AS (
-       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at, traceparent, priority, priority_lead_ms)
+       INSERT INTO executions (id, task, partition, state, payload, groups, group_keys, stream_key, idempotency_key, run_at, enqueued_at, traceparent, priority, priority_lead_ms, fair_key)
        SELECT ids.id, $1, s.partition,
               CASE WHEN s.stream_key IS NULL THEN 'queued'
                    WHEN row_number() OVER (PARTITION BY s.stream_key ORDER BY s.ord) > 1 THEN 'blocked'
@@ -186,7 +189,8 @@ export async function insertExecutions(db: Db, task: string, rows: readonly NewE
               ARRAY(SELECT j.k || '=' || j.v FROM jsonb_each_text(s.groups) AS j(k, v) ORDER BY j.k),
               s.stream_key, s.idem,
               now() + make_interval(secs => s.delay_ms / 1000.0),
-              coalesce(s.enqueued_at, now()), s.traceparent, s.priority, s.lead_ms
+              coalesce(s.enqueued_at, now()), s.traceparent, s.priority, s.lead_ms,
+              (SELECT fg.name || '=' || (s.groups ->> fg.name) FROM fg)
        FROM src s JOIN ids USING (ord)
        RETURNING id, partition, state
      )

@@ -60,8 +60,9 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
   const out: SyncResult = { created: [], updated: [], deactivated: [], repartitioned: [] };
   const sorted = [...tasks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const def of sorted) {
-    const prev = await db.query<{ partitions: number }>(
-      'SELECT partitions FROM task_runtime WHERE task = $1 FOR UPDATE',
+    const prev = await db.query<{ partitions: number; fair: string | null }>(
+      `SELECT partitions, (SELECT g.key FROM jsonb_each(groups) AS g WHERE g.value ? 'fair' LIMIT 1) AS fair
+       FROM task_runtime WHERE task = $1 FOR UPDATE`,
       [def.name],
     );
     const oldP = prev.rows[0]?.partitions ?? null;
@@ -86,6 +87,19 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
       `INSERT INTO partition_owners (task, partition) SELECT $1, p FROM generate_series(0, $2 - 1) p ON CONFLICT DO NOTHING`,
       [def.name, def.partitions],
     );
+    // Fair share (issue #19): a changed fair group (fifo → fair, fair → fifo, another group)
+    // rewrites the fair_key of the task's waiting rows, so the claim's fair passes find
+    // every one of them through executions_fair_idx (rows written before read NULL there and
+    // would reach a slot only through the claim's last pass, over every key).
+    const fair = fairShareGroup(def);
+    if (oldP !== null && (prev.rows[0]?.fair ?? null) !== fair) {
+      await db.query(
+        `UPDATE executions SET fair_key = CASE WHEN $2::text IS NULL THEN NULL ELSE $2 || '=' || (groups ->> $2) END
+         WHERE task = $1 AND state IN ('queued', 'blocked') AND fair_key IS DISTINCT FROM
+           CASE WHEN $2::text IS NULL THEN NULL ELSE $2 || '=' || (groups ->> $2) END`,
+        [def.name, fair],
+      );
+    }
     // A raised or removed group limit makes room without any finish: release the rows
     // waiting on keys that now have it (one index probe when nothing waits).
     if (oldP !== null) await db.query('SELECT sluice_release_waiting($1)', [def.name]);

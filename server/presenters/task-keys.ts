@@ -10,8 +10,13 @@ import {
   decodeKeyCursor,
   encodeKeyCursor,
   executionsOfKeyHref,
+  groupRateOf,
   groupsOf,
+  keyFairView,
   keyLimit,
+  keyRateView,
+  type KeyFairView,
+  type KeyRateView,
   taskKeysInput,
 } from '../core/key-views';
 import type { Db } from '../db/pool';
@@ -19,6 +24,8 @@ import { readActiveTasks } from '../db/read-active-tasks';
 import { readGroupKeyPage, type GroupKeyPageRow } from '../db/read-group-key-page';
 import { readKeyOldestWaits } from '../db/read-key-oldest-waits';
 import { readKeyFinishRates } from '../db/read-key-finish-rates';
+import { readKeyRateStates } from '../db/read-key-rate-states';
+import { formatRate } from '../core/rate-limit';
 
 /** Due rows read per partition head when looking for a key's oldest claimable row. */
 export const OLDEST_WAIT_HEAD_ROWS = 200;
@@ -33,12 +40,19 @@ export interface KeyRow {
   oldestWaitMs: number | null;
   /** Executions of the key finished in the last complete minute; null before the first count. */
   finishedPerMinute: number | null;
+  /** Its rate limit now (issue #19): limit, next slot, current rate; null when the group has no rate. */
+  rate: KeyRateView | null;
+  /** Its fair share (issue #19): weight and running ÷ weight; null unless the task shares this group fairly. */
+  fair: KeyFairView | null;
   executionsHref: string;
 }
 
 export interface TaskKeysView {
   task: string;
   groups: { name: string; limit: number; overrides: number }[];
+  /** The viewed group's rate ("50/s, burst 5") and whether the task shares it fairly (issue #19). */
+  groupRate: string | null;
+  fairShared: boolean;
   /** null when the task has no concurrency groups. */
   group: string | null;
   groupLimit: number | null;
@@ -65,7 +79,7 @@ export async function getTaskKeys(db: Db, raw: z.input<typeof taskKeysInput>, no
     focusKey: input.key ?? null,
   };
   if (groups.length === 0) {
-    return { ...base, group: null, groupLimit: null, totals: { keys: 0, running: 0, queued: 0 }, rows: [], focus: null, nextCursor: null, finishedMinute: null };
+    return { ...base, group: null, groupLimit: null, groupRate: null, fairShared: false, totals: { keys: 0, running: 0, queued: 0 }, rows: [], focus: null, nextCursor: null, finishedMinute: null };
   }
   const group = input.group === undefined ? groups[0]! : groups.find((g) => g.name === input.group);
   if (!group) {
@@ -79,15 +93,18 @@ export async function getTaskKeys(db: Db, raw: z.input<typeof taskKeysInput>, no
   const more = page.rows.length > input.limit;
   const rows = page.rows.slice(0, input.limit);
   const keysAsked = [...rows, ...(page.focus ? [page.focus] : [])].map((r) => r.group_key);
-  const [waits, rates] = await Promise.all([
+  const hasRate = groupRateOf(rt.definition, group.name) !== null;
+  const [waits, rates, tats] = await Promise.all([
     readKeyOldestWaits(db, input.task, rt.partitions, keysAsked.map((k) => `${group.name}=${k}`), OLDEST_WAIT_HEAD_ROWS),
     readKeyFinishRates(db, input.task, group.name, keysAsked),
+    hasRate ? readKeyRateStates(db, input.task, group.name, keysAsked) : Promise.resolve(new Map<string, number>()),
   ]);
   const prefix = `${group.name}=`;
   const waitOf = new Map(waits.map((w) => [w.group_key.slice(prefix.length), now.getTime() - w.oldest_run_at.getTime()]));
   const rateOf = new Map(rates.rows.map((r) => [r.group_key, r.finished]));
   const shape = (r: GroupKeyPageRow): KeyRow => {
     const { limit, override } = keyLimit(group, r.group_key);
+    const finishedPerMinute = rates.minute === null ? null : (rateOf.get(r.group_key) ?? 0);
     return {
       key: r.group_key,
       running: r.in_flight,
@@ -95,7 +112,9 @@ export async function getTaskKeys(db: Db, raw: z.input<typeof taskKeysInput>, no
       override,
       queued: r.queued,
       oldestWaitMs: waitOf.has(r.group_key) ? Math.max(0, waitOf.get(r.group_key)!) : null,
-      finishedPerMinute: rates.minute === null ? null : (rateOf.get(r.group_key) ?? 0),
+      finishedPerMinute,
+      rate: keyRateView(rt.definition, group.name, r.group_key, tats.get(r.group_key) ?? null, now.getTime(), finishedPerMinute),
+      fair: keyFairView(rt.definition, group.name, r.group_key, r.in_flight),
       executionsHref: executionsOfKeyHref(input.task, group.name, r.group_key),
     };
   };
@@ -104,6 +123,11 @@ export async function getTaskKeys(db: Db, raw: z.input<typeof taskKeysInput>, no
     ...base,
     group: group.name,
     groupLimit: group.limit,
+    groupRate: (() => {
+      const r = groupRateOf(rt.definition, group.name);
+      return r ? formatRate(r) : null;
+    })(),
+    fairShared: keyFairView(rt.definition, group.name, '', 0) !== null,
     totals: { keys: page.keys, running: page.inFlight, queued: page.queued },
     rows: rows.map(shape),
     focus: page.focus ? shape(page.focus) : null,

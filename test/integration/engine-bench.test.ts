@@ -69,6 +69,9 @@ describe('npm run bench -- --quick', () => {
     expect(Number.isInteger(r.w5_max_window_excess)).toBe(true);
     expect(r.w5_jobs_per_s).toBeGreaterThan(0);
     expect(output).toMatch(/W5 20 keys × 20\/s \(burst 2\), 6 s\s+rate error ≤ [\d.]+%/);
+    // the keys' own steady rates, lowest ≤ median ≤ highest
+    expect(r.w5_rate_min).toBeLessThanOrEqual(r.w5_rate_median!);
+    expect(r.w5_rate_median).toBeLessThanOrEqual(r.w5_rate_max!);
     expect(output).toContain('targets: W2 ≥ 60% of W1');
   }, 180_000);
 
@@ -83,7 +86,10 @@ describe('npm run bench -- --quick', () => {
   it('refuses bad arguments with a clear error and status 2', async () => {
     const bad = await runBench(['--only', 'w9']);
     expect(bad.code).toBe(2);
-    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2skew, w3, w4, w5, w6, w7, claim, groups');
+    expect(bad.output).toContain('--only takes a comma-separated list of w1, w2, w2fair, w2skew, w3, w4, w5, w6, w7, claim, groups');
+    const w5 = await runBench(['--w5', '100,50,5']);
+    expect(w5.code).toBe(2);
+    expect(w5.output).toContain('--w5 takes K,R,B,S');
     const rep = await runBench(['--repeat', '0']);
     expect(rep.code).toBe(2);
     expect(rep.output).toContain('--repeat takes a whole number from 1 to 20');

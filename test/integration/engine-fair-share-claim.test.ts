@@ -3,7 +3,7 @@
 // every limit holds. The rule: server/core/fair-share.ts.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { applyTasks, fakeCoordinator, statsDelta } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
@@ -91,7 +91,8 @@ describe('fair share through real claims and cycles', () => {
     const mean = (t: string) => fair.slice(10).reduce((s, r) => s + (r[t] ?? 0), 0) / (fair.length - 10);
     for (const t of ['t0', 't1', 't2', 't3']) expect(Math.abs(mean(t) - 3), t).toBeLessThan(0.3);
     const aside = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = 'fs-f' AND waiting_on = 'tenant=t0'`);
-    expect(aside.rows[0]!.n).toBeGreaterThan(0); // the clogged head was set aside on t0's key
+    // the fair passes read t1–t3 through executions_fair_idx: nothing set aside for fairness
+    expect(aside.rows[0]!.n).toBe(0);
     const fifo: Record<string, number>[] = [];
     await cycleRounds('fs-fifo', 20, 6, (r) => fifo.push(r));
     expect(fifo.at(-1)!.t0 ?? 0).toBeGreaterThanOrEqual(8);
@@ -210,5 +211,55 @@ describe('fair share with rate limits', () => {
     const got = await claimExecutions(db.pool, coord, 'fs-rate-rank', 4, 60_000);
     expect(countBy(tenantsOf(got))).toEqual({ a: 2, b: 2 });
     expect(got.filter((e) => (e.payload as { e: string }).e === 'slow')).toHaveLength(1);
+  });
+});
+
+describe('the per-key entry point (executions_fair_idx)', () => {
+  it("a fair pass reads the others' rows behind a 20,000-row flood directly: 3 of 12 each, a few hundred index entries, nothing set aside", async () => {
+    await applyTasks(db.pool, [
+      { name: 'fs-deep', partitions: 4, concurrency: 12, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }], backpressure: { maxDepth: 1_000_000 } },
+    ]);
+    // the flood first, the others' rows after it: oldest-first, they lie 5,000 rows deep in
+    // every partition, beyond any head a claim reads (16 × window + 256)
+    for (let i = 0; i < 20_000; i += 5000) await enqueue(db.pool, 'fs-deep', Array.from({ length: 5000 }, () => ({ payload: { t: 't0' } })));
+    await enqueue(db.pool, 'fs-deep', Array.from({ length: 90 }, (_, i) => ({ payload: { t: `t${1 + (i % 3)}` } })));
+    const fk = await db.pool.query<{ k: string; n: number }>(`SELECT fair_key AS k, count(*)::int AS n FROM executions WHERE task = 'fs-deep' GROUP BY 1 ORDER BY 1`);
+    expect(fk.rows).toEqual([{ k: 'tenant=t0', n: 20_000 }, { k: 'tenant=t1', n: 30 }, { k: 'tenant=t2', n: 30 }, { k: 'tenant=t3', n: 30 }]);
+    await db.pool.query('VACUUM ANALYZE executions');
+    const coord = await fakeCoordinator(db.pool, ['fs-deep']);
+    const c = await db.pool.connect();
+    try {
+      const { delta, value: got } = await statsDelta(
+        db.pool,
+        c,
+        `SELECT coalesce(sum(idx_tup_read), 0) AS reads FROM pg_stat_user_indexes WHERE indexrelname IN ('executions_claim_idx', 'executions_fair_idx')`,
+        (cl) => claimExecutions(cl, coord, 'fs-deep', 12, 60_000),
+      );
+      expect(countBy(tenantsOf(got))).toEqual({ t0: 3, t1: 3, t2: 3, t3: 3 });
+      expect(delta.reads).toBeLessThan(500);
+    } finally {
+      c.release();
+    }
+    const aside = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = 'fs-deep' AND waiting_on IS NOT NULL`);
+    expect(aside.rows[0]!.n).toBe(0);
+  });
+
+  it('a change of the fair group rewrites the waiting rows\' fair_key: fifo → fair by tenant → fair by region → fifo', async () => {
+    const def = (order: 'fifo' | 'fair', fairGroup?: string) => ({
+      name: 'fs-switch', partitions: 2, concurrency: 4, order, ...(fairGroup ? { fairGroup } : {}),
+      groups: [{ name: 'tenant', limit: 10, keyPath: 't' }, { name: 'region', limit: 10, keyPath: 'r' }],
+    });
+    await applyTasks(db.pool, [def('fifo')]);
+    await enqueue(db.pool, 'fs-switch', [{ payload: { t: 'a', r: 'eu' } }, { payload: { t: 'b', r: 'us' } }]);
+    const keys = async () => (await db.pool.query<{ k: string | null }>(`SELECT fair_key AS k FROM executions WHERE task = 'fs-switch' ORDER BY id`)).rows.map((x) => x.k);
+    expect(await keys()).toEqual([null, null]);
+    await applyTasks(db.pool, [def('fair', 'tenant')]);
+    expect(await keys()).toEqual(['tenant=a', 'tenant=b']);
+    await applyTasks(db.pool, [def('fair', 'region')]);
+    expect(await keys()).toEqual(['region=eu', 'region=us']);
+    await enqueue(db.pool, 'fs-switch', [{ payload: { t: 'c', r: 'ap' } }]);
+    expect(await keys()).toEqual(['region=eu', 'region=us', 'region=ap']);
+    await applyTasks(db.pool, [def('fifo')]);
+    expect(await keys()).toEqual([null, null, null]);
   });
 });

@@ -66,4 +66,28 @@ describe('rate limits across coordinators', () => {
     const n = (k: string) => runs.rows.filter((r) => r.tenant === k).length;
     expect(n('acme')).toBeGreaterThan(2 * n('t1'));
   }, 60_000);
+
+  it('burst 0 at 40/s: a claim the rate cut short is looked at again within T/4 (6.25 ms), not after the 50 ms poll: the key runs above 60% of its limit (was 1 per poll: 50%)', async () => {
+    // Before the claim loop waited rateWakeMs after such a claim, it slept its poll interval
+    // (50 ms by default): with no burst to absorb a late claim, the key started about once
+    // per poll, ~20/s for a 40/s limit.
+    await applyTasks(ctx.db.pool, [
+      { name: 'rec-b', partitions: 2, concurrency: 10, groups: [{ name: 'tenant', limit: 10, keyPath: 'tenant', rate: { limit: 40, per: PER, burst: 0 } }], backpressure: { maxDepth: 100_000 } },
+    ]);
+    await enqueue(ctx.db.pool, 'rec-b', Array.from({ length: 400 }, (_, i) => ({ payload: { tenant: 'solo', i, sleepMs: 1 } })));
+    await ctx.h.start({ name: 'solo', slots: 10, tasks: ['rec-b'], env: { SLUICE_POLL_MS: '50' } });
+    const t0 = Date.now();
+    await waitFor('the run', async () => Date.now() - t0 > 3000, 8000);
+    await ctx.h.stopAll();
+    const r = await ctx.db.pool.query<{ ms: number }>(
+      `SELECT extract(epoch FROM started_at) * 1000 AS ms FROM executions WHERE task = 'rec-b' AND started_at IS NOT NULL ORDER BY started_at`,
+    );
+    const claims = r.rows.map((x) => Number(x.ms));
+    const steady = (claims.length - 1) / ((claims[claims.length - 1]! - claims[0]!) / PER);
+    console.log('burst 0 at 40/s:', JSON.stringify({ n: claims.length, steady }));
+    expect(maxInAnyWindow(claims, PER - 1)).toBeLessThanOrEqual(40);
+    expect(steady).toBeLessThanOrEqual(40 * 1.02);
+    // ≈ 36/s expected (each start up to T/4 late); the old loop's 1 per 50 ms poll was 20/s
+    expect(steady).toBeGreaterThan(40 * 0.6);
+  }, 60_000);
 });

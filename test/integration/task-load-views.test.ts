@@ -87,6 +87,43 @@ describe('keys view', () => {
     expect(again.nextCursor).not.toBeNull();
   });
 
+  it("shows each key's rate (next slot from the claim's GCRA state) and fair share (weight, running ÷ weight) (issue #19)", async () => {
+    await applyTasks(db.pool, [
+      {
+        name: 'kv-rate',
+        partitions: 1,
+        concurrency: 20,
+        order: 'fair',
+        groups: [{ name: 'tenant', limit: 10, keyPath: 't', weights: { acme: 2 }, rate: { limit: 2, per: 60_000, burst: 1, overrides: { acme: { limit: 4 } } } }],
+      },
+    ]);
+    await enqueue(db.pool, 'kv-rate', [...Array.from({ length: 5 }, () => ({ payload: { t: 'acme' } })), ...Array.from({ length: 5 }, () => ({ payload: { t: 'beta' } }))]);
+    const me = await fakeCoordinator(db.pool, ['kv-rate']);
+    // burst 1: two of each key start at once, then each waits for its next slot (T = 15 s for
+    // acme's 4/min, 30 s for beta's 2/min)
+    const got = await claimExecutions(db.pool, me, 'kv-rate', 20, 60_000);
+    expect(got).toHaveLength(4);
+    const tat = await db.pool.query<{ k: string; tat: number }>(`SELECT group_key AS k, tat_ms AS tat FROM rate_state WHERE task = 'kv-rate' ORDER BY 1`);
+    const now = new Date();
+    const v = await getTaskKeys(db.pool, { task: 'kv-rate' }, now);
+    const tatOf = Object.fromEntries(tat.rows.map((r) => [r.k, Number(r.tat)]));
+    expect(v.groupRate).toBe('2/min, burst 1');
+    expect(v.fairShared).toBe(true);
+    const acme = v.rows.find((r) => r.key === 'acme')!;
+    const beta = v.rows.find((r) => r.key === 'beta')!;
+    expect(acme.rate).toMatchObject({ label: '4/min, burst 1', held: true, nextSlotMs: tatOf.acme! - 15_000 - now.getTime() });
+    expect(beta.rate).toMatchObject({ label: '2/min, burst 1', held: true, nextSlotMs: tatOf.beta! - 30_000 - now.getTime() });
+    expect(acme.rate!.nextSlotMs).toBeGreaterThan(10_000);
+    expect(acme.fair).toEqual({ weight: 2, perWeight: 1 });
+    expect(beta.fair).toEqual({ weight: 1, perWeight: 2 });
+    // a fifo task without rates: neither
+    await applyTasks(db.pool, [{ name: 'kv-rate', partitions: 1, concurrency: 20, groups: [{ name: 'tenant', limit: 10, keyPath: 't' }] }]);
+    const plain = await getTaskKeys(db.pool, { task: 'kv-rate' }, now);
+    expect(plain.groupRate).toBeNull();
+    expect(plain.fairShared).toBe(false);
+    expect(plain.rows.every((r) => r.rate === null && r.fair === null)).toBe(true);
+  });
+
   it('is recorded by the key-finishes maintenance service', async () => {
     const r = await runServiceOnce(db.pool, keyFinishes, { intervalMs: keyFinishes.intervalMs }, { coordinatorId: '00000000-0000-4000-8000-0000000000aa', staleMs: 30_000, log: () => {} });
     expect(r.ran).toBe(true);

@@ -78,6 +78,11 @@
 -- …0500000_engine_perf, …0600000_waiting_rows, …0700000_hot_slots. Priorities (claim order
 -- by claim_at): 2026-11-24, issue #19. Weighted fair share (`order: fair`, the v_fg / v_over /
 -- v_prev parts): 2026-11-24, issue #19, rule in server/core/fair-share.ts.
+-- Fair share's per-key entry point (2026-11-25, issue #19): a fair pass reads each key below
+-- its share through executions_fair_idx (task, partition, fair_key, claim_at, id) instead of
+-- the partition heads, sets nothing aside for fairness, and the last pass over every key is
+-- skipped while a key below its share has claimable rows in another live member's partitions
+-- (W6 full: Jain 0.69 → 0.9998–1.0, rate 0.23 → 0.64–0.84 × oldest-first; docs/benchmarks.md § W6).
 -- Fair share with rate limits (both issue #19): the fair passes skip rate-held keys like
 -- saturated ones, a rate-held key takes no share of the level L (its running rows count as
 -- a full key's), a candidate the rates refuse takes no place in its key's fair rank, and
@@ -120,6 +125,8 @@ DECLARE
   v_prev    bigint[] := '{}';    -- rows the fair passes kept (the last pass adds to them)
   v_aside   text[];              -- the keys whose head rows a round sets aside (v_sat; v_over when fair)
   v_fair_rel boolean := false;   -- the last pass released the fair keys' set-aside rows once
+  v_fkeys   text[];              -- a fair pass's keys below their share, most behind first …
+  v_fq      integer[];           -- … and how many rows each is short of it (executions_fair_idx probes)
   -- fair share × rate limits: what the fair passes' rows spent of each rated key's allowance
   -- and of the task's own (with costs), and the keys whose allowance they used up
   v_rspent  jsonb := '{}';       -- {"tenant=acme": cost kept by earlier passes}
@@ -311,8 +318,22 @@ BEGIN
             ) x)) AND e.state = 'queued'
           RETURNING 1
         )
-        SELECT l.lvl, coalesce((SELECT jsonb_object_agg(f.gk, true) FROM f WHERE f.waits AND f.n / f.wt >= l.lvl), '{}')
-        INTO v_lvl, v_over FROM l, (SELECT count(*) FROM rel) r;
+        , quota AS (
+          -- the keys a fair pass reads directly (executions_fair_idx, one probe per key and
+          -- owned partition): below their share, the furthest behind first (ties in random
+          -- order), while what the keys before them are short of is below twice the slots left
+          SELECT q.gk, q.q, q.o FROM (
+            SELECT b.gk, b.q, row_number() OVER w AS o, sum(b.q) OVER w AS cum
+            FROM (
+              SELECT f.gk, ceil(l.lvl * f.wt - f.n)::integer AS q, f.n / f.wt AS lv, random() AS rnd
+              FROM f, l WHERE f.waits AND f.n / f.wt < l.lvl
+            ) b
+            WINDOW w AS (ORDER BY b.lv, b.rnd ROWS UNBOUNDED PRECEDING)
+          ) q WHERE q.cum - q.q < 2 * (v_free - cardinality(v_prev))
+        )
+        SELECT l.lvl, coalesce((SELECT jsonb_object_agg(f.gk, true) FROM f WHERE f.waits AND f.n / f.wt >= l.lvl), '{}'),
+               (SELECT array_agg(q.gk ORDER BY q.o) FROM quota q), (SELECT array_agg(q.q ORDER BY q.o) FROM quota q)
+        INTO v_lvl, v_over, v_fkeys, v_fq FROM l, (SELECT count(*) FROM rel) r;
         IF v_lvl IS NULL THEN
           v_fair1 := false;
           v_skip_obj := v_sat_obj;
@@ -325,7 +346,7 @@ BEGIN
                -- Rate limits (issue #19): the row's cost (payload read by primary key, window rows only)
                CASE WHEN v_cost IS NULL THEN 1::double precision
                     ELSE (SELECT sluice_rate_cost(e2.payload, v_cost) FROM executions e2 WHERE e2.id = x.id) END AS cost
-        FROM (
+        FROM ((
           SELECT y.id, y.claim_at, y.group_keys, p.part, y.pos
           FROM unnest(v_owned) AS p(part)
           CROSS JOIN LATERAL (
@@ -346,8 +367,37 @@ BEGIN
             WHERE NOT (v_skip_obj ?| h.group_keys) AND h.id <> ALL (v_prev)  -- (fair share: v_skip_obj, v_prev)
             LIMIT v_window
           ) y
+          WHERE NOT v_fair1  -- (a fair pass reads the keys below their share directly, next)
           ORDER BY y.claim_at, y.id
           LIMIT v_window
+          ) UNION ALL (
+          -- Fair pass (issue #19): each key below its share read directly, per owned
+          -- partition, through executions_fair_idx (task, partition, fair_key, claim_at, id):
+          -- its oldest claimable rows that touch no saturated or rate-held key, as many as it
+          -- is short of its share (+ 2, for rows the ranking turns down), however deep the
+          -- flooding key's rows lie in the head. Rows whose fair_key is NULL (written before
+          -- the task shared fairly) are reached by the last pass only.
+          SELECT z.id, z.claim_at, z.group_keys, z.part, z.pos FROM (
+            SELECT y.id, y.claim_at, y.group_keys, p.part, y.pos, fk.q,
+                   row_number() OVER (PARTITION BY fk.gk ORDER BY y.claim_at, y.id) AS kr
+            FROM unnest(v_fkeys, v_fq) AS fk(gk, q)
+            CROSS JOIN unnest(v_owned) AS p(part)
+            CROSS JOIN LATERAL (
+              SELECT h.id, h.claim_at, h.group_keys, h.pos FROM (
+                SELECT e.id, e.claim_at, e.group_keys, row_number() OVER (ORDER BY e.claim_at, e.id) AS pos
+                FROM executions e
+                WHERE e.task = p_task AND e.partition = p.part AND e.fair_key = fk.gk
+                  AND e.state = 'queued' AND e.waiting_on IS NULL
+                  AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+                ORDER BY e.claim_at, e.id
+                LIMIT v_read
+              ) h
+              WHERE NOT (v_skip_obj ?| h.group_keys) AND h.id <> ALL (v_prev)
+              LIMIT fk.q + 2
+            ) y
+            WHERE v_fair1
+          ) z WHERE z.kr <= z.q + 2
+          )
         ) x
       ),
       ck AS (
@@ -397,7 +447,11 @@ BEGIN
       -- fair pass keeps a key's rows only while the key is below L before taking them. The
       -- rank counts only rows the limits and rates admit: a row refused (`bad`, e.g. by a
       -- rate) takes no place in its key's share.
-      fpos AS (
+      -- MATERIALIZED: computed once. Inlined, the generic plan (rows=1 estimated for `kept`'s
+      -- anti join) put it on the inner side of a nested loop and re-ran its join with `keys`
+      -- once per candidate even with no fair group: 114 loops × 808 keys, 23 of the 30 ms of
+      -- a W7 ranking (2026-11-24, docs/benchmarks.md "W7 beside W1, tenth session").
+      fpos AS MATERIALIZED (
         SELECT g.id, (k.used + g.fr) / coalesce((v_fw ->> substr(g.gk, strpos(g.gk, '=') + 1))::numeric, 1) AS pos,
                (k.used + g.fr - 1) / coalesce((v_fw ->> substr(g.gk, strpos(g.gk, '=') + 1))::numeric, 1) AS before
         FROM (
@@ -489,21 +543,43 @@ BEGIN
           CONTINUE WHEN v_set > 0;
           EXIT;
         END IF;
-        -- Clogged by keys at their share (more of their rows skipped than the window holds
-        -- and the window not filled, or none found within the read bound: served slower than
-        -- they arrive, their rows pile up at the head): set them aside below, on their fair
-        -- key, and look again. They come back when their key falls below its share (the
-        -- release at the top of a fair pass) or when nothing else can use a slot (the last
-        -- pass), never by a finish (sluice_release_keys leaves a fair key's rows).
-        IF ((v_skipped >= v_window AND v_cands < v_window) OR v_cands = 0) AND v_over <> '{}'::jsonb AND v_fpass < 3 THEN
-          v_aside := ARRAY(SELECT jsonb_object_keys(v_over));
-        ELSE
-          IF v_ids IS NULL OR v_fpass >= 3 THEN
-            v_fair1 := false;
-            v_skip_obj := v_sat_obj;
+        -- A fair pass reads the keys below their share through executions_fair_idx, so the
+        -- rows of keys at their share are never in its way and nothing is set aside for
+        -- fairness (until 2026-11-25 the fair passes scanned the head and set a flooding
+        -- key's rows aside there: W6 at 0.23× oldest-first). Look again while a pass found
+        -- rows (≤ 3 fair passes), then once over every key.
+        IF v_ids IS NULL OR v_fpass >= 3 THEN
+          -- ... unless a key still below its share has claimable rows in a partition another
+          -- coordinator owns: then the slots left are its owner's to fill (its next claim or
+          -- cycle), not the flooding key's here. Without this a member whose partitions ran
+          -- out of the other tenants' rows gave every slot it could take to the flood
+          -- (two coordinators, 90% flood: t0 66% of the work instead of 25%). A key whose
+          -- rows are all due later, set aside, on a saturated key or in an unowned partition
+          -- holds nothing back. One probe per (such key, partition of another owner).
+          IF v_lvl IS NOT NULL AND EXISTS (
+            SELECT 1 FROM unnest(v_fkeys) AS fk(gk)
+            CROSS JOIN LATERAL (SELECT coalesce(sum(r.n), 0) AS n FROM unnest(v_run_keys, v_run_n) AS r(gk, n) WHERE r.gk = fk.gk) u
+            CROSS JOIN partition_owners o
+            CROSS JOIN LATERAL (
+              SELECT 1 FROM (
+                SELECT e.group_keys FROM executions e
+                WHERE e.task = p_task AND e.partition = o.partition AND e.fair_key = fk.gk
+                  AND e.state = 'queued' AND e.waiting_on IS NULL
+                  AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+                ORDER BY e.claim_at, e.id
+                LIMIT 64
+              ) h WHERE NOT (v_sat_obj ?| h.group_keys) LIMIT 1
+            ) x
+            WHERE o.task = p_task AND o.owner IS NOT NULL AND o.owner <> p_coordinator
+              AND u.n / coalesce((v_fw ->> substr(fk.gk, strpos(fk.gk, '=') + 1))::numeric, 1) < v_lvl
+          ) THEN
+            v_ids := NULL;
+            EXIT;
           END IF;
-          CONTINUE;
+          v_fair1 := false;
+          v_skip_obj := v_sat_obj;
         END IF;
+        CONTINUE;
       ELSE
       -- A full round needs nothing more. Nor does a short round whose window filled
       -- without skipping many rows of saturated keys: its head had enough claimable rows
