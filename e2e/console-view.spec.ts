@@ -267,6 +267,17 @@ for (const width of [1440, 1280, 390]) {
       await expect(page.getByRole('button', { name: 'Replay selected' })).toBeEnabled();
       await dl.getByRole('link', { name: `#${dead}` }).click();
       await expect(page).toHaveURL(new RegExp(`/dead-letters/${dead}$`));
+      // Coordinators are cards: every column of the row on screen, nothing scrolls sideways.
+      const member = `fit-member-${randomBytes(3).toString('hex')}`;
+      await e2eDb().query(`INSERT INTO coordinators (name, host, pid, slots, stopped_at) VALUES ($1, 'phone-host', 4242, 7, now())`, [member]);
+      await page.goto('/coordinators');
+      await expect(page.getByRole('table', { name: 'Coordinators' })).toBeHidden();
+      const mc = page.locator(`[data-coordinator-card="${member}"]`);
+      await expect(mc).toBeVisible();
+      await expect(mc).toContainText('phone-host · 4242');
+      await expect(mc).toContainText('stopped');
+      await expect(mc).toContainText('0 / 7');
+      expect(await overflowing(page), '/coordinators cards at 390').toEqual([]);
     } else {
       await page.goto('/tasks');
       await expect(page.getByTestId('nav-toggle')).toBeHidden();

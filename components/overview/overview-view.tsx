@@ -124,7 +124,7 @@ function FleetStrip({ fleet }: { fleet: Overview['fleet'] }) {
 
 const SEVERITY_RANK: Record<ThresholdStatus, number> = { critical: 0, warning: 1, ok: 2, unknown: 3 };
 
-function TaskCardView({ card, selected, href }: { card: TaskCard; selected: boolean; href: string }) {
+function TaskCardView({ card, selected, href, onPick }: { card: TaskCard; selected: boolean; href: string; onPick: () => void }) {
   // Critical breaches first, like the alerts.
   const breaches = [...card.health.breaches].sort((a, b) => SEVERITY_RANK[card.health.metrics[a].status] - SEVERITY_RANK[card.health.metrics[b].status]);
   const alerts = card.openAlerts.critical + card.openAlerts.warning;
@@ -133,6 +133,13 @@ function TaskCardView({ card, selected, href }: { card: TaskCard; selected: bool
       <Link
         href={href}
         scroll={false}
+        // A plain click picks the task in place (the address changes through the history API,
+        // no server render); a modified or middle click still opens the link.
+        onClick={(e) => {
+          if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+          e.preventDefault();
+          onPick();
+        }}
         aria-current={selected ? 'true' : undefined}
         data-testid={`task-card-${card.task}`}
         data-status={card.worst}
@@ -243,6 +250,10 @@ export function OverviewView() {
   }, [params.task, pinned, selectedTask]);
 
   const cards = useHeldOrder(data?.cards ?? []);
+  // The task the charts' heading and links name: the one just picked while its data loads
+  // (the previous task's charts stay on screen, marked loading), so a link clicked in that
+  // moment opens the picked task, not the one being replaced.
+  const chartTask = q.isPlaceholderData && params.task ? params.task : (data?.charts?.task ?? null);
 
   return (
     <div className="flex flex-col gap-4">
@@ -270,7 +281,7 @@ export function OverviewView() {
           </h2>
           <ul className="grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-4" data-testid="task-cards" {...cards.holdProps}>
             {cards.list.map((c) => (
-              <TaskCardView key={c.task} card={c} selected={c.task === data.selectedTask} href={overviewHref({ ...params, task: c.task })} />
+              <TaskCardView key={c.task} card={c} selected={c.task === data.selectedTask} href={overviewHref({ ...params, task: c.task })} onPick={() => go({ task: c.task })} />
             ))}
           </ul>
         </section>
@@ -283,18 +294,18 @@ export function OverviewView() {
           ))}
         </div>
       )}
-      {data?.charts && (
+      {data?.charts && chartTask && (
         <section aria-labelledby="overview-charts" className="flex flex-col gap-2">
           <div className="flex flex-wrap items-center justify-between gap-2">
             <h2 id="overview-charts" className="text-[13px] font-semibold">
-              <span className="font-mono">{data.charts.task}</span>
-              <Link href={`/tasks/${encodeURIComponent(data.charts.task)}/metrics${params.range !== '1h' ? `?range=${params.range}` : ''}`} className="ml-3 text-[12px] font-normal text-accent hover:underline">
+              <span className="font-mono">{chartTask}</span>
+              <Link href={`/tasks/${encodeURIComponent(chartTask)}/metrics${params.range !== '1h' ? `?range=${params.range}` : ''}`} className="ml-3 text-[12px] font-normal text-accent hover:underline">
                 Partitions and drain forecast →
               </Link>
-              <Link href={executionsHref({ task: data.charts.task, state: 'queued' })} className="ml-3 text-[12px] font-normal text-accent hover:underline" data-testid="overview-queued-executions">
+              <Link href={executionsHref({ task: chartTask, state: 'queued' })} className="ml-3 text-[12px] font-normal text-accent hover:underline" data-testid="overview-queued-executions">
                 Queued executions →
               </Link>
-              <Link href={executionsHref({ task: data.charts.task })} className="ml-3 text-[12px] font-normal text-accent hover:underline">
+              <Link href={executionsHref({ task: chartTask })} className="ml-3 text-[12px] font-normal text-accent hover:underline">
                 All executions →
               </Link>
             </h2>
