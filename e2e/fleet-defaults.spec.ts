@@ -37,6 +37,11 @@ test('an admin edits a fleet default; the task editor shows the inherited value 
 
   await maxAttempts.fill('7');
   await page.getByLabel('Timeout', { exact: true }).fill('45000');
+  // Key-wait lines for every key without its own: none built in.
+  const keyWaitWarning = page.getByLabel('Key wait: any key without its own lines (oldest due) warning', { exact: true });
+  await expect(keyWaitWarning).toHaveAttribute('placeholder', 'none');
+  await keyWaitWarning.fill('60000');
+  await page.getByLabel('Key wait: any key without its own lines (oldest due) critical', { exact: true }).fill('600000');
   await page.getByRole('button', { name: 'Review changes' }).click();
   const review = page.getByRole('region', { name: 'Apply new fleet defaults' });
   await expect(review.locator('li[data-path="retry.maxAttempts"]')).toHaveText('retry.maxAttempts: — → 7');
@@ -48,7 +53,11 @@ test('an admin edits a fleet default; the task editor shows the inherited value 
   const version = Number(/version (\d+)/.exec((await done.textContent()) ?? '')![1]);
 
   const stored = await db.query(`SELECT config -> 'defaults' AS defaults, author, message FROM config_versions WHERE version = $1`, [version]);
-  expect(stored.rows[0]).toEqual({ defaults: { timeoutMs: 45000, retry: { maxAttempts: 7 } }, author: admin.email, message: 'fewer retries fleet-wide, longer timeout' });
+  expect(stored.rows[0]).toEqual({
+    defaults: { timeoutMs: 45000, retry: { maxAttempts: 7 }, alertPolicy: { keyWaitMs: { warning: 60000, critical: 600000 } } },
+    author: admin.email,
+    message: 'fewer retries fleet-wide, longer timeout',
+  });
   const runtime = await db.query(`SELECT definition FROM task_runtime WHERE task = $1`, [task]);
   expect(runtime.rows[0].definition).toMatchObject({ timeoutMs: 45000, retry: { maxAttempts: 7 } });
   await expect(page.locator('[data-path="retry.maxAttempts"]').getByText('fleet', { exact: true })).toBeVisible();
@@ -60,6 +69,8 @@ test('an admin edits a fleet default; the task editor shows the inherited value 
   await expect(page.getByTestId('origin-retry.maxAttempts')).toHaveText(/fleet default\s*inherited/);
   await expect(page.getByTestId('origin-retry.baseDelayMs')).toHaveText(/built-in default\s*inherited/);
   await expect(page.getByTestId('origin-timeoutMs')).toHaveText(/fleet default\s*inherited/);
+  await expect(page.getByTestId('origin-thresholds.keyWaitMs')).toHaveText(/fleet default\s*inherited/);
+  await expect(page.getByLabel('Key wait warning (ms)', { exact: true })).toHaveAttribute('placeholder', '60000');
   await shoot(page, 'task-editor-origins');
   const timeout = page.getByLabel('Timeout (ms)', { exact: true });
   await expect(timeout).toHaveValue('45000');

@@ -44,6 +44,8 @@ export const VALUE_KIND: Record<AlertDetail['rule'], ValueKind> = {
   deadTuples: 'percent',
   circuitOpen: 'count',
   keyWait: 'ms',
+  streamBlocked: 'ms',
+  spillBacklog: 'count',
 };
 
 const CHART_KIND: Record<NonNullable<AlertDetail['chart']>['metric'], ValueKind> = {

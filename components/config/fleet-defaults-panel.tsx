@@ -55,6 +55,7 @@ const GROUPS: { title: string; rows: Row[] }[] = [
       { path: 'alertPolicy.clearForMs', label: 'Resolve after (clear)', kind: 'number', unit: 'ms' },
       { path: 'alertPolicy.hysteresis', label: 'Hysteresis', kind: 'number', unit: '0–0.9' },
       { path: 'alertPolicy.waitP99Ms', label: 'p99 wait (ready → claimed)', kind: 'pair', unit: 'ms' },
+      { path: 'alertPolicy.keyWaitMs', label: 'Key wait: any key without its own lines (oldest due)', kind: 'pair', unit: 'ms' },
       { path: 'alertPolicy.hotPartition.factor', label: 'Hot partition: × sibling median', kind: 'number' },
       { path: 'alertPolicy.hotPartition.floorDepth', label: 'Hot partition: min depth', kind: 'number' },
       { path: 'alertPolicy.hotKey.dominantShare', label: 'Hot key: share of group load', kind: 'number', unit: '0–1' },
@@ -109,6 +110,8 @@ function documentOf(d: Draft): Record<string, unknown> {
 
 function shown(v: unknown): string {
   if (v === undefined) return '—';
+  // Key-wait lines are off until set (built-in: none).
+  if (v === null) return 'none';
   if (v && typeof v === 'object' && 'warning' in v && 'critical' in v) return `${String(v.warning)} / ${String(v.critical)}`;
   return String(v);
 }
@@ -208,9 +211,10 @@ export function FleetDefaultsPanel({ canEdit }: { canEdit: boolean }) {
                         <div className="flex items-center gap-1.5">
                           {r.kind === 'pair' ? (
                             <>
-                              {input(`${r.path}.warning`, (builtIn as { warning: number }).warning, `${r.label} warning`, err)}
+                              {/* A pair without a built-in value (key wait: none) shows "none". */}
+                              {input(`${r.path}.warning`, (builtIn as { warning: number } | null)?.warning ?? 'none', `${r.label} warning`, err)}
                               <span className="text-subtle">/</span>
-                              {input(`${r.path}.critical`, (builtIn as { critical: number }).critical, `${r.label} critical`, err)}
+                              {input(`${r.path}.critical`, (builtIn as { critical: number } | null)?.critical ?? 'none', `${r.label} critical`, err)}
                             </>
                           ) : r.kind === 'backoff' ? (
                             <Select aria-label={r.label} className="w-36" value={draft[r.path] ?? ''} disabled={!canEdit} onChange={(e) => edit(r.path, e.target.value)}>

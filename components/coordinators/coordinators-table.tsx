@@ -17,6 +17,7 @@ import { Panel } from '@/components/ui/panel';
 import { Table, Td, Th, Tr } from '@/components/ui/table';
 import { Timestamp } from '@/components/ui/timestamp';
 import { cx } from '@/components/ui/class-names';
+import { Card, CardFields, CardHead, CardsOnPhone } from '@/components/ui/card-list';
 
 function age(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
@@ -103,6 +104,38 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
             Start one against this database with <Command>npx sluice coordinator</Command>; it shows up here once it heartbeats.
           </EmptyState>
         ) : (
+          <CardsOnPhone
+            label="Coordinators"
+            testId="coordinator-cards"
+            cards={data.coordinators.map((c) => {
+              const out = c.status === 'stale' || c.status === 'stopped';
+              return (
+                <Card key={c.id} data-coordinator-card={c.name} className={cx(out && 'opacity-60')}>
+                  <CardHead>
+                    <span className="min-w-0 truncate font-mono">
+                      <span className="font-medium">{c.name}</span> <span className="text-[11px] text-muted">{c.host} · {c.pid}</span>
+                    </span>
+                    <Badge tone={STATUS[c.status]}>{c.status}</Badge>
+                  </CardHead>
+                  <CardFields
+                    fields={[
+                      { label: 'Heartbeat', value: <Heartbeat c={c} /> },
+                      { label: 'Partitions', value: <Partitions c={c} /> },
+                      { label: 'Slots in use', value: <span className="font-mono tabular-nums">{c.inFlight} / {c.slots}</span> },
+                      { label: 'Config', value: <ConfigVersion c={c} latest={latest} out={out} /> },
+                      { label: 'Apply', value: <Apply c={c} /> },
+                      { label: 'Started', value: <><Timestamp date={c.startedAt} /> UTC</> },
+                    ]}
+                  />
+                  {canEdit && c.status === 'live' && (
+                    <div>
+                      <DrainButton c={c} pending={drain.isPending} onDrain={() => { setAsked(null); drain.mutate({ id: c.id }); }} />
+                    </div>
+                  )}
+                </Card>
+              );
+            })}
+          >
           <Table aria-label="Coordinators">
             <thead>
               <tr>
@@ -135,57 +168,24 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
                     <Td>
                       <Timestamp date={c.startedAt} />
                     </Td>
-                    <Td className={cx('text-right font-mono text-[12px] whitespace-nowrap tabular-nums', c.status === 'stale' && 'text-danger')}>
-                      {age(c.heartbeatAgeMs)} ago
-                      <span className="block text-[11px] text-muted" data-testid="coordinator-timings">{timingsText(c.timings)}</span>
+                    <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
+                      <Heartbeat c={c} />
                     </Td>
                     <Td className="text-[12px]">
-                      <span className="font-mono tabular-nums">{c.ownedPartitions}</span>
-                      {c.ownedByTask.length > 0 && (
-                        <span className="text-muted" title={c.ownedByTask.map((t) => `${t.task}: ${t.partitions.join(', ')}`).join('\n')}>
-                          {' '}
-                          ({c.ownedByTask.map((t) => `${t.task} ×${t.partitions.length}`).join(', ')})
-                        </span>
-                      )}
+                      <Partitions c={c} />
                     </Td>
                     <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
                       {c.inFlight} / {c.slots}
                     </Td>
                     <Td className="text-[12px] whitespace-nowrap" data-applied-version={c.appliedVersion ?? ''}>
-                      {c.appliedVersion === null ? (
-                        <span className="text-subtle">none yet</span>
-                      ) : (
-                        <span className="font-mono">v{c.appliedVersion}</span>
-                      )}
-                      {latest !== null && !out && (
-                        c.onLatest ? (
-                          <span className="ml-1.5 text-success">current</span>
-                        ) : (
-                          <span className="ml-1.5 text-warning">→ v{latest} pending</span>
-                        )
-                      )}
-                      {c.applyError && <p className="mt-0.5 max-w-72 text-danger">Apply failed: {c.applyError}</p>}
+                      <ConfigVersion c={c} latest={latest} out={out} />
                     </Td>
                     <Td className="text-right font-mono text-[12px] whitespace-nowrap tabular-nums">
-                      {c.applyMs === null ? '—' : `${c.applyMs} ms`}
-                      {c.pushLatencyMs !== null && <div className="text-muted" title="commit → applied">push {c.pushLatencyMs} ms</div>}
+                      <Apply c={c} />
                     </Td>
                     {canEdit && (
                       <Td className="text-right">
-                        {c.status === 'live' && (
-                          <Button
-                            size="sm"
-                            disabled={drain.isPending}
-                            onClick={() => {
-                              if (window.confirm(`Drain ${c.name}? It stops claiming, finishes what it runs and exits; the others take its partitions.`)) {
-                                setAsked(null);
-                                drain.mutate({ id: c.id });
-                              }
-                            }}
-                          >
-                            Drain
-                          </Button>
-                        )}
+                        {c.status === 'live' && <DrainButton c={c} pending={drain.isPending} onDrain={() => { setAsked(null); drain.mutate({ id: c.id }); }} />}
                       </Td>
                     )}
                   </Tr>
@@ -193,9 +193,71 @@ export function CoordinatorsTable({ canEdit }: { canEdit: boolean }) {
               })}
             </tbody>
           </Table>
+          </CardsOnPhone>
         )}
       </Panel>
     </div>
+  );
+}
+
+// A row's cells, shared by the table (wide screens) and the cards (phones).
+function Heartbeat({ c }: { c: CoordinatorView }) {
+  return (
+    <>
+      <span className={cx(c.status === 'stale' && 'text-danger')}>{age(c.heartbeatAgeMs)} ago</span>
+      <span className="block text-[11px] text-muted" data-testid="coordinator-timings">{timingsText(c.timings)}</span>
+    </>
+  );
+}
+
+function Partitions({ c }: { c: CoordinatorView }) {
+  return (
+    <>
+      <span className="font-mono tabular-nums">{c.ownedPartitions}</span>
+      {c.ownedByTask.length > 0 && (
+        <span className="text-muted" title={c.ownedByTask.map((t) => `${t.task}: ${t.partitions.join(', ')}`).join('\n')}>
+          {' '}
+          ({c.ownedByTask.map((t) => `${t.task} ×${t.partitions.length}`).join(', ')})
+        </span>
+      )}
+    </>
+  );
+}
+
+function ConfigVersion({ c, latest, out }: { c: CoordinatorView; latest: number | null; out: boolean }) {
+  return (
+    <>
+      {c.appliedVersion === null ? <span className="text-subtle">none yet</span> : <span className="font-mono">v{c.appliedVersion}</span>}
+      {latest !== null && !out && (c.onLatest ? <span className="ml-1.5 text-success">current</span> : <span className="ml-1.5 text-warning">→ v{latest} pending</span>)}
+      {c.applyError && <p className="mt-0.5 max-w-72 text-danger">Apply failed: {c.applyError}</p>}
+    </>
+  );
+}
+
+function Apply({ c }: { c: CoordinatorView }) {
+  return (
+    <>
+      {c.applyMs === null ? '—' : `${c.applyMs} ms`}
+      {c.pushLatencyMs !== null && (
+        <div className="text-muted" title="commit → applied">
+          push {c.pushLatencyMs} ms
+        </div>
+      )}
+    </>
+  );
+}
+
+function DrainButton({ c, pending, onDrain }: { c: CoordinatorView; pending: boolean; onDrain: () => void }) {
+  return (
+    <Button
+      size="sm"
+      disabled={pending}
+      onClick={() => {
+        if (window.confirm(`Drain ${c.name}? It stops claiming, finishes what it runs and exits; the others take its partitions.`)) onDrain();
+      }}
+    >
+      Drain
+    </Button>
   );
 }
 

@@ -203,6 +203,16 @@ export function ExecutionDetailView({ d }: { d: Detail }) {
                 <span className="font-mono text-[12px]">{d.leaseOwner}</span> until <Timestamp date={d.leaseExpiresAt} />
               </Row>
             )}
+            {d.timeout && (
+              <Row k="Timeout">
+                <span data-testid="execution-timeout">
+                  {d.timeout.ms} ms{' '}
+                  <span className="text-[12px] text-subtle">
+                    {d.timeout.source === 'key' ? `key ${d.timeout.group}=${d.timeout.key}` : 'task'}
+                  </span>
+                </span>
+              </Row>
+            )}
             <Row k="Enqueued">
               <Timestamp date={d.enqueuedAt} />
             </Row>

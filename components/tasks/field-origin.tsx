@@ -5,6 +5,8 @@
 import { Badge } from '@/components/ui/badge';
 
 function shown(v: unknown): string {
+  // Key-wait lines are none until set (built-in).
+  if (v === null) return 'none';
   if (v && typeof v === 'object' && 'warning' in v && 'critical' in v) {
     const p = v as { warning: number; critical: number };
     return `${p.warning} / ${p.critical}`;

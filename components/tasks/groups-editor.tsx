@@ -17,7 +17,18 @@ type Update = (fn: (f: TaskForm) => void) => void;
 
 /** A key policy field's value when the key does not set it, and where that comes from. */
 export type KeyFallback = (field: KeyPolicyField) => { value: string; source: string };
-export type KeyPolicyField = 'maxAttempts' | 'backoff' | 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'waitWarning' | 'waitCritical';
+export type KeyPolicyField =
+  | 'maxAttempts'
+  | 'backoff'
+  | 'baseDelayMs'
+  | 'maxDelayMs'
+  | 'jitter'
+  | 'waitWarning'
+  | 'waitCritical'
+  | 'timeoutMs'
+  | 'alertAfterMs'
+  | 'clearAfterMs'
+  | 'hysteresis';
 
 const KEY_FIELDS: { field: KeyPolicyField; label: string }[] = [
   { field: 'maxAttempts', label: 'Max attempts' },
@@ -25,8 +36,12 @@ const KEY_FIELDS: { field: KeyPolicyField; label: string }[] = [
   { field: 'baseDelayMs', label: 'Base delay (ms)' },
   { field: 'maxDelayMs', label: 'Max delay (ms)' },
   { field: 'jitter', label: 'Jitter (0–1)' },
+  { field: 'timeoutMs', label: 'Timeout (ms)' },
   { field: 'waitWarning', label: 'Wait warning (ms)' },
   { field: 'waitCritical', label: 'Wait critical (ms)' },
+  { field: 'alertAfterMs', label: 'Alert after (ms)' },
+  { field: 'clearAfterMs', label: 'Resolve after (ms)' },
+  { field: 'hysteresis', label: 'Hysteresis (0–0.9)' },
 ];
 
 /** One key's policy: each field blank inherits (its effective value and source shown under it). */
@@ -74,7 +89,7 @@ function KeyPolicyCard({
           </Button>
         )}
       </div>
-      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 xl:grid-cols-7">
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 xl:grid-cols-6">
         {KEY_FIELDS.map(({ field, label }) => {
           const err = errors[`${at}.${field}`];
           const fb = fallback(field);
@@ -107,7 +122,31 @@ function KeyPolicyCard({
                 />
               )}
               <span className="flex flex-wrap items-center gap-1 text-[11px] text-subtle" data-testid={`key-origin-${field}`}>
-                {own ? <Badge tone="accent">key</Badge> : <span>{`${fb.value} · ${fb.source}`}</span>}
+                {own ? (
+                  <>
+                    <Badge tone="accent">key</Badge>
+                    <span>{`over ${fb.value} · ${fb.source}`}</span>
+                    {!readOnly && (
+                      <button
+                        type="button"
+                        className="text-accent hover:underline"
+                        aria-label={`Use the default for ${label} of ${row.key || `key ${index + 1}`} in ${group}`}
+                        onClick={(e) => {
+                          // Inside a <label>: the click must not focus the input after clearing it.
+                          e.preventDefault();
+                          onChange((r) => {
+                            if (field === 'waitWarning' || field === 'waitCritical') Object.assign(r, { waitWarning: '', waitCritical: '' });
+                            else r[field] = '';
+                          });
+                        }}
+                      >
+                        Use default
+                      </button>
+                    )}
+                  </>
+                ) : (
+                  <span>{`${fb.value} · ${fb.source}`}</span>
+                )}
               </span>
               {err && <span className="text-[12px] text-danger">{err}</span>}
             </label>

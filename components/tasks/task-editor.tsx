@@ -35,7 +35,7 @@ import { DeleteTask } from './delete-task';
 import { TaskLoadStrip } from './task-load-strip';
 import { prefillOverride } from './override-prefill';
 import { keysViewHref, streamsViewHref } from '@/server/core/key-views';
-import { DEFAULT_BAKE_MS, formatBake } from '@/server/core/guarded-rollout';
+import { DEFAULT_BAKE_MS, DEFAULT_GUARD_RULE, describeGuardRule, formatBake, type GuardRule } from '@/server/core/guarded-rollout';
 
 // A concurrent edit: CONFLICT without field errors. A CONFLICT that names a field (a new
 // task whose name is taken) is shown at the field, not as the concurrent-edit banner.
@@ -193,12 +193,14 @@ function TaskEditor({
     />
   );
   // The task's own alert policy fields: '' inherits the fleet's (or built-in) value.
-  const policyField = { 'thresholds.clearAfterMs': 'clearForMs', 'thresholds.hysteresis': 'hysteresis', 'thresholds.waitP99Ms': 'waitP99Ms' } as const;
+  const policyField = { 'thresholds.clearAfterMs': 'clearForMs', 'thresholds.hysteresis': 'hysteresis', 'thresholds.waitP99Ms': 'waitP99Ms', 'thresholds.keyWaitMs': 'keyWaitMs' } as const;
   const policyOrigin = (path: keyof typeof policyField) => {
     const own =
       path === 'thresholds.waitP99Ms'
         ? form.alertPolicy.waitWarning.trim() !== '' || form.alertPolicy.waitCritical.trim() !== ''
-        : form.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'].trim() !== '';
+        : path === 'thresholds.keyWaitMs'
+          ? form.alertPolicy.keyWaitWarning.trim() !== '' || form.alertPolicy.keyWaitCritical.trim() !== ''
+          : form.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'].trim() !== '';
     return (
       <FieldOriginNote
         path={path}
@@ -211,6 +213,7 @@ function TaskEditor({
             : () =>
                 update((f) => {
                   if (path === 'thresholds.waitP99Ms') Object.assign(f.alertPolicy, { waitWarning: '', waitCritical: '' });
+                  else if (path === 'thresholds.keyWaitMs') Object.assign(f.alertPolicy, { keyWaitWarning: '', keyWaitCritical: '' });
                   else f.alertPolicy[path === 'thresholds.clearAfterMs' ? 'clearAfterMs' : 'hysteresis'] = '';
                 })
         }
@@ -222,11 +225,19 @@ function TaskEditor({
   const sourceLabel = (s: string | undefined) => (s === 'default' ? 'fleet default' : 'built-in');
   const keyFallback: KeyFallback = (field) => {
     if (field === 'waitWarning' || field === 'waitCritical') {
+      // A key without its own wait lines: the task's key-wait lines, else the fleet's, else none.
       const line = field === 'waitWarning' ? 'warning' : 'critical';
-      const own = form.alertPolicy.waitWarning.trim() !== '' || form.alertPolicy.waitCritical.trim() !== '';
-      return own
-        ? { value: form.alertPolicy[field === 'waitWarning' ? 'waitWarning' : 'waitCritical'] || '—', source: 'task p99' }
-        : { value: String(fleet.effective.alertPolicy.waitP99Ms[line]), source: `${sourceLabel(fleet.sources['alertPolicy.waitP99Ms'])} p99` };
+      const own = form.alertPolicy.keyWaitWarning.trim() !== '' || form.alertPolicy.keyWaitCritical.trim() !== '';
+      if (own) return { value: form.alertPolicy[field === 'waitWarning' ? 'keyWaitWarning' : 'keyWaitCritical'] || '—', source: 'task' };
+      const fleetLines = fleet.effective.alertPolicy.keyWaitMs;
+      return fleetLines ? { value: String(fleetLines[line]), source: sourceLabel(fleet.sources['alertPolicy.keyWaitMs']) } : { value: 'none', source: 'built-in' };
+    }
+    if (field === 'timeoutMs') return { value: String(form.timeoutMs), source: form.inherited.includes('timeoutMs') ? sourceLabel(fleet.sources.timeoutMs) : 'task' };
+    if (field === 'alertAfterMs' || field === 'clearAfterMs' || field === 'hysteresis') {
+      const typed = field === 'alertAfterMs' ? form.alertAfterMs : form.alertPolicy[field];
+      if (typed.trim() !== '') return { value: typed.trim(), source: 'task' };
+      const policy = field === 'alertAfterMs' ? 'forMs' : field === 'clearAfterMs' ? 'clearForMs' : 'hysteresis';
+      return { value: String(fleet.effective.alertPolicy[policy]), source: sourceLabel(fleet.sources[`alertPolicy.${policy}`]) };
     }
     const path = `retry.${field}` as const;
     return { value: String(form.retry[field]), source: form.inherited.includes(path) ? sourceLabel(fleet.sources[path]) : 'task' };
@@ -301,7 +312,7 @@ function TaskEditor({
         <Callout tone="success">
           Applied as config version {applied}
           {save.variables?.guard && save.data?.version === applied
-            ? ` with guard: it rolls back by itself if a critical alert of this task fires within ${formatBake(save.variables.guard.bakeMs ?? DEFAULT_BAKE_MS)}`
+            ? ` with guard: it rolls back by itself if ${describeGuardRule({ ...DEFAULT_GUARD_RULE, ...save.variables.guard.rule })} of this task fires within ${formatBake(save.variables.guard.bakeMs ?? DEFAULT_BAKE_MS)}`
             : ''}
           .{' '}
           <Link href="/coordinators" className="font-medium underline">
@@ -377,8 +388,8 @@ function TaskEditor({
           onApply={(message) => save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message })}
           {...(mode === 'update'
             ? {
-                onApplyWithGuard: (message: string, bakeMs: number) =>
-                  save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message, guard: { bakeMs } }),
+                onApplyWithGuard: (message: string, bakeMs: number, rule: GuardRule) =>
+                  save.mutate({ mode, task: formToInput(form) as Record<string, unknown>, basedOn: review.basedOn, message, guard: { bakeMs, rule } }),
               }
             : {})}
         />

@@ -277,22 +277,30 @@ describe('fair share in the form (issue #19)', () => {
 describe('task alert policy and per-key policies in the form', () => {
   const withPolicies = taskDefinitionSchema.parse({
     name: 'keyed',
-    thresholds: { clearAfterMs: 5000, hysteresis: 0, waitP99Ms: { warning: 100, critical: 200 } },
+    thresholds: { clearAfterMs: 5000, hysteresis: 0, waitP99Ms: { warning: 100, critical: 200 }, keyWaitMs: { warning: 3000, critical: 9000 } },
     groups: [
-      { name: 'tenant', limit: 2, keyPolicies: { acme: { retry: { maxAttempts: 9, backoff: 'fixed' }, waitMs: { warning: 1000, critical: 5000 } }, globex: { retry: { jitter: 0 } } } },
+      {
+        name: 'tenant',
+        limit: 2,
+        keyPolicies: {
+          acme: { retry: { maxAttempts: 9, backoff: 'fixed' }, waitMs: { warning: 1000, critical: 5000 }, timeoutMs: 1500, alertAfterMs: 0, clearAfterMs: 2000, hysteresis: 0.3 },
+          globex: { retry: { jitter: 0 } },
+        },
+      },
     ],
   });
 
   it('round-trips exactly (hysteresis 0 stays a value)', () => {
     const f = formFromDefinition(withPolicies);
-    expect(f.alertPolicy).toEqual({ clearAfterMs: '5000', hysteresis: '0', waitWarning: '100', waitCritical: '200' });
+    expect(f.alertPolicy).toEqual({ clearAfterMs: '5000', hysteresis: '0', waitWarning: '100', waitCritical: '200', keyWaitWarning: '3000', keyWaitCritical: '9000' });
+    expect(f.groups[0]!.keyPolicies[0]).toMatchObject({ timeoutMs: '1500', alertAfterMs: '0', clearAfterMs: '2000', hysteresis: '0.3' });
     const back = taskDefinitionSchema.parse(formToInput(f));
     expect(configsEqual({ tasks: [back] }, { tasks: [withPolicies] })).toBe(true);
   });
 
   it('blank fields are absent: the task inherits, the key follows the task', () => {
     const f = edit(formFromDefinition(withPolicies), (x) => {
-      x.alertPolicy = { clearAfterMs: '', hysteresis: ' ', waitWarning: '', waitCritical: '' };
+      x.alertPolicy = { clearAfterMs: '', hysteresis: ' ', waitWarning: '', waitCritical: '', keyWaitWarning: '', keyWaitCritical: '' };
       x.groups[0]!.keyPolicies[1]!.jitter = '';
     });
     const input = formToInput(f);
@@ -300,6 +308,7 @@ describe('task alert policy and per-key policies in the form', () => {
     const parsed = taskDefinitionSchema.parse(input);
     expect(parsed.thresholds.clearAfterMs).toBeUndefined();
     expect(parsed.thresholds.waitP99Ms).toBeUndefined();
+    expect(parsed.thresholds.keyWaitMs).toBeUndefined();
     expect(parsed.groups[0]!.keyPolicies).toEqual({ acme: withPolicies.groups[0]!.keyPolicies!.acme, globex: {} });
   });
 
@@ -310,6 +319,10 @@ describe('task alert policy and per-key policies in the form', () => {
       x.groups[0]!.keyPolicies[0]!.maxAttempts = 'lots';
       x.groups[0]!.keyPolicies[0]!.waitCritical = '';
       x.groups[0]!.keyPolicies.push({ ...x.groups[0]!.keyPolicies[1]!, uid: 'dup' });
+      x.groups[0]!.keyPolicies[0]!.timeoutMs = '0';
+      x.groups[0]!.keyPolicies[0]!.hysteresis = '1.5';
+      x.groups[0]!.keyPolicies[0]!.alertAfterMs = 'soon';
+      x.alertPolicy.keyWaitWarning = '9999';
     });
     const [acme, globex] = f.groups[0]!.keyPolicies;
     const e = validateForm(f);
@@ -319,6 +332,10 @@ describe('task alert policy and per-key policies in the form', () => {
     expect(e[`groups.0.keyPolicies.#${acme!.uid}.waitCritical`]).toBe('must be a number');
     expect(globex).toBeDefined();
     expect(e['groups.0.keyPolicies.#dup.key']).toBe('must be unique: "globex" has a policy already');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.timeoutMs`]).toBe('must be at least 1');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.hysteresis`]).toBe('must be at most 0.9');
+    expect(e[`groups.0.keyPolicies.#${acme!.uid}.alertAfterMs`]).toBe('must be a number');
+    expect(e['thresholds.keyWaitMs.warning']).toBe('warning must be below critical');
   });
 
   it('a server error by key maps to the row', () => {

@@ -39,7 +39,14 @@ export interface KeyPolicyRow {
   jitter: string;
   waitWarning: string;
   waitCritical: string;
+  /** The key's own timeout and alert policy (for-duration, clear-duration, hysteresis). */
+  timeoutMs: string;
+  alertAfterMs: string;
+  clearAfterMs: string;
+  hysteresis: string;
 }
+/** The key fields outside `retry` and the wait pair, each a number at the policy's top level. */
+export const KEY_POLICY_OWN_NUMBERS = ['timeoutMs', 'alertAfterMs', 'clearAfterMs', 'hysteresis'] as const;
 export const KEY_POLICY_NUMBERS = ['maxAttempts', 'baseDelayMs', 'maxDelayMs', 'jitter'] as const;
 // ---- Limits (issue #19): rate limits (server/core/rate-limit.ts) ----
 /** A rate as edited: `enabled` false = the block is absent. */
@@ -96,8 +103,9 @@ export interface TaskForm {
   /** thresholds.alertAfterMs as typed: '' = absent (the alert evaluator's default hold). */
   alertAfterMs: string;
   /** The task's own alert policy as typed ('' = the fleet's): thresholds.clearAfterMs,
-   *  thresholds.hysteresis and the thresholds.waitP99Ms pair. */
-  alertPolicy: { clearAfterMs: string; hysteresis: string; waitWarning: string; waitCritical: string };
+   *  thresholds.hysteresis, the thresholds.waitP99Ms pair and the thresholds.keyWaitMs pair
+   *  (key-wait lines for every group key without its own). */
+  alertPolicy: { clearAfterMs: string; hysteresis: string; waitWarning: string; waitCritical: string; keyWaitWarning: string; keyWaitCritical: string };
   // ---- Limits (issue #19): priorities ----
   /** priority.default and priority.agingMs (server/core/priority.ts); `priorityExplicit`:
    *  the definition had the block, so it is written back even at the defaults. */
@@ -133,11 +141,15 @@ export function keyPolicyRow(key: string, p: KeyPolicy | undefined): KeyPolicyRo
     jitter: text(p?.retry?.jitter),
     waitWarning: text(p?.waitMs?.warning),
     waitCritical: text(p?.waitMs?.critical),
+    timeoutMs: text(p?.timeoutMs),
+    alertAfterMs: text(p?.alertAfterMs),
+    clearAfterMs: text(p?.clearAfterMs),
+    hysteresis: text(p?.hysteresis),
   };
 }
 
 export function formFromDefinition(d: TaskDefinition): TaskForm {
-  const { alertAfterMs, clearAfterMs, hysteresis, waitP99Ms, ...lines } = d.thresholds;
+  const { alertAfterMs, clearAfterMs, hysteresis, waitP99Ms, keyWaitMs, ...lines } = d.thresholds;
   return {
     name: d.name,
     description: d.description ?? '',
@@ -177,7 +189,7 @@ export function formFromDefinition(d: TaskDefinition): TaskForm {
     dlq: { ...d.dlq },
     thresholds: structuredClone(lines),
     alertAfterMs: alertAfterMs === undefined ? '' : String(alertAfterMs),
-    alertPolicy: { clearAfterMs: text(clearAfterMs), hysteresis: text(hysteresis), waitWarning: text(waitP99Ms?.warning), waitCritical: text(waitP99Ms?.critical) },
+    alertPolicy: { clearAfterMs: text(clearAfterMs), hysteresis: text(hysteresis), waitWarning: text(waitP99Ms?.warning), waitCritical: text(waitP99Ms?.critical), keyWaitWarning: text(keyWaitMs?.warning), keyWaitCritical: text(keyWaitMs?.critical) },
     // Limits (issue #19)
     priority: taskPriority(d.priority),
     priorityExplicit: d.priority !== undefined,
@@ -211,7 +223,8 @@ function keyPolicyInput(r: KeyPolicyRow): KeyPolicy {
     ].filter(([, v]) => v !== undefined),
   );
   const waitMs = optionalPair(r.waitWarning, r.waitCritical);
-  return { ...(Object.keys(retry).length ? { retry } : {}), ...(waitMs ? { waitMs } : {}) };
+  const own = Object.fromEntries(KEY_POLICY_OWN_NUMBERS.map((k) => [k, optionalNumber(r[k])] as const).filter(([, v]) => v !== undefined));
+  return { ...(Object.keys(retry).length ? { retry } : {}), ...(waitMs ? { waitMs } : {}), ...own };
 }
 
 export function formToInput(f: TaskForm): TaskDefinitionInput {
@@ -247,6 +260,7 @@ export function formToInput(f: TaskForm): TaskDefinitionInput {
       clearAfterMs: optionalNumber(f.alertPolicy.clearAfterMs),
       hysteresis: optionalNumber(f.alertPolicy.hysteresis),
       waitP99Ms: optionalPair(f.alertPolicy.waitWarning, f.alertPolicy.waitCritical),
+      keyWaitMs: optionalPair(f.alertPolicy.keyWaitWarning, f.alertPolicy.keyWaitCritical),
     },
     // Limits (issue #19): the block only when the task had it or it differs from the defaults
     ...(f.priorityExplicit || f.priority.default !== DEFAULT_TASK_PRIORITY.default || f.priority.agingMs !== DEFAULT_TASK_PRIORITY.agingMs
@@ -382,10 +396,10 @@ export function validateForm(f: TaskForm): ErrorMap {
 /** groups.<i>.keyPolicies.<key>.<field…> → the row's path (`…keyPolicies.#<uid>.<field>`), the
  *  pair's two lines as waitWarning / waitCritical; any other path unchanged. */
 function keyPolicyPath(f: TaskForm, path: string): string {
-  const m = /^groups\.(\d+)\.keyPolicies\.(.+?)\.(retry\.(\w+)|waitMs(?:\.(warning|critical))?)$/.exec(path);
+  const m = /^groups\.(\d+)\.keyPolicies\.(.+?)\.(retry\.(\w+)|waitMs(?:\.(warning|critical))?|(timeoutMs|alertAfterMs|clearAfterMs|hysteresis))$/.exec(path);
   const row = m ? f.groups[Number(m[1])]?.keyPolicies.find((r) => r.key === m[2]) : undefined;
   if (!m || !row) return path;
-  const field = m[4] ?? (m[5] === 'critical' ? 'waitCritical' : 'waitWarning');
+  const field = m[4] ?? m[6] ?? (m[5] === 'critical' ? 'waitCritical' : 'waitWarning');
   return `groups.${m[1]}.keyPolicies.#${row.uid}.${field}`;
 }
 

@@ -4,6 +4,7 @@
 import type { ReactNode } from 'react';
 import { BACKPRESSURE_POLICIES, ROUTING_STRATEGIES } from '@/server/core/task-definition';
 import { ALERT_EVALUATION_INTERVAL_MS, DEFAULT_ALERT_POLICY } from '@/server/core/alert-evaluation';
+import { KEY_WAIT_INHERITED_MAX } from '@/server/core/alert-observation';
 import { Field } from '@/components/ui/field';
 import { Input, Select } from '@/components/ui/input';
 import { Table, Td, Th } from '@/components/ui/table';
@@ -217,7 +218,7 @@ const THRESHOLDS: { key: ThresholdMetric; label: string; unit: string; scale: nu
 ];
 
 /** The task's alert policy fields beside the for-duration: each '' = the fleet's value. */
-export type AlertPolicyOrigin = (path: 'thresholds.clearAfterMs' | 'thresholds.hysteresis' | 'thresholds.waitP99Ms') => ReactNode;
+export type AlertPolicyOrigin = (path: 'thresholds.clearAfterMs' | 'thresholds.hysteresis' | 'thresholds.waitP99Ms' | 'thresholds.keyWaitMs') => ReactNode;
 type PolicyField = 'clearAfterMs' | 'hysteresis';
 
 export function ThresholdsSection({
@@ -233,9 +234,14 @@ export function ThresholdsSection({
     alertAfterDefault?: { value: number; source: string };
     policyOrigin?: AlertPolicyOrigin;
     /** What an empty field means: the fleet's (or built-in) value. */
-    policyDefaults?: { clearForMs: number; hysteresis: number; waitP99Ms: { warning: number; critical: number } };
+    policyDefaults?: { clearForMs: number; hysteresis: number; waitP99Ms: { warning: number; critical: number }; keyWaitMs: { warning: number; critical: number } | null };
   }) {
-  const pd = policyDefaults ?? { clearForMs: DEFAULT_ALERT_POLICY.clearForMs, hysteresis: DEFAULT_ALERT_POLICY.hysteresis, waitP99Ms: DEFAULT_ALERT_POLICY.waitP99Ms };
+  const pd = policyDefaults ?? {
+    clearForMs: DEFAULT_ALERT_POLICY.clearForMs,
+    hysteresis: DEFAULT_ALERT_POLICY.hysteresis,
+    waitP99Ms: DEFAULT_ALERT_POLICY.waitP99Ms,
+    keyWaitMs: DEFAULT_ALERT_POLICY.keyWaitMs,
+  };
   const policyInput = (field: PolicyField, label: string, placeholder: number) => (
     <Input
       inputMode="decimal"
@@ -245,6 +251,26 @@ export function ThresholdsSection({
       aria-invalid={errors[`thresholds.${field}`] ? true : undefined}
       onChange={(e) => update((f) => void (f.alertPolicy[field] = e.target.value))}
     />
+  );
+  // A warning / critical pair of the task's alert policy, two texts ('' = the fleet's).
+  type PairField = 'waitWarning' | 'waitCritical' | 'keyWaitWarning' | 'keyWaitCritical';
+  const pairInputs = (path: 'waitP99Ms' | 'keyWaitMs', label: string, fields: [PairField, PairField], fallback: { warning: number; critical: number } | null) => (
+    <div className="grid grid-cols-2 gap-2">
+      {fields.map((field, i) => {
+        const line = i === 0 ? 'warning' : 'critical';
+        return (
+          <Input
+            key={field}
+            inputMode="numeric"
+            aria-label={`${label} ${line} (ms)`}
+            value={form.alertPolicy[field]}
+            placeholder={fallback ? String(fallback[line]) : 'none'}
+            aria-invalid={errors[`thresholds.${path}.${line}`] ? true : undefined}
+            onChange={(e) => update((f) => void (f.alertPolicy[field] = e.target.value))}
+          />
+        );
+      })}
+    </div>
   );
   const forMs = alertAfterDefault?.value ?? DEFAULT_ALERT_POLICY.forMs;
   return (
@@ -336,23 +362,18 @@ export function ThresholdsSection({
           error={errors['thresholds.waitP99Ms.warning'] ?? errors['thresholds.waitP99Ms.critical'] ?? errors['thresholds.waitP99Ms']}
         >
           <div className="flex flex-col gap-1">
-            <div className="grid grid-cols-2 gap-2">
-              <Input
-                inputMode="numeric"
-                aria-label="p99 wait warning (ms)"
-                value={form.alertPolicy.waitWarning}
-                placeholder={String(pd.waitP99Ms.warning)}
-                onChange={(e) => update((f) => void (f.alertPolicy.waitWarning = e.target.value))}
-              />
-              <Input
-                inputMode="numeric"
-                aria-label="p99 wait critical (ms)"
-                value={form.alertPolicy.waitCritical}
-                placeholder={String(pd.waitP99Ms.critical)}
-                onChange={(e) => update((f) => void (f.alertPolicy.waitCritical = e.target.value))}
-              />
-            </div>
+            {pairInputs('waitP99Ms', 'p99 wait', ['waitWarning', 'waitCritical'], pd.waitP99Ms)}
             {policyOrigin?.('thresholds.waitP99Ms')}
+          </div>
+        </Field>
+        <Field
+          label="Key wait, any key without its own lines (ms): warning / critical"
+          hint={`A group key's oldest due execution waiting past these raises "Key wait" for that key (the ${KEY_WAIT_INHERITED_MAX} longest-waiting keys per task). A key's own lines (Groups › key policies) win. Both empty: the fleet's, else none.`}
+          error={errors['thresholds.keyWaitMs.warning'] ?? errors['thresholds.keyWaitMs.critical'] ?? errors['thresholds.keyWaitMs']}
+        >
+          <div className="flex flex-col gap-1">
+            {pairInputs('keyWaitMs', 'Key wait', ['keyWaitWarning', 'keyWaitCritical'], pd.keyWaitMs)}
+            {policyOrigin?.('thresholds.keyWaitMs')}
           </div>
         </Field>
       </div>

@@ -871,6 +871,11 @@ export function openApiDocument(): Record<string, unknown> {
             traceparent: { type: ['string', 'null'], description: 'the W3C traceparent it was enqueued with (version 00); its attempts are traced as children' },
             priority: { type: 'integer', description: 'claim priority, 0–1000, higher first; a waiting execution gains one level per the task\'s priority.agingMs' },
             timeline: { type: 'array', items: { type: 'object', additionalProperties: true } },
+            timeout: {
+              type: ['object', 'null'],
+              description: "the handler timeout of its attempts: its group key's own (`source: 'key'`, with `group` and `key`) or the task's (`source: 'task'`); null when the task is no longer configured",
+              properties: { ms: { type: 'integer' }, source: { type: 'string', enum: ['task', 'key'] }, group: { type: ['string', 'null'] }, key: { type: ['string', 'null'] } },
+            },
           },
           additionalProperties: true,
         },

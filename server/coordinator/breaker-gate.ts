@@ -22,6 +22,7 @@
 import type pg from 'pg';
 import type { TaskDefinition } from '../core/task-definition';
 import { probeTimeout } from '../core/circuit-breaker';
+import { longestTimeout } from '../core/fleet-defaults';
 import { admitProbes, recordBreakerOutcomes } from './breaker-store';
 import { readBreakers, returnProbes, type BreakerRow } from '../db/task-breakers';
 import type { CompletedBatch } from './completer';
@@ -117,7 +118,8 @@ export class BreakerGate {
   }
 
   private probeTimeoutMs(def: TaskDefinition): number {
-    return probeTimeout(def.timeoutMs, this.o.leaseGraceMs, this.o.reportMs);
+    // A probe's key is not known before it is claimed: wait as long as the longest key timeout.
+    return probeTimeout(longestTimeout(def), this.o.leaseGraceMs, this.o.reportMs);
   }
 
   /** The refill may ride a claim on a flush of this task: only while closed. */

@@ -5,10 +5,11 @@
 // their spans and counts the outcomes. It also aborts a handler an operator canceled and,
 // at shutdown, lets handlers finish within the grace period before releasing the rest.
 import { decideAttemptFinish, type AbortedBy } from '../core/attempt-finish';
-import { retryPolicyForKeys } from '../core/fleet-defaults';
+import { longestTimeout, retryPolicyForKeys, timeoutForKeys } from '../core/fleet-defaults';
 import type { TaskDefinition } from '../core/task-definition';
 import type { ClaimedExecution } from '../db/claim-executions';
 import type { FinishItem } from '../db/finish-executions';
+import type { LeaseCut } from '../db/narrow-leases';
 import type { TraceContextRow } from '../db/read-trace-contexts';
 import type { AttemptTracer } from './attempt-tracing';
 import type { CompletedBatch } from './completer';
@@ -29,6 +30,8 @@ export interface ExecutionRunnerOptions {
   tracer: AttemptTracer | null;
   metrics: CoordinatorMetrics;
   log: (m: string) => void;
+  /** Shortens the leases of rows whose key's own timeout is below the claim's (db/narrow-leases.ts); absent: leases stay as claimed. */
+  narrowLeases?: (cuts: LeaseCut[]) => Promise<unknown>;
 }
 
 const abortedBy = (reason: unknown): AbortedBy =>
@@ -43,6 +46,18 @@ export class ExecutionRunner {
     // (its slot taken) while they are read.
     const traces = this.o.tracer && rows.length > 0 ? this.o.tracer.lookup(rows) : null;
     for (const r of rows) this.start(r, def, traces);
+    if (this.o.narrowLeases && def.groups.some((g) => g.keyPolicies)) this.narrow(rows, def);
+  }
+
+  /** The claim leased every row for the task's longest timeout: rows of a key with a shorter one get theirs cut. */
+  private narrow(rows: ClaimedExecution[], def: TaskDefinition): void {
+    const longest = longestTimeout(def);
+    const cuts: LeaseCut[] = [];
+    for (const r of rows) {
+      const ms = timeoutForKeys(def, r.groups);
+      if (ms < longest) cuts.push({ id: r.id, leaseToken: r.leaseToken, byMs: longest - ms });
+    }
+    if (cuts.length > 0) this.o.narrowLeases!(cuts).catch((e: unknown) => this.o.log(`lease narrowing failed (leases stay at the longest timeout): ${(e as Error).message}`));
   }
 
   private start(row: ClaimedExecution, def: TaskDefinition, traces: Promise<Map<number, TraceContextRow>> | null): void {
@@ -65,7 +80,8 @@ export class ExecutionRunner {
             streamKey: row.streamKey,
             partition: row.partition,
           },
-          def.timeoutMs,
+          // The key's own timeout, else the task's (core/fleet-defaults.ts timeoutForKeys).
+          timeoutForKeys(def, row.groups),
           abort,
         );
       if (traces && tracer) entry.trace = tracer.begin(row, def, (await traces).get(row.id), claimedAt);

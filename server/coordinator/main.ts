@@ -15,6 +15,7 @@ import type { SluiceConfig } from '../core/task-definition';
 import { markDraining, markStopped, registerCoordinator } from '../db/coordinator-membership';
 import { createCoordinatorPool } from '../db/coordinator-pool';
 import { MaintenanceRunner } from '../db/maintenance-runner';
+import { narrowLeases } from '../db/narrow-leases';
 import { recordMetricsPort } from '../db/record-metrics-port';
 import { startTracing, type Tracing } from '../telemetry/tracing';
 import { AttemptTracer } from './attempt-tracing';
@@ -150,7 +151,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     // finished (all of them are buffered or being written), no more can join.
     nothingMoreComing: () => completer.unflushed() >= ledger.inFlight,
   });
-  const runner = new ExecutionRunner({ handlers: opts.handlers, ledger, tasks, completer, tracer, metrics, log });
+  const runner = new ExecutionRunner({ handlers: opts.handlers, ledger, tasks, completer, tracer, metrics, log, narrowLeases: (cuts) => narrowLeases(pool, cuts) });
 
   const listener = new ConfigListener({
     pool,

@@ -6,6 +6,7 @@
 // definition the claim was planned with (as the claim loop does). One flush per task at a
 // time carries a claim.
 import type { TaskDefinition } from '../core/task-definition';
+import { longestTimeout } from '../core/fleet-defaults';
 import { refillShare, wakeClaimLoopAfterRefill } from '../core/slot-plan';
 import type { ClaimedExecution } from '../db/claim-executions';
 import type { Refill } from './completer';
@@ -43,7 +44,8 @@ export class RefillPlanner implements Refill {
     if (max === 0) return null;
     this.o.ledger.hold(max);
     this.planned.set(task, def);
-    return { max, leaseMs: def.timeoutMs + this.o.leaseGraceMs };
+    // The longest timeout of any key (the rows' keys are not known yet; ExecutionRunner narrows).
+    return { max, leaseMs: longestTimeout(def) + this.o.leaseGraceMs };
   }
 
   /** A flush of `task` carries a claim: its freed slots are handed back out by done(). */

@@ -17,6 +17,10 @@ export const ALERT_RULES = [
   'circuitOpen',
   // a group key's own wait lines (the per-key precedence level, core/fleet-defaults.ts)
   'keyWait',
+  // a stream's head holding the work behind it (alert-observation.ts)
+  'streamBlocked',
+  // executions parked by the spill policy, not yet back in the queue (alert-observation.ts)
+  'spillBacklog',
 ] as const;
 export type AlertRule = (typeof ALERT_RULES)[number];
 export type AlertSeverity = 'warning' | 'critical';
@@ -48,6 +52,16 @@ export interface AlertPolicy {
   backpressure: { shedPerSecond: ThresholdPair; rejectRate: ThresholdPair };
   /** p99 wait (ready at run_at → claimed); the task's p99LatencyMs lines judge run time. */
   waitP99Ms: ThresholdPair;
+  /**
+   * Key-wait lines for every group key without its own (keyPolicies[key].waitMs): the
+   * key's oldest due execution. null = none (built-in): only keys with their own lines,
+   * or tasks / a fleet that set these, raise keyWait.
+   */
+  keyWaitMs: ThresholdPair | null;
+  /** How long the work behind a stream's head may wait (the longest-blocked stream of a task). */
+  streamBlockedMs: ThresholdPair;
+  /** Executions of a task parked in the overflow table by the spill policy (all partitions). */
+  spillBacklog: ThresholdPair;
 }
 
 /** How often the control plane's evaluate-alerts service runs: the resolution of every for/clear duration. */
@@ -63,6 +77,9 @@ export const DEFAULT_ALERT_POLICY: AlertPolicy = {
   imbalanceMinTotalDepth: 100,
   backpressure: { shedPerSecond: { warning: 0, critical: 0 }, rejectRate: { warning: 0.01, critical: 0.25 } },
   waitP99Ms: { warning: 30_000, critical: 300_000 },
+  keyWaitMs: null,
+  streamBlockedMs: { warning: 300_000, critical: 1_800_000 },
+  spillBacklog: { warning: 1000, critical: 10_000 },
 };
 
 export function checkPolicy(p: AlertPolicy): AlertPolicy {
@@ -84,6 +101,9 @@ export function checkPolicy(p: AlertPolicy): AlertPolicy {
   pair('backpressure.shedPerSecond', p.backpressure.shedPerSecond);
   pair('backpressure.rejectRate', p.backpressure.rejectRate);
   pair('waitP99Ms', p.waitP99Ms);
+  if (p.keyWaitMs !== null) pair('keyWaitMs', p.keyWaitMs);
+  pair('streamBlockedMs', p.streamBlockedMs);
+  pair('spillBacklog', p.spillBacklog);
   return p;
 }
 
@@ -197,6 +217,8 @@ export const ALERT_RULE_LABEL: Record<AlertRule, string> = {
   deadTuples: 'Execution dead tuples',
   circuitOpen: 'Circuit breaker open',
   keyWait: 'Key wait',
+  streamBlocked: 'Stream blocked',
+  spillBacklog: 'Spilled backlog',
 };
 
 /** The remedy beside a circuit-breaker alert. */

@@ -146,6 +146,103 @@ describe('hot partitions and hot keys', () => {
   });
 });
 
+describe('per-key rules under the key level (keyWait, hotKey)', () => {
+  const def = (thresholds: Record<string, unknown>, keyPolicies: Record<string, unknown>) => ({
+    name: 'orders',
+    thresholds: { depth: { warning: 1000, critical: 5000 }, imbalance: { warning: 2, critical: 5 }, retryRate: { warning: 0.1, critical: 0.25 }, dlqRate: { warning: 0.01, critical: 0.05 }, p99LatencyMs: { warning: 5000, critical: 30_000 }, ...thresholds },
+    groups: [{ name: 'tenant', limit: 5, overrides: {}, keyPolicies }],
+  });
+  const waits = (ws: Record<string, number | null>) => Object.entries(ws).map(([key, waitMs]) => ({ group: 'tenant', key, waitMs }));
+  type KeyVerdict = { breaching: boolean; severity: string; timing: { forMs: number; clearForMs: number }; source: unknown; warning: unknown };
+  const kw = (obs: ReturnType<typeof observeTask>): Record<string, KeyVerdict> =>
+    Object.fromEntries(obs.filter((o) => o.rule === 'keyWait').map((o) => [o.groupKey, { breaching: o.breaching, severity: o.severity, timing: o.timing, source: o.evidence.source, warning: o.evidence.warning }]));
+
+  it.each([
+    // task thresholds, key policies, fleet key-wait lines, waits → keyWait verdicts
+    ['own lines only: a key without them is not judged', {}, { acme: { waitMs: { warning: 100, critical: 200 } } }, null, { acme: 150, beta: 10_000 }, { acme: 'warning:key:100' }],
+    ['task key-wait lines judge every key without its own', { keyWaitMs: { warning: 1000, critical: 5000 } }, { acme: { waitMs: { warning: 100, critical: 200 } } }, null, { acme: 150, beta: 6000, gamma: 10 }, { acme: 'warning:key:100', beta: 'critical:task:1000' }],
+    ['fleet key-wait lines when the task sets none', {}, {}, { warning: 50, critical: 500 }, { beta: 60 }, { beta: 'warning:task:50' }],
+    ['the task over the fleet', { keyWaitMs: { warning: 1000, critical: 5000 } }, {}, { warning: 50, critical: 500 }, { beta: 60 }, {}],
+    ['no wait (null) is no breach', { keyWaitMs: { warning: 1, critical: 2 } }, {}, null, { beta: null }, {}],
+  ] as const)('%s', (_n, thresholds, keyPolicies, fleetLines, ws, want) => {
+    const obs = observeTask(task({ definition: def(thresholds, keyPolicies), keyWaits: waits(ws) }), none, { ...policy, keyWaitMs: fleetLines });
+    const got = Object.fromEntries(Object.entries(kw(obs)).map(([k, v]) => [k, `${v.severity}:${String(v.source)}:${String(v.warning)}`]));
+    expect(got).toEqual(want);
+  });
+
+  it("a key's own for-duration, clear-duration and hysteresis time its keyWait; others take the task's", () => {
+    const d = def({ alertAfterMs: 60_000, clearAfterMs: 30_000, keyWaitMs: { warning: 100, critical: 1000 } }, { acme: { alertAfterMs: 0, hysteresis: 0.5 } });
+    const obs = kw(observeTask(task({ definition: d, keyWaits: waits({ acme: 150, beta: 150 }) }), none, policy));
+    expect(obs.acme!.timing).toEqual({ forMs: 0, clearForMs: 30_000 });
+    expect(obs.beta!.timing).toEqual({ forMs: 60_000, clearForMs: 30_000 });
+    // Open: acme's line is lowered by its own hysteresis (100 × 0.5 = 50), beta's by the task's (0.1 → 90).
+    const open = new Map<string, EpisodeView>([['orders|keyWait|tenant=acme', { status: 'firing' }], ['orders|keyWait|tenant=beta', { status: 'firing' }]]);
+    const eased = kw(observeTask(task({ definition: d, keyWaits: waits({ acme: 60, beta: 60 }) }), open, policy));
+    expect([eased.acme!.breaching, eased.beta!.breaching]).toEqual([true, false]);
+  });
+
+  it("a hot key takes its key's own for-duration and hysteresis", () => {
+    const keyLoads = [
+      { group_name: 'tenant', group_key: 'acme', in_flight: 5, queued: 195, group_total: 260, group_active: 3 },
+      { group_name: 'tenant', group_key: 'beta', in_flight: 5, queued: 55, group_total: 260, group_active: 3 },
+    ];
+    const d = def({ alertAfterMs: 120_000 }, { acme: { alertAfterMs: 15_000, clearAfterMs: 0 } });
+    const [hot] = observeTask(task({ definition: d, keyLoads }), none, policy).filter((o) => o.rule === 'hotKey');
+    expect(hot).toMatchObject({ groupKey: 'acme', breaching: true, timing: { forMs: 15_000, clearForMs: 0 } });
+    // Once open, the key's hysteresis 0.6 keeps a 25% share hot (strict line 50%, relaxed 20%); the task's 0.1 would not (45%).
+    const eased = [
+      { group_name: 'tenant', group_key: 'acme', in_flight: 5, queued: 60, group_total: 260, group_active: 3 },
+      { group_name: 'tenant', group_key: 'beta', in_flight: 5, queued: 190, group_total: 260, group_active: 3 },
+    ];
+    const open = new Map<string, EpisodeView>([['orders|hotKey|tenant=acme', { status: 'firing' }]]);
+    const share = (kp: Record<string, unknown>) =>
+      observeTask(task({ definition: def({}, { acme: kp }), keyLoads: eased }), open, policy).find((o) => o.rule === 'hotKey' && o.groupKey === 'acme')!.breaching;
+    expect(share({ hysteresis: 0.6 })).toBe(true);
+    expect(share({})).toBe(false);
+  });
+});
+
+describe('spilled backlog', () => {
+  it.each([
+    ['nothing spilled', [0, 0, 0, 0], []],
+    ['800 parked: under the line', [200, 200, 200, 200], []],
+    ['1,200 parked over two partitions', [0, 600, 600, 0], ['spillBacklog=warning']],
+    ['12,000 parked', [3000, 3000, 3000, 3000], ['spillBacklog=critical']],
+  ] as const)('%s', (_n, spilled, want) => {
+    const obs = observeTask(task({ spilled: [...spilled], definition: { name: 'orders', backpressure: { policy: 'spill', maxDepth: 500 } } }), none, policy);
+    expect(rules(obs).filter((r) => r.startsWith('spillBacklog'))).toEqual(want);
+  });
+
+  it('carries each partition\'s parked count, the policy and maxDepth', () => {
+    const o = observeTask(task({ spilled: [0, 1500, 0, 0], definition: { name: 'orders', backpressure: { policy: 'spill', maxDepth: 500 } } }), none, policy).find((x) => x.rule === 'spillBacklog')!;
+    expect(o.evidence).toMatchObject({ value: 1500, spilled: [0, 1500, 0, 0], policy: 'spill', maxDepth: 500, warning: 1000 });
+  });
+});
+
+describe('stream blocked', () => {
+  const blocked = (blockedMs: number, headState: 'queued' | 'running' = 'queued') => ({ streamKey: 'order-7', headId: 41, headState, attempts: 3, lastError: 'boom', behind: 12, blockedMs });
+  it.each([
+    ['no blocked stream', null, []],
+    ['blocked 4 min: under the 5-min line', blocked(240_000), []],
+    ['blocked 6 min', blocked(360_000), ['streamBlocked=warning']],
+    ['blocked 31 min', blocked(1_860_000), ['streamBlocked=critical']],
+  ] as const)('%s', (_n, s, want) => {
+    expect(rules(observeTask(task({ blockedStream: s }), none, policy)).filter((r) => r.startsWith('streamBlocked'))).toEqual(want);
+  });
+
+  it('names the stream and its head in the evidence and the remedy', () => {
+    const o = observeTask(task({ blockedStream: blocked(400_000, 'running') }), none, policy).find((x) => x.rule === 'streamBlocked')!;
+    expect(o.evidence).toMatchObject({ streamKey: 'order-7', headId: 41, headState: 'running', behind: 12, value: 400_000, warning: 300_000 });
+    expect(o.remedy).toContain('execution 41, still running');
+  });
+
+  it('an open episode stays open within hysteresis, then clears', () => {
+    const open = new Map<string, EpisodeView>([['orders|streamBlocked|', { status: 'firing' }]]);
+    expect(rules(observeTask(task({ blockedStream: blocked(280_000) }), open, policy))).toContain('streamBlocked=warning');
+    expect(rules(observeTask(task({ blockedStream: null }), open, policy))).toContain('streamBlocked=clear');
+  });
+});
+
 describe('top keys in a hot partition\'s evidence', () => {
   const load = (group: string, key: string, queued: number, total: number) => ({ group_name: group, group_key: key, in_flight: 1, queued, group_total: total, group_active: 3 });
 

@@ -24,8 +24,8 @@ import {
   type AlertSeverity,
 } from './alert-evaluation';
 import { flooredImbalance, rate } from './metrics';
-import { routingOf, thresholdsOf } from './stored-definition';
-import { taskAlertPolicy } from './fleet-defaults';
+import { keyPoliciesOf, routingOf, thresholdsOf } from './stored-definition';
+import { keyAlertPolicy, keyWaitLines, taskAlertPolicy } from './fleet-defaults';
 
 /** What an alert episode is about and how it opens (the columns alert-store writes). */
 export interface AlertSubject {
@@ -92,14 +92,48 @@ export interface TaskInputs {
   /** The task's circuit breaker when it is enabled and not closed (issue 23); absent/null: closed or off. */
   breaker?: { state: 'open' | 'half-open'; since: string; reason: string; tripsTotal: number } | null;
   /**
-   * Keys with their own wait lines (a group key policy's waitMs, the third precedence
-   * level) and how long their oldest due, queued execution has waited (null: none waits).
+   * Group keys judged by keyWait, with how long their oldest due, queued execution has
+   * waited (null: none waits): every key with its own wait lines, and, when the task has
+   * key-wait lines for the rest (thresholds.keyWaitMs or the fleet's), the worst keys
+   * without their own (at most KEY_WAIT_INHERITED_MAX, the evaluator's read). Lines are
+   * resolved here, key by key (core/fleet-defaults.ts keyWaitLines).
    */
-  keyWaits?: { group: string; key: string; lines: { warning: number; critical: number }; waitMs: number | null }[];
+  keyWaits?: { group: string; key: string; waitMs: number | null }[];
+  /** Executions parked in the overflow table per partition (spill policy); absent = none. */
+  spilled?: number[];
+  /** The task's longest-blocked stream (a task with a stream key path; null: none blocked or no streams). */
+  blockedStream?: BlockedStreamView | null;
 }
 
+/**
+ * Keys without their own wait lines that the evaluator judges per task through the task's
+ * (or the fleet's) key-wait lines: the ones whose oldest due execution waits longest. This
+ * bounds keyWait alerts from inherited lines to this many per task however many keys wait;
+ * a key pushed out of the worst counts as clear. Keys with their own lines are all judged.
+ */
+export const KEY_WAIT_INHERITED_MAX = 20;
+
+/** A stream whose head holds work behind it: how long the first execution behind it has waited. */
+export interface BlockedStreamView {
+  streamKey: string;
+  headId: number;
+  headState: 'queued' | 'running';
+  attempts: number;
+  lastError: string | null;
+  behind: number;
+  blockedMs: number;
+}
+
+const STREAM_BLOCKED_REMEDY = (s: BlockedStreamView) =>
+  s.headState === 'running'
+    ? `Stream "${s.streamKey}" waits on its head, execution ${s.headId}, still running: check the handler (a hung call holds it until the timeout); cancel the head to let the stream go on.`
+    : `Stream "${s.streamKey}" waits on its head, execution ${s.headId}, queued after ${s.attempts} attempt(s)${s.lastError ? ` (last error: ${s.lastError.slice(0, 120)})` : ''}: fix the cause, or cancel the head (its retries hold the stream in order by design) so the work behind it runs.`;
+
+const SPILL_BACKLOG_REMEDY =
+  'Executions parked in the overflow table by the spill policy wait until their partition falls below maxDepth: drain faster (concurrency, coordinators, partitions), or check "Maintenance service failing" for the spill drainer.';
+
 const KEY_WAIT_REMEDY = (group: string, key: string) =>
-  `Work of "${group}=${key}" waits past the key's own wait lines: raise the key's override limit in the task's group "${group}" if the key is at its limit, or raise the task concurrency / add coordinators if the whole task is behind.`;
+  `Work of "${group}=${key}" waits past the key's wait lines: raise the key's override limit in the task's group "${group}" if the key is at its limit, or raise the task concurrency / add coordinators if the whole task is behind.`;
 
 const WAIT_REMEDY =
   'Ready executions wait long to be claimed: raise the task concurrency or per-key limits, add coordinators, or check the Coordinators page for partitions without a live owner.';
@@ -296,20 +330,85 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
     }
   }
 
-  // Per-key wait (the key level): the key's oldest due execution against the key's own lines.
+  // Per-key wait (the key level): the key's oldest due execution against its lines (its own,
+  // else the task's key-wait lines, else the fleet's), under the key's alert policy.
+  const keyPolicies = keyPoliciesOf(t.definition);
   for (const kw of t.keyWaits ?? []) {
-    const b = { ...base('keyWait', `${kw.group}=${kw.key}`), groupName: kw.group, groupKey: kw.key };
-    const verdict = thresholdBreach(kw.waitMs, kw.lines, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    const own = keyPolicies.get(`${kw.group}=${kw.key}`);
+    const lines = keyWaitLines(policy, own);
+    if (!lines) continue;
+    const kp = keyAlertPolicy(policy, own);
+    const b = { ...base('keyWait', `${kw.group}=${kw.key}`), groupName: kw.group, groupKey: kw.key, timing: { forMs: kp.forMs, clearForMs: kp.clearForMs } };
+    const verdict = thresholdBreach(kw.waitMs, lines.lines, isOpenEpisode(latest.get(b.key)), kp.hysteresis);
     if (!verdict.breaching && !inProgressEpisode(latest.get(b.key))) continue;
     out.push({
       ...b,
       breaching: verdict.breaching,
       value: kw.waitMs,
       severity: verdict.severity,
-      threshold: kw.lines.warning,
-      evidence: { group: kw.group, key: kw.key, warning: kw.lines.warning, critical: kw.lines.critical, value: kw.waitMs, measured: 'oldest due execution of the key', source: 'key' },
+      threshold: lines.lines.warning,
+      evidence: {
+        group: kw.group,
+        key: kw.key,
+        warning: lines.lines.warning,
+        critical: lines.lines.critical,
+        value: kw.waitMs,
+        measured: 'oldest due execution of the key',
+        // 'key': the key's own lines; 'task': the task's key-wait lines (or the fleet's).
+        source: lines.source,
+        forMs: kp.forMs,
+        clearForMs: kp.clearForMs,
+        hysteresis: kp.hysteresis,
+      },
       remedy: KEY_WAIT_REMEDY(kw.group, kw.key),
     });
+  }
+
+  // Spilled backlog: work the spill policy parked in the overflow table is not lost, but not
+  // queued either; a backlog that stays there means the drain never catches up.
+  {
+    const b = base('spillBacklog');
+    const spilled = t.spilled ?? [];
+    const total = spilled.reduce((a, n) => a + n, 0);
+    const lines = policy.spillBacklog;
+    const verdict = thresholdBreach(spilled.length ? total : null, lines, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    if (verdict.breaching || inProgressEpisode(latest.get(b.key))) {
+      const def = t.definition as { backpressure?: { policy?: string; maxDepth?: number } } | null;
+      out.push({
+        ...b,
+        breaching: verdict.breaching,
+        value: total,
+        severity: verdict.severity,
+        threshold: lines.warning,
+        evidence: { warning: lines.warning, critical: lines.critical, value: total, spilled, depths: t.depths, policy: def?.backpressure?.policy ?? null, maxDepth: def?.backpressure?.maxDepth ?? null },
+        remedy: SPILL_BACKLOG_REMEDY,
+      });
+    }
+  }
+
+  // A blocked stream (seed 002: "is an earlier message blocking this message?"): the task's
+  // longest-blocked stream against the policy's lines; one alert per task, naming the stream.
+  {
+    const b = base('streamBlocked');
+    const s = t.blockedStream ?? null;
+    const lines = policy.streamBlockedMs;
+    const verdict = thresholdBreach(s?.blockedMs ?? null, lines, isOpenEpisode(latest.get(b.key)), policy.hysteresis);
+    if (verdict.breaching || inProgressEpisode(latest.get(b.key))) {
+      out.push({
+        ...b,
+        breaching: verdict.breaching,
+        value: s?.blockedMs ?? null,
+        severity: verdict.severity,
+        threshold: lines.warning,
+        evidence: {
+          warning: lines.warning,
+          critical: lines.critical,
+          value: s?.blockedMs ?? null,
+          ...(s ? { streamKey: s.streamKey, headId: s.headId, headState: s.headState, attempts: s.attempts, lastError: s.lastError, behind: s.behind } : {}),
+        },
+        remedy: s ? STREAM_BLOCKED_REMEDY(s) : null,
+      });
+    }
   }
 
   // Hot partitions: strict detection for new episodes, relaxed for open ones.
@@ -372,9 +471,13 @@ export function observeTask(t: TaskInputs, latest: ReadonlyMap<string, EpisodeVi
     const inProgressKeys = [...latest.entries()].filter(([k, r]) => inProgressEpisode(r) && k.startsWith(prefix)).map(([k]) => k.slice(prefix.length));
     const candidates = new Set([...strict.map((k) => k.key), ...inProgressKeys]);
     for (const key of candidates) {
-      const b = { ...base('hotKey', `${group}=${key}`), groupName: group, groupKey: key };
+      // The key's own for / clear durations and hysteresis over the task's (keyAlertPolicy).
+      const kp = keyAlertPolicy(policy, keyPolicies.get(`${group}=${key}`));
+      const b = { ...base('hotKey', `${group}=${key}`), groupName: group, groupKey: key, timing: { forMs: kp.forMs, clearForMs: kp.clearForMs } };
       const open = isOpenEpisode(latest.get(b.key));
-      const hit = (open ? relaxed : strict).find((k) => k.key === key);
+      const hit = open && kp.hysteresis !== policy.hysteresis
+        ? detectHotKeys(loads, relaxedHotKey(policy.hotKey, kp.hysteresis)).find((k) => k.key === key)
+        : (open ? relaxed : strict).find((k) => k.key === key);
       out.push({
         ...b,
         breaching: hit !== undefined,

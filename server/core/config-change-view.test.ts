@@ -31,6 +31,9 @@ describe('changeLabel', () => {
     ['groups.tenant.keyPolicies.acme.retry.maxAttempts', 'Group "tenant" › key "acme" › retry › max attempts'],
     ['groups.tenant.keyPolicies.acme.example.com.waitMs.critical', 'Group "tenant" › key "acme.example.com" › wait lines (ms) › critical'],
     ['groups.tenant.keyPolicies.acme.example.com', 'Group "tenant" › key "acme.example.com"'],
+    ['groups.tenant.keyPolicies.acme.example.com.timeoutMs', 'Group "tenant" › key "acme.example.com" › timeout (ms)'],
+    ['groups.tenant.keyPolicies.acme.alertAfterMs', 'Group "tenant" › key "acme" › alert after (ms)'],
+    ['thresholds.keyWaitMs.warning', 'Thresholds › key wait (ms) › warning'],
     ['somethingNew', 'SomethingNew'],
   ])('%s → %s', (path, label) => {
     expect(changeLabel(path)).toBe(label);

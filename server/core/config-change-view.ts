@@ -74,6 +74,7 @@ const WORDS: Record<string, string> = {
   clearAfterMs: 'resolve after (ms)',
   hysteresis: 'hysteresis',
   waitP99Ms: 'p99 wait (ms)',
+  keyWaitMs: 'key wait (ms)',
   waitMs: 'wait lines (ms)',
   warning: 'warning',
   critical: 'critical',
@@ -100,10 +101,10 @@ export function changeLabel(path: string): string {
     if (segs.length === 2) return head;
     if (segs[2] === 'overrides' && segs.length >= 4) return `${head} › override "${segs.slice(3).join('.')}"`;
     if (segs[2] === 'weights' && segs.length >= 4) return `${head} › weight "${segs.slice(3).join('.')}"`;
-    // groups.<g>.keyPolicies.<key, dots allowed>.(retry.<field> | waitMs.<line>)
+    // groups.<g>.keyPolicies.<key, dots allowed>.(retry.<field> | waitMs.<line> | timeoutMs | alert policy field)
     if (segs[2] === 'keyPolicies' && segs.length >= 4) {
       const rest = segs.slice(3).join('.');
-      const m = /^(.+?)(?:\.(retry|waitMs)(?:\.(\w+))?)?$/.exec(rest)!;
+      const m = /^(.+?)(?:\.(retry|waitMs|timeoutMs|alertAfterMs|clearAfterMs|hysteresis)(?:\.(\w+))?)?$/.exec(rest)!;
       return [`${head} › key "${m[1]}"`, ...(m[2] ? [word(m[2])] : []), ...(m[3] ? [word(m[3])] : [])].join(' › ');
     }
     return [head, ...segs.slice(2).map(word)].join(' › ');

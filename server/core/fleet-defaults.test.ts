@@ -5,8 +5,13 @@ import {
   BUILT_IN_DEFAULTS,
   diffDefaults,
   effectiveDefaults,
+  keyAlertPolicy,
   keyFieldOrigins,
   keyLimitOrigin,
+  keyWaitLines,
+  longestTimeout,
+  timeoutForKeys,
+  timeoutOrigin,
   keysWithWaitLines,
   parseFleetDefaults,
   retryPolicyForKeys,
@@ -228,10 +233,15 @@ describe('per-key policies: task < key, field by field', () => {
       'retry.maxDelayMs': [10_000, 'task'],
       'retry.jitter': [0.2, 'built-in'],
       waitMs: [{ warning: 100, critical: 200 }, 'key'],
+      timeoutMs: [30_000, 'built-in'],
+      alertAfterMs: [60_000, 'built-in'],
+      clearAfterMs: [120_000, 'built-in'],
+      hysteresis: [0.1, 'built-in'],
     });
     const plain = Object.fromEntries(keyFieldOrigins(t, cfg.defaults, t.groups[0]!, 'globex').map((x) => [x.path, [x.value, x.source]]));
     expect(plain['retry.maxAttempts']).toEqual([4, 'default']);
-    expect(plain.waitMs).toEqual([{ warning: 30_000, critical: 300_000 }, 'built-in']);
+    // No key-wait lines anywhere: none (the task's p99 wait lines are not a key's).
+    expect(plain.waitMs).toEqual([null, 'built-in']);
   });
 
   it('keys with wait lines', () => {
@@ -247,5 +257,103 @@ describe('per-key policies: task < key, field by field', () => {
   it('an unknown key policy field is refused', () => {
     const r = parseConfig({ tasks: [{ name: 't', groups: [{ name: 'g', limit: 1, keyPolicies: { k: { retry: { attempts: 3 } } } }] }] });
     expect(r.ok).toBe(false);
+  });
+});
+
+describe('per-key timeout: fleet default < task < key', () => {
+  const cfg = config({
+    defaults: { timeoutMs: 8000 },
+    tasks: [
+      {
+        name: 't',
+        groups: [
+          { name: 'tenant', limit: 5, keyPolicies: { slow: { timeoutMs: 120_000 }, quick: { timeoutMs: 500 }, plain: { retry: { maxAttempts: 2 } } } },
+          { name: 'region', limit: 5, keyPolicies: { eu: { timeoutMs: 2000 } } },
+        ],
+      },
+      { name: 'own', timeoutMs: 900, groups: [{ name: 'g', limit: 1 }] },
+    ],
+  });
+  const t = cfg.tasks[0]!;
+  const cases: { name: string; keys: Record<string, string> | null; want: ReturnType<typeof timeoutOrigin> }[] = [
+    { name: 'no keys → the task (from the fleet default)', keys: null, want: { ms: 8000, source: 'task', group: null, key: null } },
+    { name: 'a key without a policy → the task', keys: { tenant: 'globex' }, want: { ms: 8000, source: 'task', group: null, key: null } },
+    { name: 'a key policy without a timeout → the task', keys: { tenant: 'plain' }, want: { ms: 8000, source: 'task', group: null, key: null } },
+    { name: 'the key sets a longer one', keys: { tenant: 'slow' }, want: { ms: 120_000, source: 'key', group: 'tenant', key: 'slow' } },
+    { name: 'the key sets a shorter one', keys: { tenant: 'quick' }, want: { ms: 500, source: 'key', group: 'tenant', key: 'quick' } },
+    { name: 'two keys with one each: the first group in declaration order', keys: { region: 'eu', tenant: 'slow' }, want: { ms: 120_000, source: 'key', group: 'tenant', key: 'slow' } },
+    { name: 'the first group\'s key sets none: the next group\'s', keys: { tenant: 'plain', region: 'eu' }, want: { ms: 2000, source: 'key', group: 'region', key: 'eu' } },
+    { name: 'a key named like a prototype property', keys: { tenant: 'constructor' }, want: { ms: 8000, source: 'task', group: null, key: null } },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(timeoutOrigin(t, c.keys)).toEqual(c.want);
+      expect(timeoutForKeys(t, c.keys)).toBe(c.want.ms);
+    });
+  }
+
+  it('the longest timeout covers every key (what a claim leases)', () => {
+    expect(longestTimeout(t)).toBe(120_000);
+    expect(longestTimeout(cfg.tasks[1]!)).toBe(900);
+    expect(timeoutForKeys(cfg.tasks[1]!, { g: 'x' })).toBe(900);
+  });
+
+  it('the editor origin of a key timeout: key, else the task, else the fleet default', () => {
+    const origin = (task: (typeof cfg.tasks)[number], key: string) => keyFieldOrigins(task, cfg.defaults, task.groups[0]!, key).find((o) => o.path === 'timeoutMs');
+    expect(origin(t, 'slow')).toEqual({ path: 'timeoutMs', value: 120_000, source: 'key' });
+    expect(origin(t, 'plain')).toEqual({ path: 'timeoutMs', value: 8000, source: 'default' });
+    expect(origin(cfg.tasks[1]!, 'x')).toEqual({ path: 'timeoutMs', value: 900, source: 'task' });
+  });
+
+  it.each([
+    [{ timeoutMs: 0 }, 'timeoutMs', 'must be at least 1'],
+    [{ timeoutMs: 1.5 }, 'timeoutMs', 'must be a whole number'],
+    [{ timeoutMs: '30s' }, 'timeoutMs', 'must be a number'],
+    [{ alertAfterMs: 3_600_001 }, 'alertAfterMs', 'must be at most 3600000'],
+    [{ clearAfterMs: -1 }, 'clearAfterMs', 'must be at least 0'],
+    [{ hysteresis: 0.95 }, 'hysteresis', 'must be at most 0.9'],
+  ])('hostile key field %j is refused naming it', (policy, field, message) => {
+    const r = parseConfig({ tasks: [{ name: 't', groups: [{ name: 'g', limit: 1, keyPolicies: { k: policy } }] }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toEqual([{ path: `tasks.0.groups.0.keyPolicies.k.${field}`, message }]);
+  });
+});
+
+describe('per-key alert policy: fleet < task < key, field by field', () => {
+  const fleet = alertPolicyOf({ alertPolicy: { forMs: 90_000, hysteresis: 0.2, keyWaitMs: { warning: 60_000, critical: 600_000 } } });
+  const cases: { name: string; task: Parameters<typeof taskAlertPolicy>[1]; key: Parameters<typeof keyAlertPolicy>[1]; want: { forMs: number; clearForMs: number; hysteresis: number } }[] = [
+    { name: 'nothing set below the fleet → the fleet (clear from built-in)', task: {}, key: undefined, want: { forMs: 90_000, clearForMs: 120_000, hysteresis: 0.2 } },
+    { name: 'the task sets the for-duration', task: { alertAfterMs: 30_000 }, key: {}, want: { forMs: 30_000, clearForMs: 120_000, hysteresis: 0.2 } },
+    { name: 'the key sets the for-duration over the task', task: { alertAfterMs: 30_000 }, key: { alertAfterMs: 0 }, want: { forMs: 0, clearForMs: 120_000, hysteresis: 0.2 } },
+    { name: 'the key sets clear and hysteresis, the task the for-duration', task: { alertAfterMs: 30_000, clearAfterMs: 5000 }, key: { clearAfterMs: 1000, hysteresis: 0 }, want: { forMs: 30_000, clearForMs: 1000, hysteresis: 0 } },
+    { name: 'the key sets only hysteresis', task: { hysteresis: 0.5 }, key: { hysteresis: 0.05 }, want: { forMs: 90_000, clearForMs: 120_000, hysteresis: 0.05 } },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const p = keyAlertPolicy(taskAlertPolicy(fleet, c.task), c.key);
+      expect({ forMs: p.forMs, clearForMs: p.clearForMs, hysteresis: p.hysteresis }).toEqual(c.want);
+    });
+  }
+
+  const lineCases: { name: string; fleet: Parameters<typeof alertPolicyOf>[0]; task: Parameters<typeof taskAlertPolicy>[1]; key: Parameters<typeof keyWaitLines>[1]; want: ReturnType<typeof keyWaitLines> }[] = [
+    { name: 'no lines anywhere → none (built-in)', fleet: undefined, task: {}, key: undefined, want: null },
+    { name: 'the fleet\'s key-wait lines reach a key without its own', fleet: { alertPolicy: { keyWaitMs: { warning: 1, critical: 2 } } }, task: {}, key: {}, want: { lines: { warning: 1, critical: 2 }, source: 'task' } },
+    { name: 'the task\'s over the fleet\'s', fleet: { alertPolicy: { keyWaitMs: { warning: 1, critical: 2 } } }, task: { keyWaitMs: { warning: 3, critical: 4 } }, key: undefined, want: { lines: { warning: 3, critical: 4 }, source: 'task' } },
+    { name: 'the key\'s own over both', fleet: { alertPolicy: { keyWaitMs: { warning: 1, critical: 2 } } }, task: { keyWaitMs: { warning: 3, critical: 4 } }, key: { waitMs: { warning: 5, critical: 6 } }, want: { lines: { warning: 5, critical: 6 }, source: 'key' } },
+    { name: 'the task\'s p99 wait lines are not key-wait lines', fleet: undefined, task: { waitP99Ms: { warning: 3, critical: 4 } }, key: undefined, want: null },
+  ];
+  for (const c of lineCases) it(c.name, () => expect(keyWaitLines(taskAlertPolicy(alertPolicyOf(c.fleet), c.task), c.key)).toEqual(c.want));
+
+  it('the task editor shows the task key-wait lines with their source', () => {
+    const cfg = config({ defaults: { alertPolicy: { keyWaitMs: { warning: 7, critical: 8 } } }, tasks: [{ name: 'a' }, { name: 'b', thresholds: { keyWaitMs: { warning: 1, critical: 2 } } }] });
+    const of = (i: number) => taskFieldOrigins(cfg.tasks[i]!, cfg.defaults).find((o) => o.path === 'thresholds.keyWaitMs');
+    expect(of(0)).toMatchObject({ value: { warning: 7, critical: 8 }, source: 'default' });
+    expect(of(1)).toMatchObject({ value: { warning: 1, critical: 2 }, source: 'task', inheritedValue: { warning: 7, critical: 8 } });
+  });
+
+  it('inverted key-wait lines are refused naming the field (task and fleet)', () => {
+    const r = parseConfig({ defaults: { alertPolicy: { keyWaitMs: { warning: 9, critical: 3 } } }, tasks: [{ name: 't', thresholds: { keyWaitMs: { warning: 9, critical: 3 } } }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors.map((e) => e.path).sort()).toEqual(['defaults.alertPolicy.keyWaitMs.warning', 'tasks.0.thresholds.keyWaitMs.warning']);
   });
 });

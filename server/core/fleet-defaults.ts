@@ -12,6 +12,7 @@ import {
   taskDefinitionSchema,
   type FleetDefaults,
   type InheritablePath,
+  type KeyPolicy,
   type ParseResult,
   type SluiceConfig,
   type TaskDefinition,
@@ -29,6 +30,8 @@ export interface EffectiveAlertPolicy {
   hotPartition: { factor: number; floorDepth: number };
   hotKey: { dominantShare: number; floor: number };
   waitP99Ms: { warning: number; critical: number };
+  /** Key-wait lines for keys without their own; null = none. */
+  keyWaitMs: { warning: number; critical: number } | null;
 }
 
 export interface EffectiveDefaults {
@@ -52,6 +55,7 @@ export const BUILT_IN_DEFAULTS: EffectiveDefaults = {
     hotPartition: { ...DEFAULT_ALERT_POLICY.hotPartition },
     hotKey: { ...DEFAULT_ALERT_POLICY.hotKey },
     waitP99Ms: { ...DEFAULT_ALERT_POLICY.waitP99Ms },
+    keyWaitMs: DEFAULT_ALERT_POLICY.keyWaitMs && { ...DEFAULT_ALERT_POLICY.keyWaitMs },
   },
 };
 
@@ -76,11 +80,11 @@ export function effectiveDefaults(defaults: FleetDefaults | undefined): Effectiv
 /** The evaluator's policy: the code's timing/window constants with the fleet's alert policy on top. */
 export function alertPolicyOf(defaults: FleetDefaults | undefined, base: AlertPolicy = DEFAULT_ALERT_POLICY): AlertPolicy {
   const a = effectiveDefaults(defaults).alertPolicy;
-  return { ...base, forMs: a.forMs, clearForMs: a.clearForMs, hysteresis: a.hysteresis, hotPartition: a.hotPartition, hotKey: a.hotKey, waitP99Ms: a.waitP99Ms };
+  return { ...base, forMs: a.forMs, clearForMs: a.clearForMs, hysteresis: a.hysteresis, hotPartition: a.hotPartition, hotKey: a.hotKey, waitP99Ms: a.waitP99Ms, keyWaitMs: a.keyWaitMs };
 }
 
 /** The task-level alert policy fields (thresholds.*): each absent one comes from the fleet policy. */
-export type TaskAlertFields = Pick<TaskDefinition['thresholds'], 'alertAfterMs' | 'clearAfterMs' | 'hysteresis' | 'waitP99Ms'>;
+export type TaskAlertFields = Pick<TaskDefinition['thresholds'], 'alertAfterMs' | 'clearAfterMs' | 'hysteresis' | 'waitP99Ms' | 'keyWaitMs'>;
 
 /**
  * One task's alert policy: the evaluator's (fleet defaults over built-in) with the task's
@@ -94,6 +98,7 @@ export function taskAlertPolicy(policy: AlertPolicy, task: Partial<TaskAlertFiel
     clearForMs: task.clearAfterMs ?? policy.clearForMs,
     hysteresis: task.hysteresis ?? policy.hysteresis,
     waitP99Ms: task.waitP99Ms ?? policy.waitP99Ms,
+    keyWaitMs: task.keyWaitMs ?? policy.keyWaitMs,
   };
 }
 
@@ -128,9 +133,84 @@ export function retryPolicyForKeys(task: Pick<TaskDefinition, 'retry' | 'groups'
   return out;
 }
 
+/** The key of an execution that decides its timeout: the group and key whose own timeoutMs applies. */
+export interface TimeoutOrigin {
+  ms: number;
+  source: 'task' | 'key';
+  group: string | null;
+  key: string | null;
+}
+
+/**
+ * The handler timeout of an execution carrying `keys` (group name → key): the timeoutMs
+ * of the first group, in declaration order, whose key sets one (as retryPolicyForKeys
+ * picks each retry field), else the task's (itself from the task, the fleet default or
+ * built-in). Every reader of a timeout goes through this or longestTimeout: the
+ * coordinator's abort of the handler, the claim's lease, the breaker's lost-probe wait
+ * and the execution detail.
+ */
+export function timeoutOrigin(task: Pick<TaskDefinition, 'timeoutMs' | 'groups'>, keys: Readonly<Record<string, string>> | null | undefined): TimeoutOrigin {
+  if (keys) {
+    for (const g of task.groups) {
+      if (!g.keyPolicies) continue;
+      const key = keys[g.name];
+      if (key === undefined || !Object.hasOwn(g.keyPolicies, key)) continue;
+      const ms = g.keyPolicies[key]!.timeoutMs;
+      if (ms !== undefined) return { ms, source: 'key', group: g.name, key };
+    }
+  }
+  return { ms: task.timeoutMs, source: 'task', group: null, key: null };
+}
+
+/** The timeout in ms of an execution carrying `keys` (timeoutOrigin's value; no object when no key sets one). */
+export function timeoutForKeys(task: Pick<TaskDefinition, 'timeoutMs' | 'groups'>, keys: Readonly<Record<string, string>> | null | undefined): number {
+  return task.groups.some((g) => g.keyPolicies) ? timeoutOrigin(task, keys).ms : task.timeoutMs;
+}
+
+/**
+ * The longest timeout any execution of the task can have (the task's and every key's own):
+ * what a claim's lease covers before the rows are known (coordinator lease-deadlines),
+ * and how long the breaker waits for a probe whose key it does not know yet.
+ */
+export function longestTimeout(task: Pick<TaskDefinition, 'timeoutMs' | 'groups'>): number {
+  let ms = task.timeoutMs;
+  for (const g of task.groups) for (const p of Object.values(g.keyPolicies ?? {})) if (p.timeoutMs !== undefined && p.timeoutMs > ms) ms = p.timeoutMs;
+  return ms;
+}
+
+/** The alert policy fields a key may set (the rules judged per key: keyWait, hotKey). */
+const KEY_ALERT_FIELDS = [
+  ['alertAfterMs', 'forMs'],
+  ['clearAfterMs', 'clearForMs'],
+  ['hysteresis', 'hysteresis'],
+] as const;
+
+/**
+ * A key's alert policy: the task's (`taskPolicy`, already the task's fields over the
+ * fleet's, taskAlertPolicy) with the key's own for-duration, clear-duration and
+ * hysteresis on top, field by field. `own` absent: the task's.
+ */
+export function keyAlertPolicy(taskPolicy: AlertPolicy, own: Pick<KeyPolicy, 'alertAfterMs' | 'clearAfterMs' | 'hysteresis'> | undefined): AlertPolicy {
+  if (!own || KEY_ALERT_FIELDS.every(([f]) => own[f] === undefined)) return taskPolicy;
+  return {
+    ...taskPolicy,
+    forMs: own.alertAfterMs ?? taskPolicy.forMs,
+    clearForMs: own.clearAfterMs ?? taskPolicy.clearForMs,
+    hysteresis: own.hysteresis ?? taskPolicy.hysteresis,
+  };
+}
+
+/** A key's wait lines: its own, else the task's key-wait lines (thresholds.keyWaitMs, else the fleet's); null = none. */
+export function keyWaitLines(taskPolicy: Pick<AlertPolicy, 'keyWaitMs'>, own: Pick<KeyPolicy, 'waitMs'> | undefined): { lines: { warning: number; critical: number }; source: 'key' | 'task' } | null {
+  if (own?.waitMs) return { lines: own.waitMs, source: 'key' };
+  return taskPolicy.keyWaitMs ? { lines: taskPolicy.keyWaitMs, source: 'task' } : null;
+}
+
+export type KeyPolicyPath = `retry.${RetryField}` | 'waitMs' | 'timeoutMs' | 'alertAfterMs' | 'clearAfterMs' | 'hysteresis';
+
 /** Where a key's effective field comes from, with the value at that level. */
 export interface KeyFieldOrigin {
-  path: `retry.${RetryField}` | 'waitMs';
+  path: KeyPolicyPath;
   value: unknown;
   source: ValueSource;
 }
@@ -138,7 +218,9 @@ export interface KeyFieldOrigin {
 /**
  * Each policy field of `key` in `group`: the key's own value, else the task's (itself
  * from the task, the fleet default or built-in, per taskFieldOrigins). `waitMs` falls
- * back to the task's p99 wait lines (what judges the key's work when it sets none).
+ * back to the task's key-wait lines (thresholds.keyWaitMs, else the fleet's
+ * alertPolicy.keyWaitMs; null when none is set); timeoutMs to the task's timeoutMs; the
+ * alert policy fields to the task's thresholds.alertAfterMs / clearAfterMs / hysteresis.
  */
 export function keyFieldOrigins(
   task: TaskDefinition,
@@ -155,8 +237,18 @@ export function keyFieldOrigins(
     const t = taskOrigins.get(path)!;
     return { path, value: t.value, source: t.source };
   });
-  const wait = taskOrigins.get('thresholds.waitP99Ms')!;
+  // waitMs: the key's own lines, else the task's key-wait lines, else the fleet's (null: none).
+  const wait = taskOrigins.get('thresholds.keyWaitMs')!;
   out.push(own?.waitMs ? { path: 'waitMs', value: own.waitMs, source: 'key' } : { path: 'waitMs', value: wait.value, source: wait.source });
+  const fromTask = (path: KeyPolicyPath, taskPath: string, mine: unknown): KeyFieldOrigin => {
+    if (mine !== undefined) return { path, value: mine, source: 'key' };
+    const t = taskOrigins.get(taskPath)!;
+    return { path, value: t.value, source: t.source };
+  };
+  out.push(fromTask('timeoutMs', 'timeoutMs', own?.timeoutMs));
+  out.push(fromTask('alertAfterMs', 'thresholds.alertAfterMs', own?.alertAfterMs));
+  out.push(fromTask('clearAfterMs', 'thresholds.clearAfterMs', own?.clearAfterMs));
+  out.push(fromTask('hysteresis', 'thresholds.hysteresis', own?.hysteresis));
   return out;
 }
 
@@ -188,6 +280,7 @@ const TASK_ALERT_FIELDS = [
   ['thresholds.clearAfterMs', 'clearAfterMs', 'clearForMs'],
   ['thresholds.hysteresis', 'hysteresis', 'hysteresis'],
   ['thresholds.waitP99Ms', 'waitP99Ms', 'waitP99Ms'],
+  ['thresholds.keyWaitMs', 'keyWaitMs', 'keyWaitMs'],
 ] as const;
 export type TaskAlertPath = (typeof TASK_ALERT_FIELDS)[number][0];
 

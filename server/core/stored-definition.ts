@@ -2,7 +2,7 @@
 // charts and the alert engine need, leniently: a definition written by an older version
 // without thresholds still gets the defaults rather than breaking a page.
 // Pure: no I/O imports (server/core rule).
-import { keyPolicySchema, thresholdsSchema, type TaskDefinition } from './task-definition';
+import { keyPolicySchema, thresholdsSchema, type KeyPolicy, type TaskDefinition } from './task-definition';
 import type { TaskThresholds } from './thresholds';
 
 const DEFAULT_THRESHOLDS = thresholdsSchema.parse(undefined);
@@ -19,17 +19,49 @@ export function routingOf(definition: unknown): TaskDefinition['routing'] {
   return r && typeof r.strategy === 'string' ? r : { strategy: 'round-robin' };
 }
 
-/** The group keys of a stored definition that carry their own wait lines (a key policy's waitMs). */
-export function keyWaitLinesOf(definition: unknown): { group: string; key: string; lines: { warning: number; critical: number } }[] {
+/**
+ * The key policies of a stored definition, by 'group=key' (an invalid one is left out
+ * rather than breaking the alert engine).
+ */
+export function keyPoliciesOf(definition: unknown): Map<string, KeyPolicy> {
+  const out = new Map<string, KeyPolicy>();
   const groups = (definition as { groups?: unknown } | null)?.groups;
-  if (!Array.isArray(groups)) return [];
-  const out: { group: string; key: string; lines: { warning: number; critical: number } }[] = [];
+  if (!Array.isArray(groups)) return out;
   for (const g of groups as { name?: unknown; keyPolicies?: unknown }[]) {
     if (typeof g?.name !== 'string' || typeof g.keyPolicies !== 'object' || g.keyPolicies === null) continue;
     for (const [key, raw] of Object.entries(g.keyPolicies)) {
       const p = keyPolicySchema.safeParse(raw);
-      if (p.success && p.data.waitMs) out.push({ group: g.name, key, lines: p.data.waitMs });
+      if (p.success) out.set(`${g.name}=${key}`, p.data);
     }
   }
   return out;
 }
+
+/** The group keys of a stored definition that carry their own wait lines (a key policy's waitMs). */
+export function keyWaitLinesOf(definition: unknown): { group: string; key: string; lines: { warning: number; critical: number } }[] {
+  const out: { group: string; key: string; lines: { warning: number; critical: number } }[] = [];
+  for (const [gk, p] of keyPoliciesOf(definition)) {
+    if (!p.waitMs) continue;
+    const i = gk.indexOf('=');
+    out.push({ group: gk.slice(0, i), key: gk.slice(i + 1), lines: p.waitMs });
+  }
+  return out;
+}
+
+/**
+ * The timeout fields of a stored definition (the task's timeoutMs and each key's own), for
+ * timeoutOrigin; an invalid key policy is left out, a missing timeoutMs is the built-in.
+ */
+export function storedTimeouts(definition: unknown): Pick<TaskDefinition, 'timeoutMs' | 'groups'> {
+  const raw = (definition as { timeoutMs?: unknown } | null)?.timeoutMs;
+  const timeoutMs = typeof raw === 'number' && Number.isFinite(raw) && raw > 0 ? raw : BUILT_IN_TIMEOUT_MS;
+  const groups = new Map<string, Record<string, KeyPolicy>>();
+  const names = (definition as { groups?: { name?: unknown }[] } | null)?.groups;
+  if (Array.isArray(names)) for (const g of names) if (typeof g?.name === 'string') groups.set(g.name, {});
+  for (const [gk, p] of keyPoliciesOf(definition)) {
+    const i = gk.indexOf('=');
+    groups.get(gk.slice(0, i))![gk.slice(i + 1)] = p;
+  }
+  return { timeoutMs, groups: [...groups].map(([name, keyPolicies]) => ({ name, keyPolicies }) as TaskDefinition['groups'][number]) };
+}
+const BUILT_IN_TIMEOUT_MS = 30_000;

@@ -219,6 +219,9 @@ export const thresholdsSchema = z
     hysteresis: number(0, 0.9).optional(),
     /** p99 wait (ready → claimed) lines; absent = the fleet's, else 30 s / 5 min. */
     waitP99Ms: thresholdLines().optional(),
+    /** Key-wait lines for every group key without its own (keyPolicies[key].waitMs): the
+     *  key's oldest due execution; absent = the fleet's alertPolicy.keyWaitMs, else none. */
+    keyWaitMs: thresholdLines().optional(),
   })
   .default({
     depth: { warning: 1000, critical: 5000 },
@@ -390,6 +393,8 @@ export const fleetAlertPolicySchema = z.strictObject({
     .optional(),
   /** p99 wait (ready → claimed) lines every task inherits unless it sets thresholds.waitP99Ms. */
   waitP99Ms: optionalPair(),
+  /** Key-wait lines for every key of every task without its own or its task's (absent: none). */
+  keyWaitMs: optionalPair(),
 });
 
 // ─── Per-key policies (the third level: fleet `defaults:` < task < per-key) ───
@@ -410,8 +415,20 @@ export const keyPolicySchema = z.strictObject({
       jitter: retrySchema.shape.jitter.unwrap().optional(),
     })
     .optional(),
-  /** The key's oldest due, queued execution waiting longer than these lines raises keyWait. */
+  /** The key's oldest due, queued execution waiting longer than these lines raises keyWait
+   *  (absent: the task's thresholds.keyWaitMs, else the fleet's alertPolicy.keyWaitMs). */
   waitMs: thresholdLines().optional(),
+  /** The handler timeout of an execution carrying this key (absent: the task's timeoutMs;
+   *  core/fleet-defaults.ts timeoutForKeys). */
+  timeoutMs: whole(1, 86_400_000).optional(),
+  // The key's alert policy for the rules judged per key (keyWait, hotKey); each absent field
+  // comes from the task (thresholds.alertAfterMs / clearAfterMs / hysteresis), else the fleet.
+  /** For-duration of the key's alerts. */
+  alertAfterMs: whole(0, MAX_ALERT_AFTER_MS).optional(),
+  /** Clear-duration of the key's alerts. */
+  clearAfterMs: whole(0, MAX_ALERT_AFTER_MS).optional(),
+  /** Hysteresis of the key's alerts. */
+  hysteresis: number(0, 0.9).optional(),
 });
 export type KeyPolicy = z.output<typeof keyPolicySchema>;
 // ─── end per-key policies ───

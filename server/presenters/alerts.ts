@@ -25,7 +25,7 @@ import { readTaskSeries } from '../db/read-task-series';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { readActiveTasks } from '../db/read-active-tasks';
 import { thresholdsOf } from '../core/stored-definition';
-import { addOverrideHref, keysViewHref } from '../core/key-views';
+import { addOverrideHref, keysViewHref, streamsViewHref } from '../core/key-views';
 import { toChartPoint, type ChartPoint } from './task-metrics';
 import { groupIncidents, spansOverlap } from '../core/alert-incidents';
 
@@ -310,6 +310,20 @@ export function remediesFor(rule: AlertRule, task: string, remedy: string | null
     case 'vacuumHorizon':
     case 'deadTuples':
       out.push({ text: main, href: '/coordinators', label: 'Open the coordinators' });
+      break;
+    case 'keyWait':
+      if (groupName !== null && groupKey !== null) {
+        out.push({ text: main, href: keysViewHref(task, groupName, groupKey), label: 'Open the keys view' });
+        out.push({ text: 'A higher limit for this key lets more of its work run at once.', href: addOverrideHref(task, groupName, groupKey), label: `Override ${groupName}=${groupKey}` });
+        out.push({ text: "The key's wait lines, timeout and alert policy.", href: taskHref(task, 'sec-groups'), label: 'Edit key policies' });
+      }
+      break;
+    case 'spillBacklog':
+      out.push({ text: main, href: taskHref(task, 'sec-backpressure'), label: 'Edit backpressure' });
+      out.push({ text: 'Depth, spilled and drained per partition.', href: `/tasks/${encodeURIComponent(task)}/metrics`, label: 'Open the task metrics' });
+      break;
+    case 'streamBlocked':
+      out.push({ text: main, href: streamsViewHref(task), label: 'Open the streams view' });
       break;
     case 'circuitOpen':
       out.push({ text: main, href: `/tasks/${encodeURIComponent(task)}`, label: 'Open the task (breaker and reset)' });

@@ -22,6 +22,8 @@ import {
 } from '../core/execution-filter';
 import { whyWaitingFromRow, type WhyWaiting } from '../core/why-waiting';
 import { replayedDeadLetterId } from '../core/replay-key';
+import { timeoutOrigin, type TimeoutOrigin } from '../core/fleet-defaults';
+import { storedTimeouts } from '../core/stored-definition';
 import { countExecutionsCapped, executionIdBounds, listExecutions, scanWindow, type ExecutionListRow } from '../db/list-executions';
 
 export type { ExecutionListRow };
@@ -267,6 +269,10 @@ export interface ExecutionDetail extends Omit<ExecutionView, 'payload'> {
   replayOrigin: ReplayOriginRow | null;
   neighbours: { previous: StreamNeighbourRow | null; next: StreamNeighbourRow | null; window: number } | null;
   timeline: TimelineEvent[];
+  /** The handler timeout of its attempts: its key's own (keyPolicies[key].timeoutMs) or the
+   *  task's, from the task's current definition (core/fleet-defaults.ts timeoutOrigin); null
+   *  when the task is no longer configured. */
+  timeout: TimeoutOrigin | null;
 }
 
 export function buildTimeline(e: ExecutionView, displayState: string): TimelineEvent[] {
@@ -297,13 +303,15 @@ export async function executionDetail(db: Db, input: { id: number | string }, op
   const payloadBytes = size.rows[0]?.bytes ?? null;
   const displayState = e.spilled ? 'spilled' : e.blocked ? 'blocked' : e.state === 'queued' && e.runAt.getTime() > Date.now() ? 'scheduled' : e.state;
   const originId = replayedDeadLetterId(e.idempotencyKey);
-  const [why, owner, deadLetter, replayOrigin, neighbours] = await Promise.all([
+  const [why, owner, deadLetter, replayOrigin, neighbours, definitionRow] = await Promise.all([
     readWhyWaiting(db, id, COORDINATOR_STALE_MS),
     readPartitionOwner(db, e.task, e.partition),
     e.state === 'dead' ? readDeadLetterOf(db, id) : Promise.resolve(null),
     originId !== null ? readReplayOrigin(db, originId, id) : Promise.resolve(null),
     e.streamKey !== null ? readStreamNeighbours(db, e.task, e.streamKey, id, NEIGHBOUR_WINDOW) : Promise.resolve(null),
+    db.query<{ definition: unknown }>(`SELECT definition FROM task_runtime WHERE task = $1`, [e.task]),
   ]);
+  const def = definitionRow.rows[0] ? storedTimeouts(definitionRow.rows[0].definition) : null;
   const { payload, ...rest } = e;
   const big = payloadBytes !== null && payloadBytes > PAYLOAD_INLINE_BYTES;
   const ownerLive = owner !== null && owner.owner !== null && !owner.stopped && !owner.draining && owner.ageMs !== null && owner.ageMs <= COORDINATOR_STALE_MS;
@@ -321,6 +329,7 @@ export async function executionDetail(db: Db, input: { id: number | string }, op
     replayOrigin,
     neighbours: neighbours ? { ...neighbours, window: NEIGHBOUR_WINDOW } : null,
     timeline: buildTimeline(e, displayState),
+    timeout: def ? timeoutOrigin(def, e.groups) : null,
   };
 }
 

@@ -14,6 +14,7 @@ export const DEFAULT_PATHS = [
   'alertPolicy.clearForMs',
   'alertPolicy.hysteresis',
   'alertPolicy.waitP99Ms',
+  'alertPolicy.keyWaitMs',
   'alertPolicy.hotPartition.factor',
   'alertPolicy.hotPartition.floorDepth',
   'alertPolicy.hotKey.dominantShare',

@@ -12,11 +12,11 @@ import type pg from 'pg';
 import { CoreError } from '../core/errors';
 import { acknowledgeAlert, resolveAlert, silenceAlert, stepAlert, type AlertEvent, type AlertState } from '../core/alert-rules';
 import { alertTiming, checkPolicy, DEFAULT_ALERT_POLICY, escalate, SEVERITY_RANK, type AlertPolicy } from '../core/alert-evaluation';
-import { alertSummary, carryTopKeys, KEYS_PER_GROUP, observeTask, type Observation, type TaskInputs } from '../core/alert-observation';
+import { alertSummary, carryTopKeys, KEY_WAIT_INHERITED_MAX, KEYS_PER_GROUP, observeTask, type Observation, type TaskInputs } from '../core/alert-observation';
 import { DEFAULT_FLEET_POLICY, observeFleet, type FleetPolicy } from '../core/alert-fleet-rules';
 import { readFleetHealth } from '../db/read-fleet-health';
 import { latestFleetDefaultsJson } from '../db/config-versions';
-import { alertPolicyOf, parseFleetDefaults } from '../core/fleet-defaults';
+import { alertPolicyOf, parseFleetDefaults, taskAlertPolicy } from '../core/fleet-defaults';
 import { withTransaction, type Db } from '../db/pool';
 import { recordAudit, type Actor } from '../db/audit';
 import { readActiveTasks } from '../db/read-active-tasks';
@@ -25,7 +25,9 @@ import { readSampleWindowTotals } from '../db/read-sample-window-totals';
 import { readGroupKeyLoads } from '../db/read-group-key-loads';
 import { readBreakers, type BreakerRow } from '../db/task-breakers';
 import { readKeyOldestWaits } from '../db/read-key-oldest-waits';
-import { keyWaitLinesOf } from '../core/stored-definition';
+import { keyWaitLinesOf, thresholdsOf } from '../core/stored-definition';
+import { readWorstKeyWaits } from '../db/read-worst-key-waits';
+import { readBlockedStreams } from '../db/read-blocked-streams';
 import {
   deleteAlert,
   insertAlert,
@@ -138,26 +140,69 @@ async function applyObservation(db: Db, obs: Observation, prev: AlertRow | undef
   return result;
 }
 
-/** Keys with their own wait lines per task, with their oldest due execution's wait (ms). */
-async function readKeyWaits(db: Db, tasks: { task: string; definition: unknown; partitions: number }[], at: number) {
+/**
+ * The group keys keyWait judges per task, with their oldest due execution's wait (ms):
+ * every key with its own wait lines, and, when the task has key-wait lines for the rest
+ * (its thresholds.keyWaitMs or the fleet's alertPolicy.keyWaitMs), the
+ * KEY_WAIT_INHERITED_MAX keys without their own whose oldest due execution waits longest.
+ */
+async function readKeyWaits(db: Db, tasks: { task: string; definition: unknown; partitions: number }[], at: number, policy: AlertPolicy) {
   const out = new Map<string, NonNullable<TaskInputs['keyWaits']>>();
+  const waitOf = (runAt: Date | undefined) => (runAt === undefined ? null : Math.max(0, at - runAt.getTime()));
   await Promise.all(
     tasks.map(async (t) => {
-      const keys = keyWaitLinesOf(t.definition);
-      if (keys.length === 0) return;
-      const rows = await readKeyOldestWaits(db, t.task, t.partitions, keys.map((k) => `${k.group}=${k.key}`), KEY_WAIT_HEAD_ROWS);
-      const oldest = new Map(rows.map((r) => [r.group_key, r.oldest_run_at.getTime()]));
-      out.set(
-        t.task,
-        keys.map((k) => {
-          const runAt = oldest.get(`${k.group}=${k.key}`);
-          return { ...k, waitMs: runAt === undefined ? null : Math.max(0, at - runAt) };
-        }),
-      );
+      const own = keyWaitLinesOf(t.definition).map((k) => `${k.group}=${k.key}`);
+      const inherited = taskAlertPolicy(policy, thresholdsOf(t.definition)).keyWaitMs !== null;
+      if (own.length === 0 && !inherited) return;
+      const [ownRows, worst] = await Promise.all([
+        readKeyOldestWaits(db, t.task, t.partitions, own, KEY_WAIT_HEAD_ROWS),
+        inherited
+          ? readWorstKeyWaits(db, t.task, t.partitions, { exclude: own, headRows: KEY_WAIT_HEAD_ROWS, maxWaitingKeys: KEY_WAIT_SCAN_KEYS, limit: KEY_WAIT_INHERITED_MAX })
+          : Promise.resolve([]),
+      ]);
+      const oldest = new Map(ownRows.map((r) => [r.group_key, r.oldest_run_at]));
+      const split = (gk: string) => ({ group: gk.slice(0, gk.indexOf('=')), key: gk.slice(gk.indexOf('=') + 1) });
+      out.set(t.task, [
+        ...own.map((gk) => ({ ...split(gk), waitMs: waitOf(oldest.get(gk)) })),
+        ...worst.map((r) => ({ ...split(r.group_key), waitMs: waitOf(r.oldest_run_at) })),
+      ]);
     }),
   );
   return out;
 }
+
+/**
+ * The longest-blocked stream of each task with a stream key path (the Streams view's first
+ * row: STREAM_SCAN heads read, oldest first; 20 behind counted at most).
+ */
+async function readBlockedStreamHeads(db: Db, tasks: { task: string; definition: unknown }[], at: number) {
+  const out = new Map<string, NonNullable<TaskInputs['blockedStream']>>();
+  const streamed = tasks.filter((t) => typeof (t.definition as { stream?: { keyPath?: unknown } } | null)?.stream?.keyPath === 'string');
+  await Promise.all(
+    streamed.map(async (t) => {
+      // Behind counted up to 20 (evidence only): 500 heads × 20 index entries at most a round.
+      const page = await readBlockedStreams(db, t.task, { afterFirstBehindId: null, limit: 1, scan: STREAM_SCAN, countCap: 20 });
+      const r = page.rows[0];
+      if (!r) return;
+      out.set(t.task, {
+        streamKey: r.stream_key,
+        headId: r.head_id,
+        headState: r.head_state,
+        attempts: r.attempts,
+        lastError: r.last_error,
+        behind: r.behind,
+        blockedMs: Math.max(0, at - r.first_behind_enqueued_at.getTime()),
+      });
+    }),
+  );
+  return out;
+}
+
+/** Stream heads per task the blocked-stream read visits (oldest first). */
+const STREAM_SCAN = 500;
+
+/** Distinct waiting keys per task the inherited key-wait read visits (readWorstKeyWaits). */
+const KEY_WAIT_SCAN_KEYS = 1000;
 
 /** Due rows per partition the key-wait read samples (as the Keys view does). */
 const KEY_WAIT_HEAD_ROWS = 200;
@@ -191,15 +236,21 @@ export async function evaluateAlerts(
   const tasks = await readActiveTasks(pool);
   const names = tasks.map((t) => t.task);
   const breakerTasks = tasks.filter((t) => (t.definition as { circuitBreaker?: { enabled?: boolean } } | null)?.circuitBreaker?.enabled === true).map((t) => t.task);
-  const [live, windowRows, keyLoads, fleet, breakers, keyWaits] = await Promise.all([
+  const [live, windowRows, keyLoads, fleet, breakers, keyWaits, blockedStreams] = await Promise.all([
     readPartitionLive(pool, names),
     readSampleWindowTotals(pool, new Date(at - policy.windowMs)),
     readGroupKeyLoads(pool, names, KEYS_PER_GROUP),
     readFleetHealth(pool, { reconcileWindowMs: fleetPolicy.reconcileWindowMs, dlqWindowMs: policy.windowMs }),
     readBreakers(pool, breakerTasks),
-    readKeyWaits(pool, tasks, at),
+    readKeyWaits(pool, tasks, at, policy),
+    readBlockedStreamHeads(pool, tasks, at),
   ]);
   return withTransaction(pool, async (c) => {
+    // One evaluation at a time (every control-plane instance runs the evaluator, and tools
+    // call it directly): two that both found no open episode for a key would both insert
+    // one, and the second would fail on alerts_open_key. Waiting here, the second then locks
+    // the episodes the first wrote and updates them.
+    await c.query(`SELECT pg_advisory_xact_lock(hashtext('sluice.evaluate_alerts'))`);
     const latestRows = await lockLatestEpisodes(c, now);
     const latest = new Map(latestRows.map((r) => [r.key, r]));
     const observations: Observation[] = [];
@@ -212,12 +263,14 @@ export async function evaluateAlerts(
             task: t.task,
             definition: t.definition,
             depths: parts.map((p) => p.depth),
+            spilled: parts.map((p) => p.spilled),
             // Arrivals only when every partition has samples in the window (else ratios lie).
             arrivals: parts.every((p) => arrivalsBy.has(p.partition)) ? parts.map((p) => arrivalsBy.get(p.partition)!) : [],
             totals: windowRows.find((w) => w.task === t.task && w.partition === -1),
             keyLoads: keyLoads.filter((k) => k.task === t.task),
             breaker: breakerView(breakers.find((b) => b.task === t.task)),
             keyWaits: keyWaits.get(t.task) ?? [],
+            blockedStream: blockedStreams.get(t.task) ?? null,
           },
           latest,
           policy,
