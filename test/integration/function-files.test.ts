@@ -186,6 +186,8 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_rate_cost', // new: rate limits (issue #19), an execution's cost
       'sluice_rate_due', // new: rate limits (issue #19), a scope's next slot
       'sluice_release_stranded', // new: the reconciler's release, room net of the key's claimable rows
+      'sluice_release_room', // new: one room rule for sluice_release_rows and sluice_release_stranded
+      'sluice_release_oldest', // new: the one UPDATE every release ends in
       'sluice_finish_rows', // new: sluice_finish's body, with the slot counters left to sluice_cycle (one upsert per cycle)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);

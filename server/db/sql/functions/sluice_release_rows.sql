@@ -20,36 +20,15 @@ CREATE OR REPLACE FUNCTION public.sluice_release_rows(p_task text, p_groups json
  RETURNS integer
  LANGUAGE sql
 AS $function$
-  WITH room AS (
-    SELECT k.gk, CASE WHEN k.gk LIKE 'rate:%' THEN
-                        CASE WHEN sluice_key_rate(p_groups, split_part(substr(k.gk, 6), '=', 1), p.gkey) IS NULL THEN NULL ELSE 0 END
-                      WHEN l.lim IS NULL THEN NULL
-                      -- fair share (issue #19): the claim gives a fair key's rows back (when the key
-                      -- falls below its share, or nothing else can use a slot); a finish releasing up
-                      -- to the limit re-clogged the head (2 coordinators, 90% flood: t0 40%)
-                      WHEN p_groups -> p.gname ? 'fair' THEN 0
-                      WHEN p_net THEN greatest(l.lim - greatest(coalesce(s.in_flight, 0) - k.fin, 0), 0)
-                      ELSE greatest(l.lim - coalesce(s.in_flight, 0), 0) END AS n
-    FROM (SELECT gk, count(*)::integer AS fin FROM unnest(p_keys) AS gk GROUP BY gk) k
-    CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p
-    CROSS JOIN LATERAL (SELECT sluice_group_limit(p_groups, p.gname, p.gkey) AS lim) l
-    LEFT JOIN LATERAL (
-      SELECT g.in_flight FROM group_slots g WHERE g.task = p_task AND g.group_name = p.gname AND g.group_key = p.gkey
-      LIMIT 1
-    ) s ON true
-  ),
-  released AS (
-    UPDATE executions e SET waiting_on = NULL
-    WHERE e.ctid = ANY (ARRAY(
-      SELECT x.tid FROM room r
-      CROSS JOIN LATERAL (
-        SELECT w.ctid AS tid FROM executions w
-        WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = r.gk
-        ORDER BY w.claim_at, w.id
-        LIMIT r.n  -- NULL = no limit
-      ) x
-    ))
-    RETURNING 1
-  )
-  SELECT count(*)::integer FROM released
+  -- room per key: sluice_release_room (fair share, rate-parked rows, a dropped group); `net`
+  -- counts the finished rows' slots as already free
+  SELECT sluice_release_oldest(p_task, array_agg(k.gk),
+           array_agg(sluice_release_room(p_groups, k.gk,
+             CASE WHEN p_net THEN greatest(coalesce(s.in_flight, 0) - k.fin, 0) ELSE coalesce(s.in_flight, 0) END)))
+  FROM (SELECT gk, count(*)::integer AS fin FROM unnest(p_keys) AS gk GROUP BY gk) k
+  LEFT JOIN LATERAL (
+    SELECT g.in_flight FROM group_slots g
+    WHERE g.task = p_task AND g.group_name = split_part(k.gk, '=', 1) AND g.group_key = substr(k.gk, strpos(k.gk, '=') + 1)
+    LIMIT 1
+  ) s ON true
 $function$;

@@ -57,33 +57,13 @@ BEGIN
     WHERE e.task = p_task AND e.state = 'queued' AND e.waiting_on IS NULL AND e.run_at <= now()
       AND NOT (e.group_keys && (SELECT sat.keys FROM sat)) AND k.gk = ANY (v_keys)
     GROUP BY k.gk
-  ),
-  room AS (
-    SELECT k.gk, CASE WHEN k.gk LIKE 'rate:%' THEN
-                        CASE WHEN sluice_key_rate(v_groups, split_part(substr(k.gk, 6), '=', 1), p.gkey) IS NULL THEN NULL ELSE 0 END
-                      WHEN l.lim IS NULL THEN NULL          -- the group is gone: nothing to wait for
-                      WHEN v_groups -> p.gname ? 'fair' THEN 0  -- the claim gives a fair key's rows back
-                      ELSE greatest(l.lim - coalesce(r.n, 0) - coalesce(c.n, 0), 0) END AS n
-    FROM unnest(v_keys) AS k(gk)
-    CROSS JOIN LATERAL (SELECT split_part(k.gk, '=', 1) AS gname, substr(k.gk, strpos(k.gk, '=') + 1) AS gkey) p
-    CROSS JOIN LATERAL (SELECT sluice_group_limit(v_groups, p.gname, p.gkey) AS lim) l
-    LEFT JOIN running r ON r.gk = k.gk
-    LEFT JOIN claimable c ON c.gk = k.gk
-  ),
-  released AS (
-    UPDATE executions e SET waiting_on = NULL
-    WHERE e.ctid = ANY (ARRAY(
-      SELECT x.tid FROM room r
-      CROSS JOIN LATERAL (
-        SELECT w.ctid AS tid FROM executions w
-        WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = r.gk
-        ORDER BY w.claim_at, w.id
-        LIMIT r.n  -- NULL = no limit
-      ) x
-    ))
-    RETURNING 1
   )
-  SELECT count(*)::integer INTO v_n FROM released;
+  -- room per key: sluice_release_room with the key's running and claimable rows as used
+  SELECT sluice_release_oldest(p_task, array_agg(k.gk),
+           array_agg(sluice_release_room(v_groups, k.gk, coalesce(r.n, 0) + coalesce(c.n, 0)))) INTO v_n
+  FROM unnest(v_keys) AS k(gk)
+  LEFT JOIN running r ON r.gk = k.gk
+  LEFT JOIN claimable c ON c.gk = k.gk;
   RETURN v_n;
 END
 $function$;

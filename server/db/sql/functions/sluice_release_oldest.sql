@@ -1,0 +1,29 @@
+-- sluice_release_oldest(task, keys, n): the one UPDATE every release ends in. For each key
+-- ('group=key' or 'rate:group=key') the oldest n[i] rows of the task waiting on it, in claim
+-- order (claim_at, id: priority first, see sluice_claim_rows), leave the waiting state
+-- (waiting_on = NULL: back in the claim index); n[i] NULL = every row. Returns how many.
+-- One LATERAL probe of executions_waiting_idx per key, rows updated by ctid: the caller
+-- holds the task_runtime row lock (every engine path takes it first), so the rows found are
+-- current when updated. Callers: sluice_release_rows (finish, cycle, config sweep) and
+-- sluice_release_stranded (reconciler), which differ only in how they count a key's room
+-- (sluice_release_room).
+
+CREATE OR REPLACE FUNCTION public.sluice_release_oldest(p_task text, p_keys text[], p_n integer[])
+ RETURNS integer
+ LANGUAGE sql
+AS $function$
+  WITH released AS (
+    UPDATE executions e SET waiting_on = NULL
+    WHERE e.ctid = ANY (ARRAY(
+      SELECT x.tid FROM unnest(p_keys, p_n) AS r(gk, n)
+      CROSS JOIN LATERAL (
+        SELECT w.ctid AS tid FROM executions w
+        WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = r.gk
+        ORDER BY w.claim_at, w.id
+        LIMIT r.n  -- NULL = no limit
+      ) x
+    ))
+    RETURNING 1
+  )
+  SELECT count(*)::integer FROM released
+$function$;
