@@ -99,7 +99,7 @@ export const FLEET_REMEDY: Record<Extract<AlertRule, 'coordinatorStale' | 'unown
   vacuumHorizon:
     'A long transaction holds the oldest snapshot, so vacuum keeps every dead row newer than it: find it in pg_stat_activity (xact_start, backend_xmin) and end it; long reports belong on a replica.',
   deadTuples:
-    'The executions table is mostly dead rows: vacuum is behind (a held snapshot, or autovacuum too slow for the churn). Check the vacuum-horizon alert, then tune autovacuum for executions.',
+    'The executions table is mostly dead rows: vacuum is behind (a held snapshot, or autovacuum too slow for the churn). Check the vacuum-horizon alert, then tune autovacuum for executions. Where the server runs with autovacuum = off, the coordinators\' vacuum service does its work: check that a coordinator with maintenance runs and that its last vacuum run (maintenance_runs, name vacuum) succeeded.',
 };
 
 /** Pure: the fleet's observations, given the latest episode of each key. */

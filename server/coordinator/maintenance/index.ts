@@ -8,6 +8,7 @@ import { staleMemberCleanup } from './stale-members';
 import { metricsSampler } from './metrics-sampler';
 import { keyFinishes } from './key-finishes';
 import { retention } from './retention';
+import { vacuum } from './vacuum';
 import { resolveRetention, type RetentionSettings } from '../../core/retention-policy';
 
 export interface MaintenanceSettings {
@@ -28,5 +29,6 @@ export function defaultServices(s: MaintenanceSettings): MaintenanceService[] {
     metricsSampler,
     keyFinishes,
     retention(resolveRetention(s.retention ?? {}, process.env), s.retainSamplesMs ?? 7 * 24 * 3_600_000),
+    vacuum,
   ];
 }

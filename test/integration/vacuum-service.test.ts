@@ -1,0 +1,80 @@
+// The vacuum maintenance service (server/core/vacuum-policy.ts, issue #18): where autovacuum
+// will not run, it vacuums Sluice's tables past their vacuum threshold, as autovacuum would.
+// The test turns autovacuum off for executions (`autovacuum_enabled = false`), so it means
+// the same whatever the server's own setting (a CI machine's Postgres runs with
+// `autovacuum = off`, and without this service the executions table only grew).
+import { describe, it, expect, beforeAll } from 'vitest';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { runServiceOnce } from '../../server/db/maintenance-runner';
+import { vacuum } from '../../server/coordinator/maintenance/vacuum';
+
+let db: TestDatabase;
+let coord: string;
+
+beforeAll(async () => {
+  db = await testDatabase();
+  await applyTasks(db.pool, [{ name: 'vac', partitions: 1 }]);
+  coord = await fakeCoordinator(db.pool, ['vac']);
+  await db.pool.query('ALTER TABLE executions SET (autovacuum_enabled = false)');
+});
+
+const stats = async () =>
+  (await db.pool.query<{ dead: string; live: string; vacuums: string }>(
+    `SELECT n_dead_tup AS dead, n_live_tup AS live, vacuum_count AS vacuums FROM pg_stat_user_tables WHERE relname = 'executions' AND schemaname = current_schema()`,
+  )).rows.map((r) => ({ dead: Number(r.dead), live: Number(r.live), vacuums: Number(r.vacuums) }))[0]!;
+
+/** Inserts then deletes n finished executions on one connection and flushes its statistics. */
+async function churn(n: number): Promise<void> {
+  const c = await db.pool.connect();
+  try {
+    await c.query(
+      `INSERT INTO executions (task, partition, state, payload, attempts, finished_at) SELECT 'vac', 0, 'succeeded', '{}', 1, now() FROM generate_series(1, $1)`,
+      [n],
+    );
+    await c.query(`DELETE FROM executions WHERE task = 'vac'`);
+    await c.query('SELECT pg_stat_force_next_flush()');
+  } finally {
+    c.release();
+  }
+}
+
+async function deadAtLeast(n: number): Promise<void> {
+  const until = Date.now() + 20_000;
+  while ((await stats()).dead < n) {
+    if (Date.now() > until) throw new Error(`executions never showed ${n} dead tuples: ${JSON.stringify(await stats())}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const run = () => runServiceOnce(db.pool, vacuum, { intervalMs: 0 }, { log: () => {}, coordinatorId: coord, staleMs: 10_000 });
+
+describe('vacuum service', () => {
+  it('leaves a table under its threshold (5,000 + 0.02 × live dead tuples for executions) alone', async () => {
+    await churn(3_000);
+    await deadAtLeast(3_000);
+    const before = await stats();
+    const r = await run();
+    expect(r.error).toBeUndefined();
+    expect((r.result as { vacuumed: { table: string }[] }).vacuumed.map((v) => v.table)).not.toContain('executions');
+    expect((await stats()).vacuums).toBe(before.vacuums);
+  });
+
+  it('vacuums executions past it: its dead tuples go, and the run says which table, how many and why', async () => {
+    await churn(4_000); // 7,000 dead with the first test's
+    await deadAtLeast(7_000);
+    const before = await stats();
+    const r = await run();
+    expect(r.error).toBeUndefined();
+    const res = r.result as { autovacuum: string; vacuumed: { table: string; dead: number; ms: number }[]; left: number };
+    const v = res.vacuumed.find((x) => x.table === 'executions');
+    expect(v?.dead).toBeGreaterThanOrEqual(7_000);
+    expect(res.left).toBe(0);
+    const after = await stats();
+    expect(after.vacuums).toBe(before.vacuums + 1);
+    expect(after.dead).toBeLessThan(100);
+    // recorded like every maintenance run
+    const rec = await db.pool.query<{ r: { vacuumed: { table: string }[] } }>(`SELECT last_result AS r FROM maintenance_runs WHERE name = 'vacuum'`);
+    expect(rec.rows[0]!.r.vacuumed.map((x) => x.table)).toContain('executions');
+  });
+});
