@@ -257,6 +257,12 @@ const results: Record<string, number> = {
 const states = await pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM executions WHERE task = 'soak' GROUP BY state ORDER BY state`);
 const dl = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM dead_letters`);
 const ret = await pool.query<{ r: unknown }>(`SELECT last_result AS r FROM maintenance_runs WHERE name = 'retention'`);
+const vac = await pool.query<{ r: unknown; runs: number }>(`SELECT last_result AS r, runs FROM maintenance_runs WHERE name = 'vacuum'`);
+// What the reconciler had to repair (each row: a counter found wrong, or rows found waiting
+// with room): an engine path that leaves rows waiting shows here as pickup latency.
+const repairs = await pool.query<{ counter: string; n: number; rows: number }>(
+  `SELECT counter, count(*)::int AS n, coalesce(sum(abs(actual - recorded)), 0)::int AS rows FROM reconcile_log WHERE task = 'soak' GROUP BY counter ORDER BY counter`,
+);
 await pool.end();
 await pgServer.stop();
 
@@ -271,6 +277,7 @@ for (const r of rows) {
 console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
 console.log(`  executions size at the hold's start ${(sizeRef / 1048576).toFixed(1)} MB, at the end ${(sizeEnd / 1048576).toFixed(1)} MB (${results.soak_size_growth_pct}%)`);
 console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
+console.log(`  vacuum service: ${vac.rows[0] ? `${vac.rows[0].runs} runs, last ${JSON.stringify(vac.rows[0].r)}` : 'never ran'}; reconciler repairs ${JSON.stringify(repairs.rows)}`);
 console.log(`  goals: held ≥ 0.90, after ≥ 0.98, size growth within ±20%, pickup p99 ≤ 25 ms`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');
 // Everything is stopped and closed above. Exit explicitly: one run in three (2026-11-24)
