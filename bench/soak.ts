@@ -158,6 +158,8 @@ await sample();
 // takes longer than a tick the next one catches up, in calls of at most 5,000 (the API
 // takes 10,000 per call; a run at 16:28 UTC died on a 10,001-row catch-up).
 let stopped = false;
+// How long each enqueue call took (part of every pickup: `at` is taken before the call).
+const enqueueMs: number[] = [];
 const producer = (async () => {
   const TICK = 100;
   while (!stopped && Date.now() - t0 < RUN_MS) {
@@ -165,6 +167,7 @@ const producer = (async () => {
     if (due > 0) {
       const now = Date.now();
       await enqueue(pool, 'soak', Array.from({ length: due }, () => ({ payload: w2payload({ at: now }) })));
+      enqueueMs.push(Date.now() - now);
       enqueued += due;
     }
     await new Promise((r) => setTimeout(r, TICK));
@@ -277,6 +280,7 @@ for (const r of rows) {
 console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
 console.log(`  executions size at the hold's start ${(sizeRef / 1048576).toFixed(1)} MB, at the end ${(sizeEnd / 1048576).toFixed(1)} MB (${results.soak_size_growth_pct}%)`);
 console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
+console.log(`  enqueue call (part of each pickup): p50 ${percentile(enqueueMs, 50)?.toFixed(0)} ms, p99 ${percentile(enqueueMs, 99)?.toFixed(0)} ms over ${enqueueMs.length} calls`);
 console.log(`  vacuum service: ${vac.rows[0] ? `${vac.rows[0].runs} runs, last ${JSON.stringify(vac.rows[0].r)}` : 'never ran'}; reconciler repairs ${JSON.stringify(repairs.rows)}`);
 console.log(`  goals: held ≥ 0.90, after ≥ 0.98, size growth within ±20%, pickup p99 ≤ 25 ms`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');
