@@ -12,6 +12,7 @@ import {
   nextSlotInMs,
   rateAllowance,
   rateCost,
+  rateHeldExecutions,
   type RateSpec,
 } from './rate-limit';
 
@@ -156,4 +157,16 @@ describe('rateWakeMs: how soon a claim cut short by a rate looks again (T/4, ≥
   ])('%s', (_, def, want) => {
     expect(rateWakeMs(def)).toBe(want);
   });
+});
+
+describe('rateHeldExecutions: what the rate-held gauge counts', () => {
+  it.each([
+    ['nothing held', { taskHeld: false, heldQueued: 0 }, 40, 0],
+    ['held keys: their queued rows', { taskHeld: false, heldQueued: 12 }, 40, 12],
+    ['the task rate holds: the whole depth', { taskHeld: true, heldQueued: 0 }, 40, 40],
+    ['both: the depth, never the sum (the larger)', { taskHeld: true, heldQueued: 12 }, 40, 40],
+    ['a row in two held keys counts twice: capped at the depth', { taskHeld: false, heldQueued: 70 }, 40, 40],
+    ['an empty task', { taskHeld: true, heldQueued: 0 }, 0, 0],
+    ['a counter gone negative reads 0', { taskHeld: false, heldQueued: -3 }, 5, 0],
+  ])('%s', (_n, h, depth, want) => expect(rateHeldExecutions(h, depth)).toBe(want));
 });

@@ -161,3 +161,26 @@ export function rateWakeMs(def: { rate?: RateSpec | undefined; groups: readonly 
   if (specs.length === 0) return null;
   return Math.max(RATE_WAKE_MIN_MS, Math.min(...specs.map(emissionIntervalMs)) / 4);
 }
+
+/**
+ * Rate-held executions of one task at one instant: the executions waiting because a rate
+ * limit has no slot for them (the metrics sampler's `rate_held` gauge and the
+ * sluice_task_rate_held_executions family; docs/operators.md "Rate-held executions").
+ *
+ * A scope has no slot when its allowance is negative — the claim's own test (an execution
+ * is admitted iff the cost its scope already admitted ≤ allowance, so allowance ≥ 0 admits
+ * one more). Then:
+ *  - the task's own rate has no slot (`taskHeld`): every row of the task waits on it, so
+ *    the task's whole depth is held;
+ *  - else the queued rows of its rate-held group keys (`heldQueued`, the sum of their
+ *    group_slots.queued, parked rows included) are held; a row carrying two held keys
+ *    (two rated groups) is in both sums, so the total is capped at the depth.
+ * The rows the task's rate holds and those the keys' rates hold never add up: with the
+ * task rate held the depth counts every row once (the larger of the two, exactly).
+ * A scope with a slot holds nothing at that instant (its rows that wait, wait on a claim
+ * or on a concurrency limit), so the gauge never blames a rate for a concurrency limit.
+ */
+export function rateHeldExecutions(h: { taskHeld: boolean; heldQueued: number }, depth: number): number {
+  const d = Math.max(0, depth);
+  return h.taskHeld ? d : Math.min(Math.max(0, h.heldQueued), d);
+}

@@ -15,6 +15,8 @@ import { readActiveTasks } from '../db/read-active-tasks';
 import { readBreakers } from '../db/task-breakers';
 import { stageLevel, stageLinesOf, stageOf } from '../core/backpressure-stages';
 import { readRateHeld } from '../db/read-rate-held';
+import { hasRateLimit } from '../core/stored-definition';
+import { rateHeldExecutions } from '../core/rate-limit';
 
 const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
@@ -27,12 +29,7 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     readRateHeld(db),
   ]);
   // Limits (issue #19): the tasks with a rate limit (their own or a group's)
-  const rateTasks = active
-    .filter((t) => {
-      const d = t.definition as { rate?: unknown; groups?: { rate?: unknown }[] } | null;
-      return d?.rate !== undefined || (d?.groups ?? []).some((x) => x.rate !== undefined);
-    })
-    .map((t) => t.task);
+  const rateTasks = active.filter((t) => hasRateLimit(t.definition)).map((t) => t.task);
   // Issue 23: each partition's backpressure stage (from its live depth and the task's
   // stage lines) and the circuit breakers of the tasks that enable one.
   const linesOf = new Map(active.map((t) => [t.task, stageLinesOf(t.definition)]));
@@ -100,12 +97,12 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     // Limits (issue #19): rate limits
     {
       name: 'sluice_task_rate_held_executions',
-      help: "Executions waiting on a rate limit now, per task with one: the task's whole depth while its own rate holds it, else the queued executions of its rate-held keys.",
+      help: "Executions waiting on a rate limit now, per task with one: the task's whole depth while its own rate holds it, else the queued executions of its rate-held keys (at most the depth). The rate-held chart samples the same number.",
       type: 'gauge',
       samples: rateTasks.map((task) => {
         const h = rateHeld.find((x) => x.task === task);
         const depth = byTask.get(task)?.depth.reduce((a, b) => a + b, 0) ?? 0;
-        return { labels: { task }, value: h?.task_held ? depth : (h?.held_queued ?? 0) };
+        return { labels: { task }, value: rateHeldExecutions({ taskHeld: h?.task_held ?? false, heldQueued: Number(h?.held_queued ?? 0) }, depth) };
       }),
     },
     {
