@@ -161,12 +161,14 @@ describe('rateWakeMs: how soon a claim cut short by a rate looks again (T/4, ≥
 
 describe('rateHeldExecutions: what the rate-held gauge counts', () => {
   it.each([
-    ['nothing held', { taskHeld: false, heldQueued: 0 }, 40, 0],
-    ['held keys: their queued rows', { taskHeld: false, heldQueued: 12 }, 40, 12],
-    ['the task rate holds: the whole depth', { taskHeld: true, heldQueued: 0 }, 40, 40],
-    ['both: the depth, never the sum (the larger)', { taskHeld: true, heldQueued: 12 }, 40, 40],
-    ['a row in two held keys counts twice: capped at the depth', { taskHeld: false, heldQueued: 70 }, 40, 40],
-    ['an empty task', { taskHeld: true, heldQueued: 0 }, 0, 0],
-    ['a counter gone negative reads 0', { taskHeld: false, heldQueued: -3 }, 5, 0],
+    ['nothing bound', { taskSlots: null, heldQueued: 0 }, 40, 0],
+    ['bound keys: their queued rows beyond their free starts', { taskSlots: null, heldQueued: 12 }, 40, 12],
+    ['the task rate holds (no start free): the whole depth', { taskSlots: 0, heldQueued: 0 }, 40, 40],
+    ['the task rate has one start free: all rows but that one', { taskSlots: 1, heldQueued: 0 }, 40, 39],
+    ['both: the larger, never the sum', { taskSlots: 0, heldQueued: 12 }, 40, 40],
+    ['keys hold more than the task rate leaves out', { taskSlots: 1, heldQueued: 40 }, 40, 40],
+    ['a row in two bound keys counts twice: capped at the depth', { taskSlots: null, heldQueued: 70 }, 40, 40],
+    ['an empty task', { taskSlots: 1, heldQueued: 0 }, 0, 0],
+    ['a counter gone negative reads 0', { taskSlots: null, heldQueued: -3 }, 5, 0],
   ])('%s', (_n, h, depth, want) => expect(rateHeldExecutions(h, depth)).toBe(want));
 });

@@ -167,20 +167,23 @@ export function rateWakeMs(def: { rate?: RateSpec | undefined; groups: readonly 
  * limit has no slot for them (the metrics sampler's `rate_held` gauge and the
  * sluice_task_rate_held_executions family; docs/operators.md "Rate-held executions").
  *
- * A scope has no slot when its allowance is negative — the claim's own test (an execution
- * is admitted iff the cost its scope already admitted ≤ allowance, so allowance ≥ 0 admits
- * one more). Then:
- *  - the task's own rate has no slot (`taskHeld`): every row of the task waits on it, so
- *    the task's whole depth is held;
- *  - else the queued rows of its rate-held group keys (`heldQueued`, the sum of their
- *    group_slots.queued, parked rows included) are held; a row carrying two held keys
- *    (two rated groups) is in both sums, so the total is capped at the depth.
- * The rows the task's rate holds and those the keys' rates hold never add up: with the
- * task rate held the depth counts every row once (the larger of the two, exactly).
- * A scope with a slot holds nothing at that instant (its rows that wait, wait on a claim
- * or on a concurrency limit), so the gauge never blames a rate for a concurrency limit.
+ * A scope (the task's own rate, or one group key's) is *rate-bound* at t when its allowance
+ * is below 1. The claim starts an execution while the cost its scope already admitted ≤
+ * allowance, so a bound scope may still start one execution (allowance in [0, 1)) or none
+ * (negative). A scope kept at its rate by a backlog sits in [−1, 1): it gains one unit per
+ * interval and the claim spends it. A scope with allowance ≥ 1 (two starts or more free) is
+ * not what holds its rows back — they wait on a concurrency limit or the next claim — and
+ * holds nothing. Then, in unit costs:
+ *  - `heldQueued`: over the bound group keys, their queued rows (group_slots.queued, parked
+ *    rows included) beyond the one each may still start; a row carrying two bound keys (two
+ *    rated groups) is in both sums, so it is capped at the depth;
+ *  - `taskSlots` (not null: the task's own rate is bound): every row of the task waits on
+ *    it but the `taskSlots` (0 or 1) it may still start: depth − taskSlots;
+ *  - the total is the larger of the two, never their sum: the task rate's few slots go to
+ *    rows no key holds, so the rows held by either rate number max(keys', depth − slots).
  */
-export function rateHeldExecutions(h: { taskHeld: boolean; heldQueued: number }, depth: number): number {
+export function rateHeldExecutions(h: { taskSlots: number | null; heldQueued: number }, depth: number): number {
   const d = Math.max(0, depth);
-  return h.taskHeld ? d : Math.min(Math.max(0, h.heldQueued), d);
+  const byTask = h.taskSlots === null ? 0 : Math.max(0, d - h.taskSlots);
+  return Math.min(d, Math.max(byTask, h.heldQueued, 0));
 }

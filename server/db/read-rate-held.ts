@@ -1,35 +1,46 @@
 // Rate limits (issue #19): what rate limits hold right now, per task, for the control
-// plane's Prometheus families. Reads rate_state (the scopes that started work within about
-// a burst window; slot GC keeps it small) with the same allowance the claim computes
-// (sluice_rate_allowance over sluice_key_rate / task_runtime.rate), and the held keys'
-// queued counters from group_slots by primary key: never a scan of executions.
+// plane's Prometheus families and the metrics sampler's rate_held gauge. Reads rate_state
+// (the scopes that started work within about a burst window; slot GC keeps it small) with
+// the same allowance the claim computes (sluice_rate_allowance over sluice_key_rate /
+// task_runtime.rate), and the rate-bound keys' queued counters from group_slots by primary
+// key: O(rate_state rows), never a scan of executions. What the numbers mean:
+// server/core/rate-limit.ts rateHeldExecutions and docs/operators.md "Rate-held executions".
 import type { Db } from './pool';
 
 export interface RateHeldRow {
   task: string;
-  /** Group keys whose rate holds them now. */
+  /** Group keys whose rate holds them now (allowance < 0: their next slot is in the future). */
   held_keys: number;
-  /** The task's own rate holds it now (nothing of it is claimed). */
-  task_held: boolean;
-  /** Queued executions of the held keys (group_slots.queued; a row with two held keys counts twice). */
+  /**
+   * The task's own rate is bound now (allowance < 1): the executions it may still start now,
+   * 0 (allowance < 0) or 1; null = not bound (no task rate, or room for two or more).
+   */
+  task_slots: number | null;
+  /**
+   * Queued executions of the rate-bound keys (allowance < 1) beyond the one such a key may
+   * still start now: group_slots.queued − 1 while the allowance is in [0, 1), all of it
+   * below 0 (parked rows included; a row with two such keys counts twice).
+   */
   held_queued: number;
 }
 
 export async function readRateHeld(db: Db): Promise<RateHeldRow[]> {
   const r = await db.query<RateHeldRow>(
     `WITH now_ms AS (SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t),
-     held AS (
-       SELECT rs.task, rs.group_name, rs.group_key
+     bound AS (
+       SELECT rs.task, rs.group_name, rs.group_key,
+              sluice_rate_allowance(CASE WHEN rs.group_name = '' THEN rt.rate -> 'task'
+                                         ELSE sluice_key_rate(rt.groups, rs.group_name, rs.group_key) END, rs.tat_ms, now_ms.t) AS a
        FROM rate_state rs JOIN task_runtime rt ON rt.task = rs.task AND rt.active, now_ms
        WHERE rs.tat_ms > now_ms.t
-         AND sluice_rate_allowance(CASE WHEN rs.group_name = '' THEN rt.rate -> 'task'
-                                        ELSE sluice_key_rate(rt.groups, rs.group_name, rs.group_key) END, rs.tat_ms, now_ms.t) < 0
      )
-     SELECT h.task, (count(*) FILTER (WHERE h.group_name <> ''))::int AS held_keys, bool_or(h.group_name = '') AS task_held,
-            coalesce(sum(gs.queued) FILTER (WHERE h.group_name <> ''), 0)::int AS held_queued
-     FROM held h
-     LEFT JOIN group_slots gs ON gs.task = h.task AND gs.group_name = h.group_name AND gs.group_key = h.group_key
-     GROUP BY h.task ORDER BY h.task`,
+     SELECT b.task, (count(*) FILTER (WHERE b.group_name <> '' AND b.a < 0))::int AS held_keys,
+            min(CASE WHEN b.a < 0 THEN 0 ELSE 1 END) FILTER (WHERE b.group_name = '') AS task_slots,
+            coalesce(sum(greatest(gs.queued - CASE WHEN b.a < 0 THEN 0 ELSE 1 END, 0)) FILTER (WHERE b.group_name <> ''), 0)::int AS held_queued
+     FROM bound b
+     LEFT JOIN group_slots gs ON gs.task = b.task AND gs.group_name = b.group_name AND gs.group_key = b.group_key
+     WHERE b.a < 1
+     GROUP BY b.task ORDER BY b.task`,
   );
   return r.rows;
 }

@@ -97,12 +97,12 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     // Limits (issue #19): rate limits
     {
       name: 'sluice_task_rate_held_executions',
-      help: "Executions waiting on a rate limit now, per task with one: the task's whole depth while its own rate holds it, else the queued executions of its rate-held keys (at most the depth). The rate-held chart samples the same number.",
+      help: "Executions waiting on a rate limit now, per task with one: the queued executions beyond what its rates may still start now (a rate with less than one unit of allowance left holds the rest; the task's own rate its whole depth), at most the depth. The rate-held chart samples the same number.",
       type: 'gauge',
       samples: rateTasks.map((task) => {
         const h = rateHeld.find((x) => x.task === task);
         const depth = byTask.get(task)?.depth.reduce((a, b) => a + b, 0) ?? 0;
-        return { labels: { task }, value: rateHeldExecutions({ taskHeld: h?.task_held ?? false, heldQueued: Number(h?.held_queued ?? 0) }, depth) };
+        return { labels: { task }, value: rateHeldExecutions({ taskSlots: h?.task_slots ?? null, heldQueued: Number(h?.held_queued ?? 0) }, depth) };
       }),
     },
     {

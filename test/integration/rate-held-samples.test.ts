@@ -56,7 +56,7 @@ beforeAll(async () => {
 });
 
 describe('the rate_held gauge', () => {
-  it("counts a key's queued rows (parked ones included) while its allowance is negative, 0 for a key with tokens and for a task without rates", async () => {
+  it("counts a key's queued rows (parked ones included) while its allowance is negative, 0 for a key with room and for a task without rates", async () => {
     const coord = await fakeCoordinator(db.pool, ['held-keys', 'held-task', 'no-rate']);
     await enqueue(db.pool, 'held-keys', Array.from({ length: 10 }, () => ({ payload: { tenant: 'acme' } })));
     await enqueue(db.pool, 'held-keys', [{ payload: { tenant: 'globex' } }]);
@@ -72,9 +72,9 @@ describe('the rate_held gauge', () => {
     const a = await allowances('held-keys');
     expect(a['tenant=acme']).toBeLessThan(0);
     expect(a['tenant=globex']).toBeLessThan(0); // globex spent its 3 too…
-    // …so move globex one interval on: one token, 2 rows queued
-    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'globex'`, [HOUR + 1000]);
-    expect((await allowances('held-keys'))['tenant=globex']).toBeGreaterThanOrEqual(0);
+    // …so move globex two intervals on: allowance 1, two starts free, 2 rows queued
+    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'globex'`, [2 * HOUR + 1000]);
+    expect((await allowances('held-keys'))['tenant=globex']).toBeGreaterThanOrEqual(1);
     expect(await queued('held-keys', 'acme')).toBe(7);
     expect(await queued('held-keys', 'globex')).toBe(2);
 
@@ -102,7 +102,7 @@ describe('the rate_held gauge', () => {
       c.release();
     }
     const s = await latestSamples();
-    expect(s.total('held-keys')).toEqual({ rateHeld: 7, depth: 9 }); // acme's 7; globex's 2 have a token
+    expect(s.total('held-keys')).toEqual({ rateHeld: 7, depth: 9 }); // acme's 7; globex's 2 have room
     // the task rate holds all 3 rows; acme's key rate holds the same 3: counted once
     expect(s.total('held-task')).toEqual({ rateHeld: 3, depth: 3 });
     expect(s.total('no-rate')).toEqual({ rateHeld: 0, depth: 4 });
@@ -117,13 +117,29 @@ describe('the rate_held gauge', () => {
     expect(text).not.toMatch(/sluice_task_rate_held_executions\{task="no-rate"\}/);
   });
 
-  it('drops to 0 once the key has a slot again (its allowance ≥ 0), with its rows still queued', async () => {
+  it('as the key gains allowance: all but the one start it has free in [0, 1), none from 1 on, its rows still queued', async () => {
     await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'acme'`, [HOUR + 1000]);
-    expect((await allowances('held-keys'))['tenant=acme']).toBeGreaterThanOrEqual(0);
+    const a = (await allowances('held-keys'))['tenant=acme']!;
+    expect(a).toBeGreaterThanOrEqual(0);
+    expect(a).toBeLessThan(1);
     await writeMetricSamples(db.pool);
-    const s = await latestSamples();
-    expect(s.total('held-keys')).toEqual({ rateHeld: 0, depth: 9 });
+    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 6, depth: 9 });
+
+    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'acme'`, [HOUR]);
+    expect((await allowances('held-keys'))['tenant=acme']).toBeGreaterThanOrEqual(1);
+    await writeMetricSamples(db.pool);
+    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 0, depth: 9 });
     expect(await queued('held-keys', 'acme')).toBe(7);
+  });
+
+  it("the task's own rate with one start free: every row but that one", async () => {
+    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-task'`, [HOUR + 1000]);
+    const t = await allowances('held-task');
+    expect(t['=']).toBeGreaterThanOrEqual(0);
+    expect(t['=']).toBeLessThan(1);
+    await writeMetricSamples(db.pool);
+    // the task rate leaves 2 of 3 out, acme's key rate (same allowance) 2 of its 3: 2, once
+    expect((await latestSamples()).total('held-task')).toEqual({ rateHeld: 2, depth: 3 });
   });
 });
 
