@@ -168,15 +168,17 @@ export function rateWakeMs(def: { rate?: RateSpec | undefined; groups: readonly 
  * sluice_task_rate_held_executions family; docs/operators.md "Rate-held executions").
  *
  * A scope (the task's own rate, or one group key's) is *rate-bound* at t when its allowance
- * is below 1. The claim starts an execution while the cost its scope already admitted ≤
- * allowance, so a bound scope may still start one execution (allowance in [0, 1)) or none
- * (negative). A scope kept at its rate by a backlog sits in [−1, 1): it gains one unit per
- * interval and the claim spends it. A scope with allowance ≥ 1 (two starts or more free) is
+ * is below 1, or (a key) when the claim has rows parked on its rate. The claim starts an
+ * execution while the cost its scope already admitted ≤ allowance, so a scope may still
+ * start floor(allowance) + 1 executions now (none when it is negative). A scope kept at its
+ * rate by a backlog sits in [−1, 1): it gains one unit per interval and the claim spends it.
+ * A key whose rows are parked stays bound while they wait for their release, even when a
+ * late claim lets its allowance pass 1. Any other scope (allowance ≥ 1, nothing parked) is
  * not what holds its rows back — they wait on a concurrency limit or the next claim — and
  * holds nothing. Then, in unit costs:
  *  - `heldQueued`: over the bound group keys, their queued rows (group_slots.queued, parked
- *    rows included) beyond the one each may still start; a row carrying two bound keys (two
- *    rated groups) is in both sums, so it is capped at the depth;
+ *    rows included) beyond the starts each may still make (readRateHeld); a row carrying two
+ *    bound keys (two rated groups) is in both sums, so it is capped at the depth;
  *  - `taskSlots` (not null: the task's own rate is bound): every row of the task waits on
  *    it but the `taskSlots` (0 or 1) it may still start: depth − taskSlots;
  *  - the total is the larger of the two, never their sum: the task rate's few slots go to

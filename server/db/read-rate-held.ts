@@ -17,9 +17,10 @@ export interface RateHeldRow {
    */
   task_slots: number | null;
   /**
-   * Queued executions of the rate-bound keys (allowance < 1) beyond the one such a key may
-   * still start now: group_slots.queued − 1 while the allowance is in [0, 1), all of it
-   * below 0 (parked rows included; a row with two such keys counts twice).
+   * Queued executions of the rate-bound keys beyond the starts each may still make now
+   * (floor(allowance) + 1, none below 0): a key is bound when its allowance is below 1 or
+   * the claim has rows parked on its rate (rate_state.parked_until set). group_slots.queued
+   * counts the parked rows too; a row with two such keys counts twice.
    */
   held_queued: number;
 }
@@ -27,19 +28,19 @@ export interface RateHeldRow {
 export async function readRateHeld(db: Db): Promise<RateHeldRow[]> {
   const r = await db.query<RateHeldRow>(
     `WITH now_ms AS (SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t),
-     bound AS (
-       SELECT rs.task, rs.group_name, rs.group_key,
+     scopes AS (
+       SELECT rs.task, rs.group_name, rs.group_key, rs.parked_until IS NOT NULL AS parked,
               sluice_rate_allowance(CASE WHEN rs.group_name = '' THEN rt.rate -> 'task'
                                          ELSE sluice_key_rate(rt.groups, rs.group_name, rs.group_key) END, rs.tat_ms, now_ms.t) AS a
        FROM rate_state rs JOIN task_runtime rt ON rt.task = rs.task AND rt.active, now_ms
-       WHERE rs.tat_ms > now_ms.t
-     )
+       WHERE rs.tat_ms > now_ms.t OR rs.parked_until IS NOT NULL
+     ),
+     bound AS (SELECT * FROM scopes WHERE a < 1 OR (parked AND a IS NOT NULL))
      SELECT b.task, (count(*) FILTER (WHERE b.group_name <> '' AND b.a < 0))::int AS held_keys,
-            min(CASE WHEN b.a < 0 THEN 0 ELSE 1 END) FILTER (WHERE b.group_name = '') AS task_slots,
-            coalesce(sum(greatest(gs.queued - CASE WHEN b.a < 0 THEN 0 ELSE 1 END, 0)) FILTER (WHERE b.group_name <> ''), 0)::int AS held_queued
+            min(CASE WHEN b.a < 0 THEN 0 ELSE 1 END) FILTER (WHERE b.group_name = '' AND b.a < 1) AS task_slots,
+            coalesce(sum(greatest(gs.queued - CASE WHEN b.a < 0 THEN 0 ELSE floor(b.a)::int + 1 END, 0)) FILTER (WHERE b.group_name <> ''), 0)::int AS held_queued
      FROM bound b
      LEFT JOIN group_slots gs ON gs.task = b.task AND gs.group_name = b.group_name AND gs.group_key = b.group_key
-     WHERE b.a < 1
      GROUP BY b.task ORDER BY b.task`,
   );
   return r.rows;

@@ -97,7 +97,7 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     // Limits (issue #19): rate limits
     {
       name: 'sluice_task_rate_held_executions',
-      help: "Executions waiting on a rate limit now, per task with one: the queued executions beyond what its rates may still start now (a rate with less than one unit of allowance left holds the rest; the task's own rate its whole depth), at most the depth. The rate-held chart samples the same number.",
+      help: "Executions waiting on a rate limit now, per task with one: the queued executions beyond what its rates may still start now (a key rate with less than one unit of allowance left, or with rows parked on it, holds the rest of its rows; the task's own rate, its whole depth), at most the depth. The rate-held chart samples the same number.",
       type: 'gauge',
       samples: rateTasks.map((task) => {
         const h = rateHeld.find((x) => x.task === task);

@@ -14,7 +14,12 @@ import { getTaskCharts } from '../../server/presenters/task-metrics';
 import { controlPlaneMetricsText } from '../../server/presenters/control-plane-metrics';
 
 let db: TestDatabase;
+let coord: string;
 const HOUR = 3_600_000;
+
+/** Moves a scope's TAT (and its parked rows' release time) back by `ms`: the key as it will be `ms` later. */
+const elapse = (task: string, key: string, ms: number) =>
+  db.pool.query('UPDATE rate_state SET tat_ms = tat_ms - $3, parked_until = parked_until - $3 WHERE task = $1 AND group_key = $2', [task, key, ms]);
 
 /** The task totals' rate_held of the latest sample per task, and the per-partition rows' values. */
 async function latestSamples() {
@@ -57,7 +62,7 @@ beforeAll(async () => {
 
 describe('the rate_held gauge', () => {
   it("counts a key's queued rows (parked ones included) while its allowance is negative, 0 for a key with room and for a task without rates", async () => {
-    const coord = await fakeCoordinator(db.pool, ['held-keys', 'held-task', 'no-rate']);
+    coord = await fakeCoordinator(db.pool, ['held-keys', 'held-task', 'no-rate']);
     await enqueue(db.pool, 'held-keys', Array.from({ length: 10 }, () => ({ payload: { tenant: 'acme' } })));
     await enqueue(db.pool, 'held-keys', [{ payload: { tenant: 'globex' } }]);
     const first = await claimExecutions(db.pool, coord, 'held-keys', 50, 60_000);
@@ -72,9 +77,11 @@ describe('the rate_held gauge', () => {
     const a = await allowances('held-keys');
     expect(a['tenant=acme']).toBeLessThan(0);
     expect(a['tenant=globex']).toBeLessThan(0); // globex spent its 3 too…
-    // …so move globex two intervals on: allowance 1, two starts free, 2 rows queued
-    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'globex'`, [2 * HOUR + 1000]);
+    // …so move globex two intervals on: allowance 1, two starts free, 2 rows queued (not parked)
+    await elapse('held-keys', 'globex', 2 * HOUR + 1000);
     expect((await allowances('held-keys'))['tenant=globex']).toBeGreaterThanOrEqual(1);
+    const globexParked = await db.pool.query(`SELECT parked_until FROM rate_state WHERE task = 'held-keys' AND group_key = 'globex'`);
+    expect(globexParked.rows[0].parked_until).toBeNull();
     expect(await queued('held-keys', 'acme')).toBe(7);
     expect(await queued('held-keys', 'globex')).toBe(2);
 
@@ -117,19 +124,29 @@ describe('the rate_held gauge', () => {
     expect(text).not.toMatch(/sluice_task_rate_held_executions\{task="no-rate"\}/);
   });
 
-  it('as the key gains allowance: all but the one start it has free in [0, 1), none from 1 on, its rows still queued', async () => {
-    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'acme'`, [HOUR + 1000]);
+  it('as the key gains allowance: its queued rows beyond the starts it has free; a key with parked rows stays bound past 1', async () => {
+    await elapse('held-keys', 'acme', HOUR + 1000);
     const a = (await allowances('held-keys'))['tenant=acme']!;
     expect(a).toBeGreaterThanOrEqual(0);
     expect(a).toBeLessThan(1);
     await writeMetricSamples(db.pool);
-    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 6, depth: 9 });
+    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 6, depth: 9 }); // one start free
 
-    await db.pool.query(`UPDATE rate_state SET tat_ms = tat_ms - $1 WHERE task = 'held-keys' AND group_key = 'acme'`, [HOUR]);
+    // two starts free (allowance in [1, 2)), its 7 rows still parked on the rate: 5 held
+    await elapse('held-keys', 'acme', HOUR);
     expect((await allowances('held-keys'))['tenant=acme']).toBeGreaterThanOrEqual(1);
+    const parked = await db.pool.query(`SELECT parked_until IS NOT NULL AS p FROM rate_state WHERE task = 'held-keys' AND group_key = 'acme'`);
+    expect(parked.rows[0].p).toBe(true);
     await writeMetricSamples(db.pool);
-    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 0, depth: 9 });
-    expect(await queued('held-keys', 'acme')).toBe(7);
+    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 5, depth: 9 });
+
+    // the claim at the key's slot releases and starts those 2 (and globex's 2, which had room)
+    const got = await claimExecutions(db.pool, coord, 'held-keys', 50, 60_000);
+    expect(got.map((e) => (e.payload as { tenant: string }).tenant).sort()).toEqual(['acme', 'acme', 'globex', 'globex']);
+    expect((await allowances('held-keys'))['tenant=acme']).toBeLessThan(0);
+    await writeMetricSamples(db.pool);
+    expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 5, depth: 5 });
+    expect(await queued('held-keys', 'acme')).toBe(5);
   });
 
   it("the task's own rate with one start free: every row but that one", async () => {
