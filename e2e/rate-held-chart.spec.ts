@@ -75,8 +75,8 @@ test('the rate-held chart shows the executions a task\'s rates hold, as the data
     await expect(page.getByTestId('task-charts')).toHaveAttribute('data-task', rated);
     const chart = page.getByTestId('chart-rate-held');
     await expect(chart, url).toHaveAttribute('data-state', 'ready');
-    await expect(chart.getByText('Held by rate limits', { exact: true })).toBeVisible();
-    await expect(chart).toContainText('executions waiting for a rate slot · max per bucket');
+    await expect(chart.getByText('Executions held by rate limits', { exact: true })).toBeVisible();
+    await expect(chart).toContainText('waiting for a rate slot · max per bucket');
     const held = await drawnValue(rated);
     expect(held, url).toBe(18);
     await expect(chart.getByTestId('chart-current'), url).toHaveText(String(held));

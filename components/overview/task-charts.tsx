@@ -50,7 +50,7 @@ export function TaskChartsGrid({ charts, loading, health = false }: { charts: Ta
     <div className="grid grid-cols-1 gap-3 lg:grid-cols-2" data-testid="task-charts" data-task={charts.task} data-range={charts.range} data-requested-range={charts.requestedRange} data-resolution={charts.resolutionS}>
       <ThresholdChart id="depth" title="Depth per partition" subtitle={`queued + scheduled + blocked · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={t.depth} {...depth} {...common} />
       {rateHeld && (
-        <ThresholdChart id="rate-held" title="Held by rate limits" subtitle={`executions waiting for a rate slot · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={null} {...rateHeld} {...common} />
+        <ThresholdChart id="rate-held" title="Executions held by rate limits" subtitle={`waiting for a rate slot · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={null} {...rateHeld} {...common} />
       )}
       <ThresholdChart id="imbalance" title="Imbalance ratio" subtitle="deepest partition ÷ mean partition depth" kind="ratio" thresholds={t.imbalance} {...imbalance} {...common} />
       <ThresholdChart id="retry-rate" title="Retry rate" subtitle="retried attempts ÷ finished attempts" kind="percent" thresholds={t.retryRate} {...retry} {...common} />

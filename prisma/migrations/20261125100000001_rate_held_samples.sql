@@ -1,7 +1,7 @@
 -- Rate-held executions (issue #19, "charts of executions held by rate limits per task"):
 -- the metrics sampler's gauge of the executions waiting because a rate limit has no slot
 -- for them at the sample instant (server/db/write-metric-samples.ts; the definition is
--- server/core/rate-limit.ts rateHeldExecutions and docs/operators.md "Rate-held").
+-- server/db/read-rate-held.ts and docs/operators.md "Rate-held executions").
 --
 -- metric_samples.rate_held: written on the task total (partition = -1) only, 0 for a task
 -- without a rate; NULL on the per-partition rows (group_slots and rate_state are per task,

@@ -12,7 +12,6 @@ import {
   nextSlotInMs,
   rateAllowance,
   rateCost,
-  rateHeldExecutions,
   type RateSpec,
 } from './rate-limit';
 
@@ -157,18 +156,4 @@ describe('rateWakeMs: how soon a claim cut short by a rate looks again (T/4, ≥
   ])('%s', (_, def, want) => {
     expect(rateWakeMs(def)).toBe(want);
   });
-});
-
-describe('rateHeldExecutions: what the rate-held gauge counts', () => {
-  it.each([
-    ['nothing bound', { taskSlots: null, heldQueued: 0 }, 40, 0],
-    ['bound keys: their queued rows beyond their free starts', { taskSlots: null, heldQueued: 12 }, 40, 12],
-    ['the task rate holds (no start free): the whole depth', { taskSlots: 0, heldQueued: 0 }, 40, 40],
-    ['the task rate has one start free: all rows but that one', { taskSlots: 1, heldQueued: 0 }, 40, 39],
-    ['both: the larger, never the sum', { taskSlots: 0, heldQueued: 12 }, 40, 40],
-    ['keys hold more than the task rate leaves out', { taskSlots: 1, heldQueued: 40 }, 40, 40],
-    ['a row in two bound keys counts twice: capped at the depth', { taskSlots: null, heldQueued: 70 }, 40, 40],
-    ['an empty task', { taskSlots: 1, heldQueued: 0 }, 0, 0],
-    ['a counter gone negative reads 0', { taskSlots: null, heldQueued: -3 }, 5, 0],
-  ])('%s', (_n, h, depth, want) => expect(rateHeldExecutions(h, depth)).toBe(want));
 });

@@ -161,31 +161,3 @@ export function rateWakeMs(def: { rate?: RateSpec | undefined; groups: readonly 
   if (specs.length === 0) return null;
   return Math.max(RATE_WAKE_MIN_MS, Math.min(...specs.map(emissionIntervalMs)) / 4);
 }
-
-/**
- * Rate-held executions of one task at one instant: the executions waiting because a rate
- * limit has no slot for them (the metrics sampler's `rate_held` gauge and the
- * sluice_task_rate_held_executions family; docs/operators.md "Rate-held executions").
- *
- * A scope (the task's own rate, or one group key's) is *rate-bound* at t when its allowance
- * is below 1, or (a key) when the claim has rows parked on its rate. The claim starts an
- * execution while the cost its scope already admitted ≤ allowance, so a scope may still
- * start floor(allowance) + 1 executions now (none when it is negative). A scope kept at its
- * rate by a backlog sits in [−1, 1): it gains one unit per interval and the claim spends it.
- * A key whose rows are parked stays bound while they wait for their release, even when a
- * late claim lets its allowance pass 1. Any other scope (allowance ≥ 1, nothing parked) is
- * not what holds its rows back — they wait on a concurrency limit or the next claim — and
- * holds nothing. Then, in unit costs:
- *  - `heldQueued`: over the bound group keys, their queued rows (group_slots.queued, parked
- *    rows included) beyond the starts each may still make (readRateHeld); a row carrying two
- *    bound keys (two rated groups) is in both sums, so it is capped at the depth;
- *  - `taskSlots` (not null: the task's own rate is bound): every row of the task waits on
- *    it but the `taskSlots` (0 or 1) it may still start: depth − taskSlots;
- *  - the total is the larger of the two, never their sum: the task rate's few slots go to
- *    rows no key holds, so the rows held by either rate number max(keys', depth − slots).
- */
-export function rateHeldExecutions(h: { taskSlots: number | null; heldQueued: number }, depth: number): number {
-  const d = Math.max(0, depth);
-  const byTask = h.taskSlots === null ? 0 : Math.max(0, d - h.taskSlots);
-  return Math.min(d, Math.max(byTask, h.heldQueued, 0));
-}

@@ -3,13 +3,11 @@
 // partition and a partition = -1 task total), one cursor upsert and one INSERT…SELECT
 // of the top group keys from group_slots. Nothing reads `executions`: the counters
 // were moved by enqueue/claim/finish, so a sample costs O(partitions + keys with work).
-// Rate-held executions (issue #19): the task total's `rate_held` gauge from
-// readRateHeld (rate_state rows with a future TAT, the same allowance the claim computes,
-// the rate-bound keys' group_slots.queued by primary key: O(rate_state rows)) and the
-// task's depth, by core rateHeldExecutions; 0 for a task without a rate, NULL per partition.
+// Rate-held executions (issue #19): the task total's `rate_held` gauge from readRateHeld
+// (rate_state, group_slots and partition_stats by key: O(rate_state rows)), never above the
+// depth this sample writes; 0 for a task without a rate, NULL per partition.
 import type { Db } from './pool';
 import { readRateHeld } from './read-rate-held';
-import { rateHeldExecutions } from '../core/rate-limit';
 
 /** Upper bounds (ms) of the latency buckets; mirrors sluice_latency_bounds() in SQL. */
 export const LATENCY_BOUNDS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000];
@@ -96,7 +94,7 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
   );
   if (r.rows.length === 0) return { samples: 0, topKeys: 0 };
   const now = r.rows[0]!.now;
-  const rateHeld = new Map((await readRateHeld(db)).map((h) => [h.task, { taskSlots: h.task_slots, heldQueued: Number(h.held_queued) }]));
+  const rateHeld = new Map((await readRateHeld(db)).map((h) => [h.task, Number(h.rate_held)]));
   type Sample = {
     task: string; partition: number; intervalMs: number; depth: number; inFlight: number; spilled: number; rateHeld: number | null;
     d: Record<(typeof TOTALS)[number], number>; hist: number[]; wait: number[]; run: number[];
@@ -135,7 +133,7 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
       run.forEach((v, i) => (t.run[i]! += v));
     }
   }
-  for (const t of perTask.values()) t.rateHeld = rateHeldExecutions(rateHeld.get(t.task) ?? { taskSlots: null, heldQueued: 0 }, t.depth);
+  for (const t of perTask.values()) t.rateHeld = Math.min(rateHeld.get(t.task) ?? 0, t.depth);
   const all = [...samples, ...perTask.values()];
   await db.query(
     `INSERT INTO metric_samples (task, partition, at, interval_ms, depth, in_flight, spilled, arrivals, processed, failed, retried,

@@ -16,7 +16,6 @@ import { readBreakers } from '../db/task-breakers';
 import { stageLevel, stageLinesOf, stageOf } from '../core/backpressure-stages';
 import { readRateHeld } from '../db/read-rate-held';
 import { hasRateLimit } from '../core/stored-definition';
-import { rateHeldExecutions } from '../core/rate-limit';
 
 const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
@@ -99,11 +98,7 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
       name: 'sluice_task_rate_held_executions',
       help: "Executions waiting on a rate limit now, per task with one: the queued executions beyond what its rates may still start now (a key rate with less than one unit of allowance left, or with rows parked on it, holds the rest of its rows; the task's own rate, its whole depth), at most the depth. The rate-held chart samples the same number.",
       type: 'gauge',
-      samples: rateTasks.map((task) => {
-        const h = rateHeld.find((x) => x.task === task);
-        const depth = byTask.get(task)?.depth.reduce((a, b) => a + b, 0) ?? 0;
-        return { labels: { task }, value: rateHeldExecutions({ taskSlots: h?.task_slots ?? null, heldQueued: Number(h?.held_queued ?? 0) }, depth) };
-      }),
+      samples: rateTasks.map((task) => ({ labels: { task }, value: rateHeld.find((x) => x.task === task)?.rate_held ?? 0 })),
     },
     {
       name: 'sluice_task_rate_held_keys',

@@ -59,7 +59,7 @@ export interface ChartPoint {
   /** p99 wait (ready → claimed) and run (claimed → finished), highest sample p99 in the bucket. */
   waitP99Ms: number | null;
   runP99Ms: number | null;
-  /** Rate-held executions (issue #19; core rateHeldExecutions), max of the task total's samples in the bucket. */
+  /** Rate-held executions (issue #19; server/db/read-rate-held.ts), max of the task total's samples in the bucket. */
   rateHeld: number | null;
 }
 

@@ -1,6 +1,6 @@
 // Rate-held executions (issue #19: "charts of executions held by rate limits per task") on a
 // real database: the sampler's rate_held gauge (server/db/write-metric-samples.ts, the
-// definition in server/core/rate-limit.ts rateHeldExecutions) after real claims spent the
+// definition in server/db/read-rate-held.ts) after real claims spent the
 // rates, through the roll-ups and the series to the task charts and /metrics. "Time
 // passing" is made by moving a scope's TAT back, as engine-rate-limits.test.ts does.
 import { describe, it, expect, beforeAll } from 'vitest';
@@ -57,12 +57,22 @@ beforeAll(async () => {
     // the task's own rate (2 at once, then one an hour) and a key rate that holds the same rows
     { name: 'held-task', partitions: 1, concurrency: 100, rate: { limit: 1, per: HOUR, burst: 1 }, groups: [{ name: 'tenant', limit: 100, keyPath: 'tenant', rate: { limit: 1, per: HOUR, burst: 1 } }] },
     { name: 'no-rate', partitions: 2, concurrency: 100 },
+    // two rated groups: each row carries one key of each
+    {
+      name: 'held-two',
+      partitions: 1,
+      concurrency: 100,
+      groups: [
+        { name: 'tenant', limit: 100, keyPath: 'tenant', rate: { limit: 1, per: HOUR, burst: 0 } },
+        { name: 'region', limit: 100, keyPath: 'region', rate: { limit: 1, per: HOUR, burst: 0 } },
+      ],
+    },
   ]);
 });
 
 describe('the rate_held gauge', () => {
   it("counts a key's queued rows (parked ones included) while its allowance is negative, 0 for a key with room and for a task without rates", async () => {
-    coord = await fakeCoordinator(db.pool, ['held-keys', 'held-task', 'no-rate']);
+    coord = await fakeCoordinator(db.pool, ['held-keys', 'held-task', 'no-rate', 'held-two']);
     await enqueue(db.pool, 'held-keys', Array.from({ length: 10 }, () => ({ payload: { tenant: 'acme' } })));
     await enqueue(db.pool, 'held-keys', [{ payload: { tenant: 'globex' } }]);
     const first = await claimExecutions(db.pool, coord, 'held-keys', 50, 60_000);
@@ -91,6 +101,10 @@ describe('the rate_held gauge', () => {
     expect(t['=']).toBeLessThan(0);
     expect(t['tenant=acme']).toBeLessThan(0);
     await enqueue(db.pool, 'no-rate', Array.from({ length: 4 }, (_, i) => ({ payload: { i } })));
+    await enqueue(db.pool, 'held-two', Array.from({ length: 4 }, () => ({ payload: { tenant: 'acme', region: 'eu' } })));
+    expect(await claimExecutions(db.pool, coord, 'held-two', 50, 60_000)).toHaveLength(1);
+    expect(await queued('held-two', 'acme')).toBe(3);
+    expect(await queued('held-two', 'eu')).toBe(3);
 
     // the sample reads no executions: rate_state, group_slots and the counters only (this
     // transaction's own table statistics, on its backend)
@@ -113,14 +127,17 @@ describe('the rate_held gauge', () => {
     // the task rate holds all 3 rows; acme's key rate holds the same 3: counted once
     expect(s.total('held-task')).toEqual({ rateHeld: 3, depth: 3 });
     expect(s.total('no-rate')).toEqual({ rateHeld: 0, depth: 4 });
+    // both keys of the same 3 rows held (3 + 3 in their counters): 3 rows, not 6
+    expect(s.total('held-two')).toEqual({ rateHeld: 3, depth: 3 });
     // per partition: not measured (group_slots and rate_state are per task)
-    expect(s.partitionValues.length).toBe(5);
+    expect(s.partitionValues.length).toBe(6);
     expect(s.partitionValues.every((v) => v === null)).toBe(true);
 
     // /metrics says the same number
     const text = await controlPlaneMetricsText(db.pool);
     expect(text).toMatch(/^sluice_task_rate_held_executions\{task="held-keys"\} 7$/m);
     expect(text).toMatch(/^sluice_task_rate_held_executions\{task="held-task"\} 3$/m);
+    expect(text).toMatch(/^sluice_task_rate_held_executions\{task="held-two"\} 3$/m);
     expect(text).not.toMatch(/sluice_task_rate_held_executions\{task="no-rate"\}/);
   });
 
