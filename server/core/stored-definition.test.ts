@@ -35,13 +35,13 @@ describe('routingOf', () => {
 
 describe('hasRateLimit', () => {
   it.each([
-    ['undefined', undefined, false],
-    ['null', null, false],
-    ['a string', 'rate', false],
-    ['no rate', { name: 'x', groups: [{ name: 'tenant', limit: 5 }] }, false],
-    ['groups not a list', { groups: { rate: {} } }, false],
-    ['rate null', { rate: null, groups: [null, { name: 'g', rate: null }] }, false],
-    ['its own rate', { rate: { limit: 5, per: 1000, burst: 0 } }, true],
-    ['a group\'s rate', { groups: [{ name: 'a' }, { name: 'tenant', rate: { limit: 5, per: 1000, burst: 0, overrides: {} } }] }, true],
-  ])('%s → %s', (_n, def, want) => expect(hasRateLimit(def)).toBe(want));
+    ['undefined → false', undefined, false],
+    ['null → false', null, false],
+    ['a string → false', 'rate', false],
+    ['no rate → false', { name: 'x', groups: [{ name: 'tenant', limit: 5 }] }, false],
+    ['groups not a list → false', { groups: { rate: {} } }, false],
+    ['rate null → false', { rate: null, groups: [null, { name: 'g', rate: null }] }, false],
+    ['its own rate → true', { rate: { limit: 5, per: 1000, burst: 0 } }, true],
+    ['a group\'s rate → true', { groups: [{ name: 'a' }, { name: 'tenant', rate: { limit: 5, per: 1000, burst: 0, overrides: {} } }] }, true],
+  ])('%s', (_n, def, want) => expect(hasRateLimit(def)).toBe(want));
 });
