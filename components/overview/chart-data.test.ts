@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { deferredChartData, depthChartData, metricChartData, throughputChartData } from './chart-data';
+import { deferredChartData, depthChartData, metricChartData, rateHeldChartData, throughputChartData } from './chart-data';
 import { reduceDepthSeries, TOP_PARTITIONS, type ChartPoint } from '@/server/presenters/task-metrics';
 
 const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> = {}): ChartPoint => ({
@@ -19,6 +19,7 @@ const point = (t: number, depth: (number | null)[], extra: Partial<ChartPoint> =
   rejectRate: null,
   waitP99Ms: null,
   runP99Ms: null,
+  rateHeld: null,
   ...extra,
 });
 
@@ -71,5 +72,20 @@ describe('backpressure charts', () => {
   });
   it('shed per second as its own thresholded series', () => {
     expect(metricChartData([point(0, [], { shedRate: 3 })], 'shedRate', 'shed /s').rows).toEqual([{ t: 0, shedRate: 3 }]);
+  });
+});
+
+describe('rate-held chart', () => {
+  it('held executions against the whole depth (muted, not the card\'s value), gaps kept', () => {
+    const d = rateHeldChartData([point(0, [], { rateHeld: 7, depthTotal: 10 }), point(10, []), point(20, [], { rateHeld: 0, depthTotal: 3 })]);
+    expect(d.rows).toEqual([
+      { t: 0, held: 7, depth: 10 },
+      { t: 10, held: null, depth: null },
+      { t: 20, held: 0, depth: 3 },
+    ]);
+    expect(d.series.map((s) => [s.key, s.muted ?? false])).toEqual([
+      ['held', false],
+      ['depth', true],
+    ]);
   });
 });

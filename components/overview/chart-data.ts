@@ -60,3 +60,17 @@ export function deferredChartData(points: ChartPoint[]): ChartData {
     ],
   };
 }
+
+/**
+ * Rate limits (issue #19): executions held by the task's rate limits (max per bucket) against
+ * the task's whole depth (max per bucket, muted): how much of the backlog waits on a rate.
+ */
+export function rateHeldChartData(points: ChartPoint[]): ChartData {
+  return {
+    rows: points.map((p) => ({ t: p.t, held: p.rateHeld, depth: p.depthTotal })),
+    series: [
+      { key: 'held', name: 'held by a rate limit', color: 'var(--accent)' },
+      { key: 'depth', name: 'depth (all partitions)', color: 'var(--subtle)', muted: true, dashed: true },
+    ],
+  };
+}

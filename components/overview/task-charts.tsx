@@ -4,16 +4,18 @@
 // throughput (finished vs arrivals, which has no threshold); then the backpressure
 // outcomes against the alert policy's lines: shed per second (any is critical), the
 // reject rate, and the throttled / spilled / rejected rates; and p99 run time (against the
-// task's p99 lines) apart from p99 wait (against the policy's wait lines).
+// task's p99 lines) apart from p99 wait (against the policy's wait lines). A task with a
+// rate limit also gets the rate-held chart next to depth (issue #19): the executions its
+// rates hold, against its whole depth.
 import type { ChartPoint, TaskCharts } from '@/server/presenters/task-metrics';
 import { ThresholdChart } from '@/components/charts/threshold-chart';
-import { deferredChartData, depthChartData, metricChartData, throughputChartData } from './chart-data';
+import { deferredChartData, depthChartData, metricChartData, rateHeldChartData, throughputChartData } from './chart-data';
 import { fitTimeDomain } from '@/server/core/chart-scale';
 
 /** The first bucket with any value: the charts of one task share one axis fitted to it. */
 function firstPointWithData(points: ChartPoint[]): number | null {
   for (const p of points) {
-    if (p.depth.some((d) => d !== null) || p.imbalance !== null || p.retryRate !== null || p.dlqRate !== null || p.p99LatencyMs !== null || p.throughput !== null || p.arrivalRate !== null) return p.t;
+    if (p.depth.some((d) => d !== null) || p.rateHeld !== null || p.imbalance !== null || p.retryRate !== null || p.dlqRate !== null || p.p99LatencyMs !== null || p.throughput !== null || p.arrivalRate !== null) return p.t;
   }
   return null;
 }
@@ -37,6 +39,7 @@ export function TaskChartsGrid({ charts, loading, health = false }: { charts: Ta
   const deferred = deferredChartData(charts.points);
   const run = metricChartData(charts.points, 'runP99Ms', 'p99 claimed → finished');
   const wait = metricChartData(charts.points, 'waitP99Ms', 'p99 ready → claimed');
+  const rateHeld = charts.rateLimited ? rateHeldChartData(charts.points) : null;
   return (
     <>
     {fitted && (
@@ -46,6 +49,9 @@ export function TaskChartsGrid({ charts, loading, health = false }: { charts: Ta
     )}
     <div className="grid grid-cols-1 gap-3 lg:grid-cols-2" data-testid="task-charts" data-task={charts.task} data-range={charts.range} data-requested-range={charts.requestedRange} data-resolution={charts.resolutionS}>
       <ThresholdChart id="depth" title="Depth per partition" subtitle={`queued + scheduled + blocked · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={t.depth} {...depth} {...common} />
+      {rateHeld && (
+        <ThresholdChart id="rate-held" title="Executions held by rate limits" subtitle={`waiting for a rate slot · max per bucket · ${bucketNote(charts.resolutionS)}`} kind="count" thresholds={null} {...rateHeld} {...common} />
+      )}
       <ThresholdChart id="imbalance" title="Imbalance ratio" subtitle="deepest partition ÷ mean partition depth" kind="ratio" thresholds={t.imbalance} {...imbalance} {...common} />
       <ThresholdChart id="retry-rate" title="Retry rate" subtitle="retried attempts ÷ finished attempts" kind="percent" thresholds={t.retryRate} {...retry} {...common} />
       <ThresholdChart id="dlq-rate" title="DLQ rate" subtitle="dead-lettered ÷ finished executions" kind="percent" thresholds={t.dlqRate} {...dlq} {...common} />

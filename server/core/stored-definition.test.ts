@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { routingOf, thresholdsOf } from './stored-definition';
+import { hasRateLimit, routingOf, thresholdsOf } from './stored-definition';
 
 describe('thresholdsOf', () => {
   const defaults = thresholdsOf(undefined);
@@ -31,4 +31,17 @@ describe('routingOf', () => {
     [{ routing: { strategy: 'hash', keyPath: 'tenant' } }, { strategy: 'hash', keyPath: 'tenant' }],
     [{ routing: 'nonsense' }, { strategy: 'round-robin' }],
   ])('%j → %j', (def, want) => expect(routingOf(def)).toEqual(want));
+});
+
+describe('hasRateLimit', () => {
+  it.each([
+    ['undefined → false', undefined, false],
+    ['null → false', null, false],
+    ['a string → false', 'rate', false],
+    ['no rate → false', { name: 'x', groups: [{ name: 'tenant', limit: 5 }] }, false],
+    ['groups not a list → false', { groups: { rate: {} } }, false],
+    ['rate null → false', { rate: null, groups: [null, { name: 'g', rate: null }] }, false],
+    ['its own rate → true', { rate: { limit: 5, per: 1000, burst: 0 } }, true],
+    ['a group\'s rate → true', { groups: [{ name: 'a' }, { name: 'tenant', rate: { limit: 5, per: 1000, burst: 0, overrides: {} } }] }, true],
+  ])('%s', (_n, def, want) => expect(hasRateLimit(def)).toBe(want));
 });

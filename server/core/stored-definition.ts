@@ -14,6 +14,17 @@ export function thresholdsOf(definition: unknown): TaskThresholds {
   return r.success ? r.data : DEFAULT_THRESHOLDS;
 }
 
+/**
+ * Limits (issue #19): the task has a rate limit, its own (`rate`) or a group's (`groups[].rate`).
+ * The charts show the rate-held chart, and /metrics the rate families, for these tasks only.
+ */
+export function hasRateLimit(definition: unknown): boolean {
+  const d = definition as { rate?: unknown; groups?: unknown } | null;
+  if (d === null || typeof d !== 'object') return false;
+  if (d.rate !== undefined && d.rate !== null) return true;
+  return Array.isArray(d.groups) && d.groups.some((g: { rate?: unknown } | null) => g !== null && typeof g === 'object' && g.rate !== undefined && g.rate !== null);
+}
+
 export function routingOf(definition: unknown): TaskDefinition['routing'] {
   const r = (definition as { routing?: TaskDefinition['routing'] } | null)?.routing;
   return r && typeof r.strategy === 'string' ? r : { strategy: 'round-robin' };

@@ -29,10 +29,12 @@ export interface SeriesBucketRow {
   throttled: number | null;
   wait_p99_ms: number | null;
   run_p99_ms: number | null;
+  /** Rate-held executions of the task total, max in the bucket (null before it was sampled). */
+  rate_held: number | null;
 }
 
 type N = number | null;
-type SeriesTuple = [number, number[], number[], N, N, N, N, N, N, N, N, N, N, N, N, N, N, N];
+type SeriesTuple = [number, number[], number[], N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N];
 
 export async function readTaskSeries(db: Db, task: string, resolutionS: RollupResolution, from: Date, to: Date): Promise<SeriesBucketRow[]> {
   // The whole range comes back as one json value (parsed by JSON.parse, natively): node-pg's
@@ -41,7 +43,7 @@ export async function readTaskSeries(db: Db, task: string, resolutionS: RollupRe
     `SELECT coalesce(json_agg(json_build_array(
               (extract(epoch FROM bucket) * 1000)::bigint, partitions, depths, total_depth, covered_ms,
               arrivals, processed, failed, retried, dead_lettered, latency_p99_ms, latency_p50_ms,
-              shed, rejected, spills, throttled, wait_p99_ms, run_p99_ms) ORDER BY bucket), '[]') AS j
+              shed, rejected, spills, throttled, wait_p99_ms, run_p99_ms, rate_held) ORDER BY bucket), '[]') AS j
      FROM metric_rollup_series
      WHERE resolution_s = $1 AND task = $2 AND bucket >= $3 AND bucket <= $4`,
     [resolutionS, task, from, to],
@@ -65,5 +67,6 @@ export async function readTaskSeries(db: Db, task: string, resolutionS: RollupRe
     throttled: x[15],
     wait_p99_ms: x[16],
     run_p99_ms: x[17],
+    rate_held: x[18],
   }));
 }

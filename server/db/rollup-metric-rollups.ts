@@ -18,7 +18,7 @@ export async function rollupMetricRollups(db: Db, target: RollupResolution, sour
             (array_agg(s.in_flight_last ORDER BY s.last_at DESC))[1], max(s.in_flight_max), max(s.spilled_max),
             sum(s.arrivals), sum(s.processed), sum(s.failed), sum(s.retried), sum(s.dead_lettered),
             sum(s.shed), sum(s.rejected), max(s.latency_p50_ms), max(s.latency_p99_ms), sum(s.canceled),
-            sum(s.spills), sum(s.throttled), max(s.wait_p99_ms), max(s.run_p99_ms)
+            sum(s.spills), sum(s.throttled), max(s.wait_p99_ms), max(s.run_p99_ms), max(s.rate_held_max)
      FROM metric_rollups s
      WHERE s.resolution_s = $2 AND s.bucket >= $3
      GROUP BY s.task, b, s.partition

@@ -3,7 +3,8 @@
 // overwrite it). Shape: one INSERT … SELECT … GROUP BY (task, bucket, partition) over
 // the samples' time index (metric_samples_at_idx), ON CONFLICT overwriting the bucket.
 // Levels keep last/max/sum, counts are summed, latency percentiles keep the max (they
-// cannot be merged exactly; max is the bound an alert would want). A tick recomputes
+// cannot be merged exactly; max is the bound an alert would want); the rate-held gauge
+// keeps its max (NULL where no sample of the bucket measured it). A tick recomputes
 // only the last few buckets (see core rollupWindow), so this reads ~tens of seconds of
 // samples per partition.
 import type { Db } from './pool';
@@ -11,7 +12,7 @@ import type { RollupResolution } from '../core/rollup-buckets';
 
 const COLUMNS = `resolution_s, task, bucket, partition, samples, covered_ms, last_at, depth_last, depth_max, depth_sum,
   in_flight_last, in_flight_max, spilled_max, arrivals, processed, failed, retried, dead_lettered, shed, rejected,
-  latency_p50_ms, latency_p99_ms, canceled, spills, throttled, wait_p99_ms, run_p99_ms`;
+  latency_p50_ms, latency_p99_ms, canceled, spills, throttled, wait_p99_ms, run_p99_ms, rate_held_max`;
 
 /** The ON CONFLICT clause shared with rollup-metric-rollups.ts: a recomputed bucket replaces the stored one. */
 export const OVERWRITE_BUCKET = `ON CONFLICT (resolution_s, task, bucket, partition) DO UPDATE SET
@@ -21,7 +22,8 @@ export const OVERWRITE_BUCKET = `ON CONFLICT (resolution_s, task, bucket, partit
   arrivals = excluded.arrivals, processed = excluded.processed, failed = excluded.failed, retried = excluded.retried,
   dead_lettered = excluded.dead_lettered, shed = excluded.shed, rejected = excluded.rejected,
   latency_p50_ms = excluded.latency_p50_ms, latency_p99_ms = excluded.latency_p99_ms, canceled = excluded.canceled,
-  spills = excluded.spills, throttled = excluded.throttled, wait_p99_ms = excluded.wait_p99_ms, run_p99_ms = excluded.run_p99_ms`;
+  spills = excluded.spills, throttled = excluded.throttled, wait_p99_ms = excluded.wait_p99_ms, run_p99_ms = excluded.run_p99_ms,
+  rate_held_max = excluded.rate_held_max`;
 
 export const ROLLUP_COLUMNS = COLUMNS;
 
@@ -35,7 +37,7 @@ export async function rollupMetricSamples(db: Db, resolutionS: RollupResolution,
             (array_agg(s.in_flight ORDER BY s.at DESC))[1], max(s.in_flight), max(s.spilled),
             sum(s.arrivals), sum(s.processed), sum(s.failed), sum(s.retried), sum(s.dead_lettered),
             sum(s.shed), sum(s.rejected), max(s.latency_p50_ms), max(s.latency_p99_ms), sum(s.canceled),
-            sum(s.spills), sum(s.throttled), max(s.wait_p99_ms), max(s.run_p99_ms)
+            sum(s.spills), sum(s.throttled), max(s.wait_p99_ms), max(s.run_p99_ms), max(s.rate_held)
      FROM metric_samples s
      WHERE s.at >= $2
      GROUP BY s.task, b, s.partition

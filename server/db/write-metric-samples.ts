@@ -3,7 +3,11 @@
 // partition and a partition = -1 task total), one cursor upsert and one INSERT…SELECT
 // of the top group keys from group_slots. Nothing reads `executions`: the counters
 // were moved by enqueue/claim/finish, so a sample costs O(partitions + keys with work).
+// Rate-held executions (issue #19): the task total's `rate_held` gauge from readRateHeld
+// (rate_state, group_slots and partition_stats by key: O(rate_state rows)), never above the
+// depth this sample writes; 0 for a task without a rate, NULL per partition.
 import type { Db } from './pool';
+import { readRateHeld } from './read-rate-held';
 
 /** Upper bounds (ms) of the latency buckets; mirrors sluice_latency_bounds() in SQL. */
 export const LATENCY_BOUNDS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000];
@@ -90,8 +94,9 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
   );
   if (r.rows.length === 0) return { samples: 0, topKeys: 0 };
   const now = r.rows[0]!.now;
+  const rateHeld = new Map((await readRateHeld(db)).map((h) => [h.task, Number(h.rate_held)]));
   type Sample = {
-    task: string; partition: number; intervalMs: number; depth: number; inFlight: number; spilled: number;
+    task: string; partition: number; intervalMs: number; depth: number; inFlight: number; spilled: number; rateHeld: number | null;
     d: Record<(typeof TOTALS)[number], number>; hist: number[]; wait: number[]; run: number[];
   };
   const samples: Sample[] = [];
@@ -112,7 +117,7 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
     };
     const d = Object.fromEntries(TOTALS.map((k) => [k, Math.max(0, Number(cur[k]) - Number(prev[k] ?? 0))])) as Sample['d'];
     const intervalMs = row.c_at ? Math.max(0, now.getTime() - row.c_at.getTime()) : 0;
-    const s: Sample = { task: row.task, partition: row.partition, intervalMs, depth: Number(row.depth), inFlight: row.in_flight, spilled: Number(row.spilled), d, hist, wait, run };
+    const s: Sample = { task: row.task, partition: row.partition, intervalMs, depth: Number(row.depth), inFlight: row.in_flight, spilled: Number(row.spilled), rateHeld: null, d, hist, wait, run };
     samples.push(s);
     const t = perTask.get(row.task);
     if (!t) {
@@ -128,15 +133,16 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
       run.forEach((v, i) => (t.run[i]! += v));
     }
   }
+  for (const t of perTask.values()) t.rateHeld = Math.min(rateHeld.get(t.task) ?? 0, t.depth);
   const all = [...samples, ...perTask.values()];
   await db.query(
     `INSERT INTO metric_samples (task, partition, at, interval_ms, depth, in_flight, spilled, arrivals, processed, failed, retried,
-                                 dead_lettered, shed, rejected, latency_p50_ms, latency_p99_ms, canceled, spills, throttled, wait_p99_ms, run_p99_ms)
-     SELECT task, partition, $1, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx, sps, th, wp99, rp99
+                                 dead_lettered, shed, rejected, latency_p50_ms, latency_p99_ms, canceled, spills, throttled, wait_p99_ms, run_p99_ms, rate_held)
+     SELECT task, partition, $1, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx, sps, th, wp99, rp99, rh
      FROM unnest($2::text[], $3::int[], $4::int[], $5::bigint[], $6::int[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[],
                  $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::float8[], $16::float8[], $17::bigint[], $18::bigint[], $19::bigint[],
-                 $20::float8[], $21::float8[])
-       AS x(task, partition, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx, sps, th, wp99, rp99)
+                 $20::float8[], $21::float8[], $22::bigint[])
+       AS x(task, partition, iv, depth, inf, sp, a, p, f, r, d, sh, rj, p50, p99, cx, sps, th, wp99, rp99, rh)
      ON CONFLICT (task, partition, at) DO NOTHING`,
     [
       now,
@@ -145,7 +151,7 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
       all.map((s) => s.d.retried), all.map((s) => s.d.dead), all.map((s) => s.d.shed), all.map((s) => s.d.rejected),
       all.map((s) => histogramQuantile(s.hist, 0.5)), all.map((s) => histogramQuantile(s.hist, 0.99)), all.map((s) => s.d.canceled),
       all.map((s) => s.d.spills), all.map((s) => s.d.throttled),
-      all.map((s) => histogramQuantile(s.wait, 0.99)), all.map((s) => histogramQuantile(s.run, 0.99)),
+      all.map((s) => histogramQuantile(s.wait, 0.99)), all.map((s) => histogramQuantile(s.run, 0.99)), all.map((s) => s.rateHeld),
     ],
   );
   // The cursor takes exactly the values diffed above (not a re-read), so events that

@@ -15,6 +15,7 @@ import { readActiveTasks } from '../db/read-active-tasks';
 import { readBreakers } from '../db/task-breakers';
 import { stageLevel, stageLinesOf, stageOf } from '../core/backpressure-stages';
 import { readRateHeld } from '../db/read-rate-held';
+import { hasRateLimit } from '../core/stored-definition';
 
 const BACKPRESSURE_OUTCOMES = ['rejected', 'throttled', 'shed', 'spilled'] as const;
 
@@ -27,12 +28,7 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     readRateHeld(db),
   ]);
   // Limits (issue #19): the tasks with a rate limit (their own or a group's)
-  const rateTasks = active
-    .filter((t) => {
-      const d = t.definition as { rate?: unknown; groups?: { rate?: unknown }[] } | null;
-      return d?.rate !== undefined || (d?.groups ?? []).some((x) => x.rate !== undefined);
-    })
-    .map((t) => t.task);
+  const rateTasks = active.filter((t) => hasRateLimit(t.definition)).map((t) => t.task);
   // Issue 23: each partition's backpressure stage (from its live depth and the task's
   // stage lines) and the circuit breakers of the tasks that enable one.
   const linesOf = new Map(active.map((t) => [t.task, stageLinesOf(t.definition)]));
@@ -100,13 +96,9 @@ export async function controlPlaneMetricsText(db: Db): Promise<string> {
     // Limits (issue #19): rate limits
     {
       name: 'sluice_task_rate_held_executions',
-      help: "Executions waiting on a rate limit now, per task with one: the task's whole depth while its own rate holds it, else the queued executions of its rate-held keys.",
+      help: "Executions waiting on a rate limit now, per task with one: the queued executions beyond what its rates may still start now (a key rate with less than one unit of allowance left, or with rows parked on it, holds the rest of its rows; the task's own rate, its whole depth), at most the depth. The rate-held chart samples the same number.",
       type: 'gauge',
-      samples: rateTasks.map((task) => {
-        const h = rateHeld.find((x) => x.task === task);
-        const depth = byTask.get(task)?.depth.reduce((a, b) => a + b, 0) ?? 0;
-        return { labels: { task }, value: h?.task_held ? depth : (h?.held_queued ?? 0) };
-      }),
+      samples: rateTasks.map((task) => ({ labels: { task }, value: rateHeld.find((x) => x.task === task)?.rate_held ?? 0 })),
     },
     {
       name: 'sluice_task_rate_held_keys',

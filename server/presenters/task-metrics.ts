@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { inputText } from '../core/input-text';
 import type { Db } from '../db/pool';
 import { CoreError } from '../core/errors';
-import { thresholdsOf } from '../core/stored-definition';
+import { hasRateLimit, thresholdsOf } from '../core/stored-definition';
 import type { TaskThresholds } from '../core/thresholds';
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../core/alert-evaluation';
 import { evaluateThreshold, type ThresholdStatus } from '../core/thresholds';
@@ -59,6 +59,8 @@ export interface ChartPoint {
   /** p99 wait (ready → claimed) and run (claimed → finished), highest sample p99 in the bucket. */
   waitP99Ms: number | null;
   runP99Ms: number | null;
+  /** Rate-held executions (issue #19; server/db/read-rate-held.ts), max of the task total's samples in the bucket. */
+  rateHeld: number | null;
 }
 
 export interface TaskCharts {
@@ -76,6 +78,8 @@ export interface TaskCharts {
   backpressure: AlertPolicy['backpressure'];
   /** The alert policy's wait-time lines (run time is judged by thresholds.p99LatencyMs). */
   waitP99Ms: AlertPolicy['waitP99Ms'];
+  /** The task has a rate limit (its own or a group's): the rate-held chart is drawn for these tasks only. */
+  rateLimited: boolean;
   /** What each point's `depth` array holds: one partition per entry, or the deepest few and the max of the rest. */
   depthSeries: DepthSeries[];
   points: ChartPoint[];
@@ -181,6 +185,7 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
     return {
       t, depth, depthTotal: null, imbalance: null, retryRate: null, dlqRate: null, p99LatencyMs: null, throughput: null, arrivalRate: null,
       shedRate: null, rejectedRate: null, throttledRate: null, spilledRate: null, rejectRate: null, waitP99Ms: null, runP99Ms: null,
+      rateHeld: null,
     };
   }
   const present: number[] = [];
@@ -212,6 +217,7 @@ export function toChartPoint(t: number, row: SeriesBucketRow | undefined, partit
     rejectRate: row.rejected === null ? null : rate(row.rejected, (row.arrivals ?? 0) + row.rejected),
     waitP99Ms: row.wait_p99_ms,
     runP99Ms: row.run_p99_ms,
+    rateHeld: row.rate_held,
   };
 }
 
@@ -282,6 +288,7 @@ export function buildTaskCharts(task: ActiveTaskRow, fitted: FittedRows, now: Da
     thresholds: thresholdsOf(task.definition),
     backpressure: DEFAULT_ALERT_POLICY.backpressure,
     waitP99Ms: DEFAULT_ALERT_POLICY.waitP99Ms,
+    rateLimited: hasRateLimit(task.definition),
     depthSeries: reduced.series,
     points: reduced.points,
     pointsWithData: rows.length,
