@@ -108,7 +108,7 @@ const cases: { name: string; input: SimulationInput }[] = [
 ];
 
 const PINNED: Record<string, unknown> = {
-  "recorded config, 2 coordinators, hand-off 3 ms": {
+  'recorded config, 2 coordinators, hand-off 3 ms': {
     trace: 'f0e41ff1',
     throughputPerS: 197.45527845094614,
     wait: { count: 20000, p50Ms: 1.3649580293131294, p99Ms: 261.7818510139914, maxMs: 523.3810289675021 },
@@ -121,7 +121,7 @@ const PINNED: Record<string, unknown> = {
     keyWaits: [['user', 't0-u5', 617, 21.826831886544824, 334.10347026409363, 450.0002912676682], ['user', 't0-u9', 610, 22.038543151007616, 329.52336499767625, 404.6813893921353], ['user', 't0-u1', 626, 28.42464342144376, 302.5343035837868, 420.17845969833434]],
     alerts: [],
   },
-  "tenant limit 4 \u2192 2 (a backlog)": {
+  'tenant limit 4 → 2 (a backlog)': {
     trace: 'fd660310',
     throughputPerS: 197.46516258161896,
     wait: { count: 20000, p50Ms: 0, p99Ms: 204.14476582329007, maxMs: 504.6983833206177 },
@@ -134,7 +134,7 @@ const PINNED: Record<string, unknown> = {
     keyWaits: [['user', 't0-u1', 626, 10.237640211184043, 274.1332591599785, 321.7518750886811], ['user', 't0-u2', 611, 4.443163111500326, 271.6734178588231, 361.52563950746844], ['user', 't0-u12', 588, 10.789621735777473, 261.0160607119906, 504.6983833206177]],
     alerts: [],
   },
-  "partitions 2 \u2192 4, least-loaded": {
+  'partitions 2 → 4, least-loaded': {
     trace: '4c0ba1c2',
     throughputPerS: 197.4453943202733,
     wait: { count: 20000, p50Ms: 0, p99Ms: 210.65051515675077, maxMs: 514.3810289675021 },
@@ -147,7 +147,7 @@ const PINNED: Record<string, unknown> = {
     keyWaits: [['user', 't0-u8', 614, 9.929630781236938, 268.9436105306959, 376.0146696862066], ['user', 't0-u12', 588, 8.85561212632956, 267.4616083525325, 514.3810289675021], ['user', 't0-u6', 595, 9.938171170722853, 263.575495599056, 290.0422214342361]],
     alerts: [],
   },
-  "routing \u2192 hash on tenant, one coordinator of 10": {
+  'routing → hash on tenant, one coordinator of 10': {
     trace: '312121f4',
     throughputPerS: 197.39597366690919,
     wait: { count: 20000, p50Ms: 55.79460939277487, p99Ms: 493.67151534166624, maxMs: 711.9667909483396 },
@@ -160,7 +160,7 @@ const PINNED: Record<string, unknown> = {
     keyWaits: [['user', 't0-u15', 588, 99.22287870768923, 588.8403655308794, 632.6111385616241], ['user', 't0-u1', 626, 106.0144093077979, 585.3314914387302, 711.9667909483396], ['user', 't0-u12', 588, 100.1096426716249, 579.2996173135907, 618.2247312695545]],
     alerts: [],
   },
-  "random routing over 3 partitions": {
+  'random routing over 3 partitions': {
     trace: 'b5a11790',
     throughputPerS: 191.17885547370477,
     wait: { count: 20000, p50Ms: 1718.0643993528538, p99Ms: 5110.884246816262, maxMs: 5283.156872966443 },
@@ -173,7 +173,7 @@ const PINNED: Record<string, unknown> = {
     keyWaits: [['user', 't5-u2', 78, 1591.4647292684513, 5190.109521516177, 5190.109521516177], ['user', 't2-u17', 72, 2171.189600662856, 5185.762290036917, 5185.762290036917], ['user', 't3-u7', 93, 1790.051213038445, 5185.204417049928, 5185.204417049928]],
     alerts: [['hotKey', 'tenant=t0', 'warning', 65000, 0.6829268292682927]],
   },
-  "rates, costs, priorities with aging, streams": {
+  'rates, costs, priorities with aging, streams': {
     trace: '219e1ecb',
     throughputPerS: 69.83096465336085,
     wait: { count: 7038, p50Ms: 22104.69615395416, p99Ms: 89032.72977444538, maxMs: 90500.54208866555 },
@@ -186,7 +186,7 @@ const PINNED: Record<string, unknown> = {
     keyWaits: [['user', 't0-u5', 172, 35901.021855003084, 90424.03949865329, 90500.54208866555], ['user', 't0-u0', 213, 43802.26604160301, 90318.30986859428, 90420.66804449217], ['user', 't0-u14', 202, 38530.49313522433, 90021.76477824, 90386.6105447909]],
     alerts: [['hotKey', 'tenant=t0', 'critical', 61000, 0.9384], ['depth', '', 'warning', 85000, 2133], ['waitP99Ms', '', 'warning', 105000, 88654.61187558013]],
   },
-  "fair share with weights": {
+  'fair share with weights': {
     trace: '29e02278',
     throughputPerS: 149.6805847343291,
     wait: { count: 8000, p50Ms: 0, p99Ms: 123.01045180445362, maxMs: 318.79870481155376 },
