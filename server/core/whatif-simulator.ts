@@ -853,6 +853,13 @@ export function simulate(input: SimulationInput): SimulationResult {
     const w = rateWaiting[k];
     if (w === undefined) return;
     const allowance = rateAllowance(keyRate[k]!, tatOrNull(keyTat[k]!), now);
+    if (allowance < -RATE_EPS) {
+      // Rows of the key started since this wake was set (from the ready rows, at the same
+      // instant or after rows it released were held elsewhere) and spent the slot: wake at
+      // the next one. (Dropping the wake here left the parked rows unclaimed for good.)
+      if (w.size > 0) ensureKeyWake(k, now);
+      return;
+    }
     let before = 0;
     while (w.size > 0 && before <= allowance + RATE_EPS) {
       const i = atRank(w.pop());
