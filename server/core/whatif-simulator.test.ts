@@ -228,6 +228,37 @@ describe('simulate: hand-computed schedules', () => {
     expect(() => run({ arrivals: [], handoffMs: -1 })).toThrow(/handoffMs/);
   });
 
+  it('pick-up latency: a claim takes an execution pickupMs after it is ready; a freed slot waits for it', () => {
+    // concurrency 1, pickup 20: #0 at 20; #1 (ready 0) when #0 frees at 120; #2 (ready 50,
+    // claimable 70) at 220; #3 ready 310, claimable 330 though the slot is free from 320.
+    const r = run({
+      task: task({ concurrency: 1 }),
+      pickupMs: 20,
+      arrivals: [
+        { at: 0, runMs: 100 },
+        { at: 0, runMs: 100 },
+        { at: 50, runMs: 100 },
+        { at: 310, runMs: 10 },
+      ],
+    });
+    expect(claims(r)).toEqual([20, 120, 220, 330]);
+    expect(r.wait).toMatchObject({ count: 4, maxMs: 170 });
+    expect(() => run({ arrivals: [], pickupMs: Number.NaN })).toThrow(/pickupMs/);
+  });
+
+  it('drawn hand-offs: each freed slot is claimed one of the samples after the finish (seeded)', () => {
+    const input = { task: task({ concurrency: 1 }), handoffSamplesMs: [3, 50], arrivals: Array.from({ length: 40 }, () => ({ at: 0, runMs: 10 })) };
+    const r = run(input);
+    const gaps = new Set<number>();
+    for (let i = 1; i < 40; i++) gaps.add(r.trace!.claimAt[i]! - r.trace!.finishAt[i - 1]!);
+    expect([...gaps].sort((a, b) => a - b)).toEqual([3, 50]);
+    // finishes stay at claim + run
+    for (let i = 0; i < 40; i++) expect(r.trace!.finishAt[i]).toBe(r.trace!.claimAt[i]! + 10);
+    expect(claims(run(input))).toEqual(claims(r));
+    expect(claims(run({ ...input, seed: 2 }))).not.toEqual(claims(r));
+    expect(() => run({ ...input, handoffSamplesMs: [1, -1] })).toThrow(/handoffSamplesMs\[1\]/);
+  });
+
   it('reads arrivals as columns exactly as objects', () => {
     const arrivals: WhatIfArrival[] = Array.from({ length: 300 }, (_, i) => ({
       at: i * 3,

@@ -14,8 +14,10 @@
 // carries for a group the config declares (override, else the group's limit) and is
 // skipped — set aside until its key frees a slot, as the engine's `waiting_on` rows — when
 // one is full (no head-of-line blocking); a stream key runs one at a time in arrival order.
-// Claims happen the instant work arrives, and `handoffMs` after a slot frees (the engine's
-// finish-and-claim round trip, fitted from the recording: 0 = the same instant).
+// Claims happen `pickupMs` after work is ready (the enqueue's commit, notification and
+// claim round trip) and `handoffMs` after a slot frees (the engine's finish-and-claim round
+// trip; or each drawn from the recording's hand-offs, `handoffSamplesMs`), both fitted from
+// the recording (whatif-recording.ts engineLatencies; 0 = the same instant).
 // The limits' rules are the core's own functions, not copies:
 //   - claim order: priority.ts `claimKeyMs` (run_at − priority × agingMs, ties by arrival);
 //   - rate limits: rate-limit.ts (`rateAllowance`, `chargeTat`, `nextSlotInMs`,
@@ -121,6 +123,21 @@ export interface SimulationInput {
    * handoffLatencyMs); default 0 (a freed slot is reused the same instant).
    */
   handoffMs?: number;
+  /**
+   * The engine's pick-up latency: how long after an execution becomes ready (run_at) a
+   * claim can first take it when no slot had to free for it — the enqueue's commit, the
+   * sluice_enqueue notification and the claim's round trip. Fitted from the recording
+   * (whatif-recording.ts pickupLatencyMs); default 0 (claimable the instant it is ready).
+   * Waits still count from the ready time.
+   */
+  pickupMs?: number;
+  /**
+   * The recording's hand-off latencies (whatif-recording.ts engineLatencies): when given,
+   * each execution's hand-off is drawn from these (seeded, uniformly) instead of being
+   * handoffMs — the engine's slow hand-offs (a flush that waits, a claim that queues on the
+   * task lock) are what a p99 wait is made of, and a median has none of them.
+   */
+  handoffSamplesMs?: ArrayLike<number>;
 }
 
 export interface KeyWait {
@@ -466,6 +483,19 @@ export function simulate(input: SimulationInput): SimulationResult {
   const durationMs = input.durationMs ?? (n > 0 ? AT[n - 1]! : 0);
   const handoff = input.handoffMs ?? 0;
   if (!(handoff >= 0 && handoff < Infinity)) throw new RangeError(`handoffMs must be a finite number ≥ 0, got ${handoff}`);
+  // Drawn hand-offs: each execution's from the samples, by a generator of its own (random
+  // routing's draws stay as they were); `drawn` keeps it for the finish.
+  const HANDOFFS = input.handoffSamplesMs !== undefined && input.handoffSamplesMs.length > 0 ? input.handoffSamplesMs : null;
+  if (HANDOFFS) {
+    for (let j = 0; j < HANDOFFS.length; j++) {
+      const h = HANDOFFS[j]!;
+      if (!(h >= 0 && h < Infinity)) throw new RangeError(`handoffSamplesMs[${j}] is ${h}; must be a finite number ≥ 0`);
+    }
+  }
+  const drawRand = mulberry32((input.seed ^ 0x5eed) >>> 0);
+  const drawn = HANDOFFS ? new Float64Array(cols.length) : null;
+  const pickup = input.pickupMs ?? 0;
+  if (!(pickup >= 0 && pickup < Infinity)) throw new RangeError(`pickupMs must be a finite number ≥ 0, got ${pickup}`);
   const horizonEnd = durationMs + (input.horizonMs ?? 86_400_000);
   const rand = mulberry32(input.seed);
   const owners = Int32Array.from(input.owners ?? Array.from({ length: P }, (_, p) => p % C));
@@ -724,7 +754,12 @@ export function simulate(input: SimulationInput): SimulationResult {
     }
     cur.wait[histBucket(now - AT[i]!)]!++;
     // its slots come free handoff after it finishes (the release event)
-    done.push(now + RUN[i]! + handoff, i);
+    if (drawn === null) done.push(now + RUN[i]! + handoff, i);
+    else {
+      const h = HANDOFFS![Math.floor(drawRand() * HANDOFFS!.length)]!;
+      drawn[i] = h;
+      done.push(now + RUN[i]! + h, i);
+    }
   };
 
   /** Coordinator c claims in claim order until it or the task is full (fifo). */
@@ -821,7 +856,7 @@ export function simulate(input: SimulationInput): SimulationResult {
 
   const finish = (i: number, now: number, arrivedUpTo: number) => {
     const c = owners[partitionOf[i]!]!;
-    const endedAt = now - handoff; // it finished then; its slots free now
+    const endedAt = drawn === null ? now - handoff : now - drawn[i]!; // it finished then; its slots free now
     running--;
     freeSlots[c]!++;
     finished++;
@@ -950,7 +985,7 @@ export function simulate(input: SimulationInput): SimulationResult {
   let drainedAt: number | null = null;
   let backlogAtEnd = -1;
   for (;;) {
-    const tArr = next < n ? AT[next]! : Infinity;
+    const tArr = next < n ? AT[next]! + pickup : Infinity;
     const tDone = done.peekTime();
     const tEvent = tArr < tDone ? tArr : tDone;
     if (backlogAtEnd < 0 && tEvent > durationMs) backlogAtEnd = queuedTotal;
