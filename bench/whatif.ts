@@ -20,7 +20,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { mulberry32 } from '../server/core/seeded-random';
-import { simulate, type WhatIfArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
+import { simulate, WhatIfScratch, type WhatIfArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
 import { compareWhatIf } from '../server/core/whatif-compare';
 import { thresholdsSchema } from '../server/core/task-definition';
 import { parseBenchArgs } from './support/bench-args';
@@ -76,7 +76,9 @@ const today: WhatIfTaskConfig = {
 };
 const coordinators = [100, 100];
 const recorded = { partitions: 4, strategy: 'round-robin' as const };
-const run = (task: WhatIfTaskConfig) => simulate({ task, arrivals, coordinators, recorded, seed: 1, durationMs: SECONDS * 1000 });
+// One set of scratch buffers for every run (as the preview reuses one for today and proposed).
+const scratch = new WhatIfScratch();
+const run = (task: WhatIfTaskConfig) => simulate({ task, arrivals, coordinators, recorded, seed: 1, durationMs: SECONDS * 1000, scratch });
 
 // ── 1. speed
 // Wall time and this process's CPU time (the machine may be shared: CPU time is what the

@@ -5,7 +5,7 @@
 // of what it computes, however small, fails here; a deliberate change of the model updates
 // these numbers in the same commit and says why.
 import { describe, expect, it } from 'vitest';
-import { simulate, type SimulationInput, type WhatIfArrivalColumns, type WhatIfTaskConfig } from './whatif-simulator';
+import { simulate, WhatIfScratch, type SimulationInput, type WhatIfArrivalColumns, type WhatIfTaskConfig } from './whatif-simulator';
 import { thresholdsSchema } from './task-definition';
 import { mulberry32 } from './seeded-random';
 
@@ -201,10 +201,19 @@ const PINNED: Record<string, unknown> = {
   },
 };
 
-describe('simulate: pinned outputs (any change of what it computes fails here)', () => {
+// Each replay takes about a second (seconds on a loaded machine): a generous timeout.
+describe('simulate: pinned outputs (any change of what it computes fails here)', { timeout: 60_000 }, () => {
   it.each(cases)('$name', ({ name, input }) => {
     const got = fingerprint(simulate({ ...input, trace: true }));
     if (process.env.WHATIF_PRINT_PINNED) console.log(JSON.stringify({ [name]: got }));
     expect(got).toEqual(PINNED[name]);
+  });
+
+  it('gives the same results with reused scratch buffers (dirty from a larger run) as without', () => {
+    const scratch = new WhatIfScratch();
+    const summary = (r: ReturnType<typeof simulate>) => ({ ...fingerprint({ ...r, trace: { claimAt: new Float64Array(0), finishAt: new Float64Array(0), partition: new Int32Array(0), coordinator: new Int32Array(0) } }), trace: null });
+    for (const { input } of [cases[1]!, cases[5]!, cases[0]!]) {
+      expect(summary(simulate({ ...input, scratch }))).toEqual(summary(simulate(input)));
+    }
   });
 });

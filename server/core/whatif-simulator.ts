@@ -138,6 +138,8 @@ export interface SimulationInput {
    * task lock) are what a p99 wait is made of, and a median has none of them.
    */
   handoffSamplesMs?: ArrayLike<number>;
+  /** Buffers to reuse across calls (WhatIfScratch); without it each call allocates its own. */
+  scratch?: WhatIfScratch;
 }
 
 export interface KeyWait {
@@ -158,6 +160,30 @@ export interface KeyWait {
 
 /** Below this many waits a key's p99 is its maximum: nearest rank ⌈0.99 n⌉ = n for n ≤ 100. */
 export const MIN_P99_SAMPLES = 100;
+
+/**
+ * Buffers one caller hands to several simulate() calls (the preview's today and proposed,
+ * the bench's runs): a call after the first reuses them instead of allocating, and
+ * touching for the first time, ~20 bytes per arrival (3.6M arrivals: 72 MB, whose page
+ * faults and zeroing were a sixth of a replay's CPU). Every buffer is written before it is
+ * read; a traced call allocates what it returns. Held as long as the caller holds this.
+ */
+export class WhatIfScratch {
+  private f64: Float64Array[] = [];
+  private i32: Int32Array[] = [];
+  /** Slot `slot`'s Float64Array of `length` (contents undefined). */
+  float64(slot: number, length: number): Float64Array {
+    const b = this.f64[slot];
+    if (b !== undefined && b.length >= length) return b.length === length ? b : b.subarray(0, length);
+    return (this.f64[slot] = new Float64Array(length));
+  }
+  /** Slot `slot`'s Int32Array of `length` (contents undefined). */
+  int32(slot: number, length: number): Int32Array {
+    const b = this.i32[slot];
+    if (b !== undefined && b.length >= length) return b.length === length ? b : b.subarray(0, length);
+    return (this.i32[slot] = new Int32Array(length));
+  }
+}
 
 export interface FiredAlert {
   rule: AlertRule;
@@ -510,30 +536,34 @@ export function simulate(input: SimulationInput): SimulationResult {
   const keyLimitList: number[] = [];
   const keyGroup: number[] = [];
   const keyName: string[] = [];
+  // KEY[g × n + i]: arrival i's key of group g (-1: none), one read on the hot path.
+  const KEY = input.scratch ? input.scratch.int32(1, n * G) : new Int32Array(n * G);
   for (let i = 0; i < n; i++) {
     for (let g = 0; g < G; g++) {
       const col = groupCol[g];
-      if (!col) continue;
-      const nm = col[i]!;
-      if (nm < 0 || keyOfName[g]![nm]! >= 0) continue;
-      const k = cols.names[nm]!;
-      const gr = groups[g]!;
-      keyOfName[g]![nm] = keyLimitList.length;
-      keyLimitList.push(Object.hasOwn(gr.overrides, k) ? gr.overrides[k]! : gr.limit);
-      keyGroup.push(g);
-      keyName.push(k);
+      const nm = col ? col[i]! : -1;
+      if (nm < 0) {
+        KEY[g * n + i] = -1;
+        continue;
+      }
+      let id = keyOfName[g]![nm]!;
+      if (id < 0) {
+        const k = cols.names[nm]!;
+        const gr = groups[g]!;
+        id = keyOfName[g]![nm] = keyLimitList.length;
+        keyLimitList.push(Object.hasOwn(gr.overrides, k) ? gr.overrides[k]! : gr.limit);
+        keyGroup.push(g);
+        keyName.push(k);
+      }
+      KEY[g * n + i] = id;
     }
   }
   const K = keyLimitList.length;
   const keyLimit = Int32Array.from(keyLimitList);
-  const keyAt = (i: number, g: number): number => {
-    const col = groupCol[g];
-    if (col === null || col === undefined) return -1;
-    const nm = col[i]!;
-    return nm < 0 ? -1 : keyOfName[g]![nm]!;
-  };
+  const keyAt = (i: number, g: number): number => KEY[g * n + i]!;
   const inflight = new Int32Array(K);
   const queuedByKey = new Int32Array(K);
+  const claimedByKey = new Int32Array(K);
   const waiting: (IntHeap | undefined)[] = new Array<IntHeap | undefined>(K);
 
   // ── claim order (priority.ts): rank of each arrival by (run_at − priority × agingMs, arrival).
@@ -613,8 +643,10 @@ export function simulate(input: SimulationInput): SimulationResult {
   // ── state
   const depth = new Int32Array(P);
   const depthList = new Array<number>(P).fill(0); // leastLoadedPartition reads a number list
-  const partitionOf = new Int32Array(n);
-  const claimAt = new Float64Array(n).fill(NaN);
+  // (from the scratch buffers unless traced: the trace returns these two)
+  const scratch = input.trace ? undefined : input.scratch;
+  const partitionOf = scratch ? scratch.int32(0, n) : new Int32Array(n);
+  const claimAt = (scratch ? scratch.float64(0, n) : new Float64Array(n)).fill(NaN);
   const finishAt = input.trace ? new Float64Array(n).fill(NaN) : undefined;
   const ready: IntHeap[] = Array.from({ length: C }, () => new IntHeap());
   const readyFair: (IntHeap | undefined)[][] = fg >= 0 ? Array.from({ length: C }, () => new Array<IntHeap | undefined>(K + 1)) : [];
@@ -739,6 +771,7 @@ export function simulate(input: SimulationInput): SimulationResult {
       if (k >= 0) {
         inflight[k]!++;
         queuedByKey[k]!--;
+        claimedByKey[k]!++;
       }
     }
     if (taskRate !== null) taskTat = chargeTat(taskRate, tatOrNull(taskTat), now, costOf(i));
@@ -1017,30 +1050,30 @@ export function simulate(input: SimulationInput): SimulationResult {
   if (backlogAtEnd < 0) backlogAtEnd = queuedTotal;
   const drainMs = queuedTotal > 0 ? null : backlogAtEnd === 0 ? 0 : Math.max(0, (drainedAt ?? durationMs) - durationMs);
 
-  // ── waits: exact nearest-rank percentiles per key, then overall (in place: claimAt
-  //    becomes the waits unless the trace returns it).
+  // ── waits: exact nearest-rank percentiles per key, then overall. One pass over the
+  //    executions scatters each claimed one's wait into its keys' segments (a counting sort
+  //    by key: the counts were kept by start()) and packs the waits at the front of claimAt
+  //    (in place: an execution's wait is written at or before its own index, after its
+  //    claim time was read), unless the trace returns claimAt.
   const keyWaits: KeyWait[] = [];
-  if (K > 0) {
-    // Counting sort of (arrival, key) pairs by key, then each key's waits selected.
-    const counts = new Int32Array(K + 1);
-    for (let i = 0; i < n; i++) {
-      if (Number.isNaN(claimAt[i]!)) continue;
-      for (let g = 0; g < G; g++) {
-        const k = keyAt(i, g);
-        if (k >= 0) counts[k + 1]!++;
-      }
+  const counts = new Int32Array(K + 1);
+  for (let k = 0; k < K; k++) counts[k + 1] = counts[k]! + claimedByKey[k]!;
+  const offsets = counts.slice();
+  const byKey = K === 0 ? null : input.scratch ? input.scratch.float64(1, counts[K]!) : new Float64Array(counts[K]!);
+  const waits = input.trace ? new Float64Array(n) : claimAt;
+  let claimed = 0;
+  for (let i = 0; i < n; i++) {
+    const c = claimAt[i]!;
+    if (Number.isNaN(c)) continue;
+    const w = c - AT[i]!;
+    waits[claimed++] = w;
+    if (byKey === null) continue;
+    for (let g = 0; g < G; g++) {
+      const k = keyAt(i, g);
+      if (k >= 0) byKey[offsets[k]!++] = w;
     }
-    for (let k = 0; k < K; k++) counts[k + 1]! += counts[k]!;
-    const offsets = counts.slice();
-    const byKey = new Float64Array(counts[K]!);
-    for (let i = 0; i < n; i++) {
-      if (Number.isNaN(claimAt[i]!)) continue;
-      const w = claimAt[i]! - AT[i]!;
-      for (let g = 0; g < G; g++) {
-        const k = keyAt(i, g);
-        if (k >= 0) byKey[offsets[k]!++] = w;
-      }
-    }
+  }
+  if (byKey !== null) {
     for (let k = 0; k < K; k++) {
       const seg = byKey.subarray(counts[k]!, counts[k + 1]!);
       if (seg.length === 0) continue;
@@ -1058,9 +1091,6 @@ export function simulate(input: SimulationInput): SimulationResult {
     }
     keyWaits.sort((a, b) => b.p99WaitMs - a.p99WaitMs || (a.group < b.group ? -1 : a.group > b.group ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
-  const waits = input.trace ? new Float64Array(n) : claimAt;
-  let claimed = 0;
-  for (let i = 0; i < n; i++) if (!Number.isNaN(claimAt[i]!)) waits[claimed++] = claimAt[i]! - AT[i]!;
   const all = claimed > 0 ? waitPercentiles(waits.subarray(0, claimed)) : null;
   const wait = all ? { count: claimed, p50Ms: all.p50, p99Ms: all.p99, maxMs: all.max } : { count: 0, p50Ms: null, p99Ms: null, maxMs: null };
 

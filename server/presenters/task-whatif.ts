@@ -12,7 +12,7 @@ import { inputRecord } from '../core/input-text';
 import { parseTaskDefinition, taskNameSchema, type TaskDefinition } from '../core/task-definition';
 import { assignPartitions } from '../core/rendezvous';
 import { engineLatencies, recordingToArrivals, type RecordingCoverage } from '../core/whatif-recording';
-import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
+import { MIN_P99_SAMPLES, simulate, toArrivalColumns, WhatIfScratch, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
 import { compareWhatIf, type KeyComparison } from '../core/whatif-compare';
 import { latestConfigVersion } from '../db/config-versions';
 import { readWhatIfRecording } from '../db/whatif-recording';
@@ -128,10 +128,12 @@ export async function previewTaskWhatIf(db: Db, input: z.output<typeof whatIfInp
   // The engine's latencies as this recording shows them (pick-up; hand-offs to draw from;
   // 0 / none when too few executions show them).
   const latencies = engineLatencies(rec.rows);
+  const scratch = new WhatIfScratch(); // the second run reuses the first's buffers
   const run = (task: TaskDefinition) =>
     simulate({
       task,
       ...latencies,
+      scratch,
       arrivals: withCosts(task),
       coordinators: slots,
       owners: ownersFor(name, task.partitions, ids),
