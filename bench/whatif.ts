@@ -145,6 +145,7 @@ if (only.has('measured')) {
   const measured = await runMeasured({ batches: quick ? 8 : 16, log, ...(measuredChanges ? { changes: measuredChanges } : {}) });
   figures.whatif_max_error_pct = Number(measured.maxErrorPct.toFixed(1));
   figures.whatif_max_error_pct_median_handoff = Number(measured.maxErrorPctMedianHandoff.toFixed(1));
+  figures.whatif_max_error_pct_pickup_median = Number(measured.maxErrorPctPickupMedian.toFixed(1));
   figures.whatif_measured = measured.rows;
 }
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(figures, null, 2));

@@ -100,7 +100,7 @@ describe('pickupLatencyMs and engineLatencies', () => {
     expect(pickupLatencyMs(batches(Array<number>(6).fill(40)))).toBe(0);
   });
 
-  it('gives the medians and the hand-offs to draw from', () => {
+  it('gives the medians, and the hand-offs to draw from', () => {
     const rows = batches(Array<number>(10).fill(25));
     // ...and 25 executions that waited behind a finish, started 4 or 30 ms after it
     let t = 20_000;
@@ -109,8 +109,7 @@ describe('pickupLatencyMs and engineLatencies', () => {
       t += g + 50;
     }
     const l = engineLatencies(rows);
-    expect(l.pickupMs).toBe(25);
-    expect(l.handoffMs).toBe(4);
+    expect(l).toMatchObject({ pickupMs: 25, handoffMs: 4 });
     // the chain's first had no finish while it was ready: a pick-up (1,004 ms), not a hand-off
     expect(Array.from(l.handoffSamplesMs!)).toEqual([...Array<number>(14).fill(4), ...Array<number>(10).fill(30)]);
     expect(engineLatencies(rows.slice(0, 10))).toEqual({ handoffMs: 0, pickupMs: 0 });

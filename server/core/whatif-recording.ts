@@ -101,9 +101,8 @@ export function pickupLatencyMs(rows: readonly RecordedExecution[]): number {
 }
 /**
  * What the simulator needs of the engine's latencies, fitted from a recording: the median
- * hand-off and pick-up (handoffLatencyMs, pickupLatencyMs) and the hand-offs themselves
- * (drawn per execution by the simulator; none when fewer than MIN_HANDOFF_SAMPLES).
- * Spread into SimulationInput.
+ * pick-up (pickupLatencyMs) and hand-off (handoffLatencyMs), and the hand-offs themselves
+ * to draw from (none when fewer than MIN_HANDOFF_SAMPLES). Spread into SimulationInput.
  */
 export function engineLatencies(rows: readonly RecordedExecution[]): { handoffMs: number; pickupMs: number; handoffSamplesMs?: Float64Array } {
   const { pickup, handoff } = latencySamples(rows);

@@ -101,9 +101,9 @@ describe('what-if calibration (real coordinators)', () => {
     expect(rec.rows).toHaveLength(BATCHES * PER_BATCH);
     const { arrivals, coverage } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated }, 1);
     expect(coverage).toMatchObject({ measured: BATCHES * PER_BATCH, estimated: 0, tooLittle: false, truncated: false });
-    // The engine's latencies (pick-up, hand-offs), fitted from A's recording (not from B's measurement).
+    // The engine's latencies (pick-up, hand-offs to draw from), fitted from A's recording (not from B's measurement).
     const latencies = engineLatencies(rec.rows);
-    console.log(`[whatif-calibration] fitted from A's recording: hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from), pick-up ${latencies.pickupMs} ms`);
+    console.log(`[whatif-calibration] fitted from A's recording: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from)`);
     const base = (def: TaskDefinitionInput) => ({
       ...latencies,
       task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
