@@ -5,7 +5,9 @@
 // (16 batches of 40 every 400 ms: tenants × users, tenant limit 3, 1 per user, half the
 // traffic on t0, handlers sleeping 40 ms) under config A and records it; the simulator
 // predicts each change from A's recording (the preview's read, conversion and fitted
-// hand-off latency); then each change is applied and the same workload measured. Per
+// latencies: pick-up, hand-offs drawn from the recording's — and, beside it, the model
+// before it: the median hand-off alone, and the pick-up with the median hand-off); then
+// each change is applied and the same workload measured. Per
 // change: throughput (executions ÷ first ready → last finish) and each tenant's p99 wait
 // (ready → started); a tenant with fewer than MIN_P99_SAMPLES waits is shown, not compared.
 // `whatif_max_error_pct` = the largest error over every compared figure of the five.
@@ -17,7 +19,7 @@ import { applyConfig } from '../server/services/config-versions';
 import { enqueue } from '../server/services/enqueue';
 import { SYSTEM_ACTOR } from '../server/db/audit';
 import { readWhatIfRecording } from '../server/db/whatif-recording';
-import { handoffLatencyMs, recordingToArrivals } from '../server/core/whatif-recording';
+import { engineLatencies, recordingToArrivals } from '../server/core/whatif-recording';
 import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
 import { taskDefinitionSchema, type TaskDefinitionInput } from '../server/core/task-definition';
 import { percentile } from '../server/core/metrics';
@@ -44,8 +46,15 @@ interface Measured {
   count: Map<string, number>;
 }
 
-export async function runMeasured(opts: { batches: number; log: (m: string) => void }): Promise<{ maxErrorPct: number; rows: unknown[] }> {
+/** A change's short name: the start of its name, spaces as dashes ('limit-down', 'routing'). */
+export const changeSlug = (name: string) => name.split(' (')[0]!.replace(/ /g, '-');
+
+export async function runMeasured(opts: { batches: number; log: (m: string) => void; changes?: readonly string[] }): Promise<{ maxErrorPct: number; maxErrorPctMedianHandoff: number; maxErrorPctPickupMedian: number; rows: unknown[] }> {
   const { batches, log } = opts;
+  const changes = opts.changes ? CHANGES.filter((c) => opts.changes!.includes(changeSlug(c.name))) : CHANGES;
+  if (opts.changes && changes.length !== opts.changes.length) {
+    throw new Error(`unknown change(s) in ${opts.changes.join(',')}; known: ${CHANGES.map((c) => changeSlug(c.name)).join(', ')}`);
+  }
   const pgServer = await startTestPostgres('benchwhatif');
   const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
@@ -99,10 +108,15 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
     const measuredA = await measure(aStart);
     const rec = await readWhatIfRecording(pool, TASK, Date.now() - aStart + 1500, 100_000);
     const { arrivals, coverage } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated }, 1);
-    const handoffMs = handoffLatencyMs(rec.rows);
-    log(`recorded A: ${coverage.note} Hand-off latency fitted: ${handoffMs} ms.`);
+    const latencies = engineLatencies(rec.rows);
+    log(`recorded A: ${coverage.note} Fitted: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from).`);
     const columns = toArrivalColumns(arrivals);
-    const predict = (def: TaskDefinitionInput) => {
+    // The model (pick-up latency, hand-offs drawn from the recording's), and beside it on
+    // the same measurements the one before it (the median hand-off alone) and the pick-up
+    // with the median hand-off.
+    const { handoffSamplesMs: _drawn, ...medians } = latencies;
+    const MODELS = { latencies, 'median-handoff': { handoffMs: latencies.handoffMs }, 'pickup-median': medians };
+    const predict = (def: TaskDefinitionInput, model: keyof typeof MODELS = 'latencies') => {
       const r = simulate({
         task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
         arrivals: columns,
@@ -110,7 +124,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
         recorded: { partitions: 2, strategy: 'round-robin' },
         durationMs: rec.end.getTime() - rec.start.getTime(),
         seed: 1,
-        handoffMs,
+        ...MODELS[model],
         trace: true,
       });
       let first = Infinity;
@@ -122,21 +136,37 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
       const tenants = r.keyWaits.filter((k) => k.group === 'tenant');
       return { throughput: (columns.length * 1000) / (last - first), p99: new Map(tenants.map((k) => [k.key, k.p99WaitMs])), few: new Set(tenants.filter((k) => k.p99FewSamples).map((k) => k.key)) };
     };
-    const rows: { change: string; what: string; predicted: number; measured: number; errorPct: number; compared: boolean }[] = [];
-    const compare = (change: string, p: ReturnType<typeof predict>, m: Measured) => {
-      rows.push({ change, what: 'throughput /s', predicted: p.throughput, measured: m.throughput, errorPct: pct(p.throughput, m.throughput), compared: true });
+    type Other = { predicted: number; errorPct: number };
+    type Row = { change: string; what: string; predicted: number; measured: number; errorPct: number; compared: boolean; medianHandoff?: Other; pickupMedian?: Other };
+    const rows: Row[] = [];
+    type Prediction = ReturnType<typeof predict>;
+    const compare = (change: string, p: Prediction, old: Prediction, pm: Prediction, m: Measured) => {
+      const other = (predicted: number, measured: number) => ({ predicted, errorPct: pct(predicted, measured) });
+      rows.push({
+        change,
+        what: 'throughput /s',
+        predicted: p.throughput,
+        measured: m.throughput,
+        errorPct: pct(p.throughput, m.throughput),
+        compared: true,
+        medianHandoff: other(old.throughput, m.throughput),
+        pickupMedian: other(pm.throughput, m.throughput),
+      });
       for (const t of TENANTS) {
         const compared = !p.few.has(t) && m.count.get(t)! >= MIN_P99_SAMPLES;
-        rows.push({ change, what: `p99 wait ${t} ms`, predicted: p.p99.get(t)!, measured: m.p99.get(t)!, errorPct: pct(p.p99.get(t)!, m.p99.get(t)!), compared });
+        const mt = m.p99.get(t)!;
+        rows.push({ change, what: `p99 wait ${t} ms`, predicted: p.p99.get(t)!, measured: mt, errorPct: pct(p.p99.get(t)!, mt), compared, medianHandoff: other(old.p99.get(t)!, mt), pickupMedian: other(pm.p99.get(t)!, mt) });
       }
     };
-    compare('A under A (self)', predict(A), measuredA);
-    for (const c of CHANGES) {
+    compare('A under A (self)', predict(A), predict(A, 'median-handoff'), predict(A, 'pickup-median'), measuredA);
+    for (const c of changes) {
       const p = predict(c.def);
+      const old = predict(c.def, 'median-handoff');
+      const pm = predict(c.def, 'pickup-median');
       await apply(c.def);
       await sleep(1000);
       const m = await measure(await workload());
-      compare(c.name, p, m);
+      compare(c.name, p, old, pm, m);
       log(`${c.name}: measured`);
     }
     await apply(A);
@@ -150,13 +180,20 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
     for (const r of rows) {
       log(
         `  ${r.change.padEnd(40)} ${r.what.padEnd(16)} predicted ${r.predicted.toFixed(1).padStart(8)}  measured ${r.measured.toFixed(1).padStart(8)}  error ${r.errorPct.toFixed(1).padStart(5)}%` +
+          (r.medianHandoff ? `  | median hand-off only ${r.medianHandoff.predicted.toFixed(1).padStart(8)} error ${r.medianHandoff.errorPct.toFixed(1).padStart(5)}%` : '') +
+          (r.pickupMedian ? `  | pick-up + median hand-off ${r.pickupMedian.predicted.toFixed(1).padStart(8)} error ${r.pickupMedian.errorPct.toFixed(1).padStart(5)}%` : '') +
           (r.compared || r.change.startsWith('A again') ? '' : ` (fewer than ${MIN_P99_SAMPLES} waits: not compared)`),
       );
     }
     const judged = rows.filter((r) => r.compared && !r.change.startsWith('A '));
     const maxErrorPct = Math.max(...judged.map((r) => r.errorPct));
-    log(`whatif_max_error_pct ${maxErrorPct.toFixed(1)}% over ${judged.length} figures of the five changes (throughput max ${Math.max(...judged.filter((r) => r.what.startsWith('throughput')).map((r) => r.errorPct)).toFixed(1)}%)`);
-    return { maxErrorPct, rows };
+    const maxErrorPctMedianHandoff = Math.max(...judged.map((r) => r.medianHandoff!.errorPct));
+    const maxErrorPctPickupMedian = Math.max(...judged.map((r) => r.pickupMedian!.errorPct));
+    log(
+      `whatif_max_error_pct ${maxErrorPct.toFixed(1)}% over ${judged.length} figures of the ${changes.length} change(s) (throughput max ${Math.max(...judged.filter((r) => r.what.startsWith('throughput')).map((r) => r.errorPct)).toFixed(1)}%); ` +
+        `with the median hand-off alone (the model before) ${maxErrorPctMedianHandoff.toFixed(1)}%; with the pick-up and the median hand-off ${maxErrorPctPickupMedian.toFixed(1)}%`,
+    );
+    return { maxErrorPct, maxErrorPctMedianHandoff, maxErrorPctPickupMedian, rows };
   } finally {
     await harness.stopAll();
     await pool.end();

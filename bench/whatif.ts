@@ -14,16 +14,33 @@
 //      (bench/whatif-measured.ts: DATABASE_URL's server, else an embedded Postgres):
 //      `whatif_max_error_pct`. `--quick`: 8 batches instead of 16 (tenants below 100
 //      waits are then shown, not compared).
+// `--only speed,changes,measured` runs those parts only; `--changes routing,limit-down`
+// measures only those changes in part 3 (by the start of their name, spaces as dashes:
+// limit-down, limit-up, override, partitions, routing). `--runs N`: part 1's timed runs (5).
 import fs from 'node:fs';
 import os from 'node:os';
 import { mulberry32 } from '../server/core/seeded-random';
-import { simulate, type WhatIfArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
+import { simulate, WhatIfScratch, type WhatIfArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
 import { compareWhatIf } from '../server/core/whatif-compare';
 import { thresholdsSchema } from '../server/core/task-definition';
 import { parseBenchArgs } from './support/bench-args';
 import { runMeasured } from './whatif-measured';
 
-const { quick, jsonFile } = parseBenchArgs();
+const { quick, jsonFile, values } = parseBenchArgs(process.argv.slice(2), ['--only', '--changes', '--runs']);
+const PARTS = ['speed', 'changes', 'measured'];
+const only = new Set((values['--only'] ?? PARTS.join(',')).split(','));
+for (const p of only) {
+  if (!PARTS.includes(p)) {
+    console.error(`--only: unknown part ${p} (use ${PARTS.join(', ')})`);
+    process.exit(2);
+  }
+}
+const measuredChanges = values['--changes']?.split(',');
+const RUNS = Number(values['--runs'] ?? 5);
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  console.error(`--runs must be an integer ≥ 1, got ${values['--runs']}`);
+  process.exit(2);
+}
 const RATE = 1000;
 const SECONDS = quick ? 600 : 3600;
 const N = RATE * SECONDS;
@@ -59,7 +76,9 @@ const today: WhatIfTaskConfig = {
 };
 const coordinators = [100, 100];
 const recorded = { partitions: 4, strategy: 'round-robin' as const };
-const run = (task: WhatIfTaskConfig) => simulate({ task, arrivals, coordinators, recorded, seed: 1, durationMs: SECONDS * 1000 });
+// One set of scratch buffers for every run (as the preview reuses one for today and proposed).
+const scratch = new WhatIfScratch();
+const run = (task: WhatIfTaskConfig) => simulate({ task, arrivals, coordinators, recorded, seed: 1, durationMs: SECONDS * 1000, scratch });
 
 // ── 1. speed
 // Wall time and this process's CPU time (the machine may be shared: CPU time is what the
@@ -67,8 +86,9 @@ const run = (task: WhatIfTaskConfig) => simulate({ task, arrivals, coordinators,
 const times: number[] = [];
 const cpu: number[] = [];
 const loads: number[] = [];
-let base = run(today); // warm-up (the JIT), not counted
-for (let r = 0; r < 5; r++) {
+const needBase = only.has('speed') || only.has('changes');
+let base = needBase ? run(today) : null!; // warm-up (the JIT), not counted
+for (let r = 0; only.has('speed') && r < RUNS; r++) {
   loads.push(os.loadavg()[0]!);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -77,15 +97,17 @@ for (let r = 0; r < 5; r++) {
   const c = process.cpuUsage(c0);
   cpu.push((c.user + c.system) / 1000);
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const simMs = median(times);
 const simCpuMs = median(cpu);
-log(
-  `${N.toLocaleString('en')} arrivals (${SECONDS / 60} min at ${RATE}/s): simulate() wall ${times.map((x) => x.toFixed(0)).join(' / ')} ms, ` +
-    `cpu ${cpu.map((x) => x.toFixed(0)).join(' / ')} ms → median wall ${simMs.toFixed(0)} ms (best ${Math.min(...times).toFixed(0)}), cpu ${simCpuMs.toFixed(0)} ms ` +
-    `(${((N / simMs) * 1000 / 1e6).toFixed(2)}M arrivals/s), load average ${loads.map((l) => l.toFixed(1)).join(' / ')}; target < 2000 ms for 1 h`,
-);
-log(`today: throughput ${base.throughputPerS.toFixed(1)}/s, wait p50 ${base.wait.p50Ms?.toFixed(1)} ms p99 ${base.wait.p99Ms?.toFixed(1)} ms, max depth ${base.maxDepth}, alerts ${base.alerts.map((a) => `${a.rule}(${a.severity})`).join(', ') || 'none'}`);
+if (only.has('speed')) {
+  log(
+    `${N.toLocaleString('en')} arrivals (${SECONDS / 60} min at ${RATE}/s): simulate() wall ${times.map((x) => x.toFixed(0)).join(' / ')} ms, ` +
+      `cpu ${cpu.map((x) => x.toFixed(0)).join(' / ')} ms → median wall ${simMs.toFixed(0)} ms (best ${Math.min(...times).toFixed(0)}), cpu ${simCpuMs.toFixed(0)} ms ` +
+      `(${((N / simMs) * 1000 / 1e6).toFixed(2)}M arrivals/s), load average ${loads.map((l) => l.toFixed(1)).join(' / ')}; target < 2000 ms for 1 h`,
+  );
+}
+if (needBase) log(`today: throughput ${base.throughputPerS.toFixed(1)}/s, wait p50 ${base.wait.p50Ms?.toFixed(1)} ms p99 ${base.wait.p99Ms?.toFixed(1)} ms, max depth ${base.maxDepth}, alerts ${base.alerts.map((a) => `${a.rule}(${a.severity})`).join(', ') || 'none'}`);
 
 // ── 2. the five changes
 const withTenant = (limit: number, overrides: Record<string, number>) => ({ ...today, groups: [{ name: 'tenant', limit, overrides }] });
@@ -97,14 +119,13 @@ const changes: { name: string; task: WhatIfTaskConfig }[] = [
   { name: 'routing (round-robin → hash on tenant)', task: { ...today, routing: { strategy: 'hash', keyPath: 'tenant' }, groups: [{ ...today.groups[0]!, keyPath: 'tenant' }] } },
 ];
 const figures: Record<string, unknown> = {
-  whatif_sim_ms: Math.round(simMs),
-  whatif_sim_best_ms: Math.round(Math.min(...times)),
-  whatif_sim_cpu_ms: Math.round(simCpuMs),
-  whatif_load_average: loads,
+  ...(only.has('speed')
+    ? { whatif_sim_ms: Math.round(simMs), whatif_sim_best_ms: Math.round(Math.min(...times)), whatif_sim_cpu_ms: Math.round(simCpuMs), whatif_sim_cpu_all_ms: cpu.map(Math.round), whatif_sim_wall_all_ms: times.map(Math.round), whatif_load_average: loads }
+    : {}),
   whatif_arrivals: N,
   whatif_changes: [] as unknown[],
 };
-for (const c of changes) {
+for (const c of only.has('changes') ? changes : []) {
   const t0 = performance.now();
   const proposed = run(c.task);
   const ms = performance.now() - t0;
@@ -119,9 +140,13 @@ for (const c of changes) {
   (figures.whatif_changes as unknown[]).push({ name: c.name, throughputPerS: proposed.throughputPerS, waitP99Ms: proposed.wait.p99Ms, simMs: Math.round(ms) });
 }
 // ── 3. prediction vs measurement on real coordinators
-log('prediction vs measurement on real coordinators (bench/whatif-measured.ts):');
-const measured = await runMeasured({ batches: quick ? 8 : 16, log });
-figures.whatif_max_error_pct = Number(measured.maxErrorPct.toFixed(1));
-figures.whatif_measured = measured.rows;
+if (only.has('measured')) {
+  log('prediction vs measurement on real coordinators (bench/whatif-measured.ts):');
+  const measured = await runMeasured({ batches: quick ? 8 : 16, log, ...(measuredChanges ? { changes: measuredChanges } : {}) });
+  figures.whatif_max_error_pct = Number(measured.maxErrorPct.toFixed(1));
+  figures.whatif_max_error_pct_median_handoff = Number(measured.maxErrorPctMedianHandoff.toFixed(1));
+  figures.whatif_max_error_pct_pickup_median = Number(measured.maxErrorPctPickupMedian.toFixed(1));
+  figures.whatif_measured = measured.rows;
+}
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(figures, null, 2));
 process.exit(0);

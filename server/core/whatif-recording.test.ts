@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handoffLatencyMs, recordingToArrivals, MIN_MEASURED, type RecordedExecution } from './whatif-recording';
+import { engineLatencies, handoffLatencyMs, pickupLatencyMs, recordingToArrivals, MIN_MEASURED, type RecordedExecution } from './whatif-recording';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 24, 12) + ms);
 const row = (over: Partial<RecordedExecution>): RecordedExecution => ({
@@ -78,3 +78,41 @@ describe('handoffLatencyMs', () => {
     expect(handoffLatencyMs(Array.from({ length: 40 }, (_, i) => row({ runAt: at(i * 60), startedAt: at(i * 60 + 2), finishedAt: at(i * 60 + 50), state: 'succeeded' })))).toBe(0);
   });
 });
+
+describe('pickupLatencyMs and engineLatencies', () => {
+  // Batches of 3 ready at b × 1000, started p ms later with nothing finishing meanwhile
+  // (the previous batch finished long before): pick-up samples, not hand-offs.
+  const batches = (ps: number[]) =>
+    ps.flatMap((p, b) => [0, 1, 2].map(() => row({ runAt: at(b * 1000), startedAt: at(b * 1000 + p), finishedAt: at(b * 1000 + p + 50), state: 'succeeded' })));
+
+  it('is the median start − ready of executions no finish came for while they were ready', () => {
+    // 7 batches at 40 ms, 3 at 300 ms: 30 samples, median 40
+    expect(pickupLatencyMs(batches([...Array<number>(7).fill(40), ...Array<number>(3).fill(300)]))).toBe(40);
+    // a finish while it was ready makes it a hand-off sample instead (started 30 ms after
+    // that finish); the finishers themselves waited 100 ms for nothing: pick-ups of 100
+    const busy = batches(Array<number>(10).fill(40));
+    const shift = (d: Date, ms: number) => new Date(d.getTime() + ms);
+    const finishers = busy.map((r) => row({ runAt: shift(r.runAt, -500), startedAt: shift(r.runAt, -400), finishedAt: shift(r.runAt, 10), state: 'succeeded' }));
+    expect(engineLatencies([...busy, ...finishers])).toMatchObject({ pickupMs: 100, handoffMs: 30 });
+  });
+
+  it('is 0 with fewer than 20 samples', () => {
+    expect(pickupLatencyMs(batches(Array<number>(6).fill(40)))).toBe(0);
+  });
+
+  it('gives the medians, and the hand-offs to draw from', () => {
+    const rows = batches(Array<number>(10).fill(25));
+    // ...and 25 executions that waited behind a finish, started 4 or 30 ms after it
+    let t = 20_000;
+    for (const g of [...Array<number>(15).fill(4), ...Array<number>(10).fill(30)]) {
+      rows.push(row({ runAt: at(19_000), startedAt: at(t + g), finishedAt: at(t + g + 50), state: 'succeeded' }));
+      t += g + 50;
+    }
+    const l = engineLatencies(rows);
+    expect(l).toMatchObject({ pickupMs: 25, handoffMs: 4 });
+    // the chain's first had no finish while it was ready: a pick-up (1,004 ms), not a hand-off
+    expect(Array.from(l.handoffSamplesMs!)).toEqual([...Array<number>(14).fill(4), ...Array<number>(10).fill(30)]);
+    expect(engineLatencies(rows.slice(0, 10))).toEqual({ handoffMs: 0, pickupMs: 0 });
+  });
+});
+

@@ -37,21 +37,27 @@ export interface RecordingCoverage {
 }
 
 /**
- * The engine's hand-off latency seen in a recording: for each execution that waited (ready
- * more than WAITED_MS before it started), the time from the last finish before its start
- * to its start — how long a freed slot stayed unclaimed while work waited (the completer's
- * flush and the finish-and-claim round trip). The median over those executions; 0 when
- * fewer than MIN_HANDOFF_SAMPLES waited (nothing waited: nothing to fit). The simulator
- * frees slots this long after a finish (SimulationInput.handoffMs).
+ * The engine's latencies seen in a recording, from each started execution's ready time
+ * (run_at), its start and the last finish at or before its start:
+ *  - pick-up: no execution finished while it was ready (the last finish came before its
+ *    ready time, or none), so no freed slot was what it waited for — a claim took it as
+ *    soon as the enqueue's commit, the sluice_enqueue notification and the claim's round
+ *    trip let one: start − ready;
+ *  - hand-off: it waited (more than WAITED_MS) and a finish came while it was ready: the
+ *    time from the last finish before its start to its start — how long a freed slot
+ *    stayed unclaimed while work waited (the completer's flush and the finish-and-claim
+ *    round trip).
  */
-export function handoffLatencyMs(rows: readonly RecordedExecution[]): number {
+function latencySamples(rows: readonly RecordedExecution[]): { pickup: number[]; handoff: number[] } {
   const finishes: number[] = [];
   for (const r of rows) if (r.finishedAt) finishes.push(r.finishedAt.getTime());
   finishes.sort((a, b) => a - b);
-  const gaps: number[] = [];
+  const pickup: number[] = [];
+  const handoff: number[] = [];
   for (const r of rows) {
-    if (!r.startedAt || r.startedAt.getTime() - r.runAt.getTime() <= WAITED_MS) continue;
+    if (!r.startedAt) continue;
     const s = r.startedAt.getTime();
+    const ready = r.runAt.getTime();
     // the last finish at or before s (binary search)
     let lo = 0;
     let hi = finishes.length;
@@ -60,11 +66,52 @@ export function handoffLatencyMs(rows: readonly RecordedExecution[]): number {
       if (finishes[mid]! <= s) lo = mid + 1;
       else hi = mid;
     }
-    if (lo > 0) gaps.push(s - finishes[lo - 1]!);
+    const last = lo > 0 ? finishes[lo - 1]! : -Infinity;
+    if (last < ready) pickup.push(Math.max(0, s - ready));
+    else if (s - ready > WAITED_MS) handoff.push(s - last);
   }
-  if (gaps.length < MIN_HANDOFF_SAMPLES) return 0;
-  gaps.sort((a, b) => a - b);
-  return gaps[Math.floor((gaps.length - 1) / 2)]!;
+  return { pickup, handoff };
+}
+
+const median = (xs: number[]): number => {
+  xs.sort((a, b) => a - b);
+  return xs[Math.floor((xs.length - 1) / 2)]!;
+};
+
+/**
+ * The engine's hand-off latency seen in a recording (latencySamples): the median over the
+ * executions that waited for a freed slot; 0 when fewer than MIN_HANDOFF_SAMPLES did
+ * (nothing waited: nothing to fit). The simulator frees slots this long after a finish
+ * (SimulationInput.handoffMs).
+ */
+export function handoffLatencyMs(rows: readonly RecordedExecution[]): number {
+  const { handoff } = latencySamples(rows);
+  return handoff.length < MIN_HANDOFF_SAMPLES ? 0 : median(handoff);
+}
+
+/**
+ * The engine's pick-up latency seen in a recording (latencySamples): the median, over the
+ * executions no finish came for while they were ready, of start − ready; 0 when fewer than
+ * MIN_HANDOFF_SAMPLES. The simulator lets a claim take an execution this long after it
+ * is ready (SimulationInput.pickupMs).
+ */
+export function pickupLatencyMs(rows: readonly RecordedExecution[]): number {
+  const { pickup } = latencySamples(rows);
+  return pickup.length < MIN_HANDOFF_SAMPLES ? 0 : median(pickup);
+}
+/**
+ * What the simulator needs of the engine's latencies, fitted from a recording: the median
+ * pick-up (pickupLatencyMs) and hand-off (handoffLatencyMs), and the hand-offs themselves
+ * to draw from (none when fewer than MIN_HANDOFF_SAMPLES). Spread into SimulationInput.
+ */
+export function engineLatencies(rows: readonly RecordedExecution[]): { handoffMs: number; pickupMs: number; handoffSamplesMs?: Float64Array } {
+  const { pickup, handoff } = latencySamples(rows);
+  const enough = handoff.length >= MIN_HANDOFF_SAMPLES;
+  return {
+    handoffMs: enough ? median(handoff) : 0,
+    pickupMs: pickup.length >= MIN_HANDOFF_SAMPLES ? median(pickup) : 0,
+    ...(enough ? { handoffSamplesMs: Float64Array.from(handoff) } : {}),
+  };
 }
 const WAITED_MS = 10;
 const MIN_HANDOFF_SAMPLES = 20;

@@ -206,11 +206,57 @@ describe('simulate: hand-computed schedules', () => {
     expect(claims(run(input))).toEqual(claimAt);
   });
 
+  it('a rate wake-up that finds the slot spent waits for the next slot (parked rows are never lost)', () => {
+    // tenant rate 1/s, burst 1 (T = 1 s); user limit 1. #0, #1 spend the burst at 0 (TAT 2000).
+    // #2 (u2) and #3 (u5) are parked; the wake at 1000 releases #2, which waits on u2 (held
+    // by #4 until 3030), so nothing is due for #3. At 3030 #4 and #5 finish: #2 starts with
+    // allowance 1 (a wake is set for now: allowance 0 left) and #6 (waiting on u6) takes
+    // that 0; the wake then finds −1 and waits for the next slot: TAT 5030 − T = 4030.
+    const A = (at: number, t: string, u: string, runMs: number): WhatIfArrival => ({ at, runMs, keys: { tenant: t, user: u } });
+    const r = run({
+      task: task({ groups: [{ ...tenant('tenant', 10), rate: { limit: 1, per: 1000, burst: 1, overrides: {} } }, tenant('user', 1)] }),
+      arrivals: [A(0, 'a', 'u1', 100), A(0, 'a', 'u4', 100), A(10, 'a', 'u2', 10), A(20, 'a', 'u5', 10), A(30, 'b', 'u2', 3000), A(40, 'b', 'u6', 2990), A(50, 'a', 'u6', 10)],
+    });
+    expect(claims(r)).toEqual([0, 0, 3030, 4030, 30, 40, 3030]);
+    expect(r.finished).toBe(7);
+  });
+
   it('hand-off latency: a freed slot is claimed handoffMs after the finish; finishes stay at claim + run', () => {
     const r = run({ task: task({ concurrency: 1 }), handoffMs: 5, arrivals: [0, 0, 0].map((at) => ({ at, runMs: 100 })) });
     expect(claims(r)).toEqual([0, 105, 210]);
     expect(Array.from(r.trace!.finishAt)).toEqual([100, 205, 310]);
     expect(() => run({ arrivals: [], handoffMs: -1 })).toThrow(/handoffMs/);
+  });
+
+  it('pick-up latency: a claim takes an execution pickupMs after it is ready; a freed slot waits for it', () => {
+    // concurrency 1, pickup 20: #0 at 20; #1 (ready 0) when #0 frees at 120; #2 (ready 50,
+    // claimable 70) at 220; #3 ready 310, claimable 330 though the slot is free from 320.
+    const r = run({
+      task: task({ concurrency: 1 }),
+      pickupMs: 20,
+      arrivals: [
+        { at: 0, runMs: 100 },
+        { at: 0, runMs: 100 },
+        { at: 50, runMs: 100 },
+        { at: 310, runMs: 10 },
+      ],
+    });
+    expect(claims(r)).toEqual([20, 120, 220, 330]);
+    expect(r.wait).toMatchObject({ count: 4, maxMs: 170 });
+    expect(() => run({ arrivals: [], pickupMs: Number.NaN })).toThrow(/pickupMs/);
+  });
+
+  it('drawn hand-offs: each freed slot is claimed one of the samples after the finish (seeded)', () => {
+    const input = { task: task({ concurrency: 1 }), handoffSamplesMs: [3, 50], arrivals: Array.from({ length: 40 }, () => ({ at: 0, runMs: 10 })) };
+    const r = run(input);
+    const gaps = new Set<number>();
+    for (let i = 1; i < 40; i++) gaps.add(r.trace!.claimAt[i]! - r.trace!.finishAt[i - 1]!);
+    expect([...gaps].sort((a, b) => a - b)).toEqual([3, 50]);
+    // finishes stay at claim + run
+    for (let i = 0; i < 40; i++) expect(r.trace!.finishAt[i]).toBe(r.trace!.claimAt[i]! + 10);
+    expect(claims(run(input))).toEqual(claims(r));
+    expect(claims(run({ ...input, seed: 2 }))).not.toEqual(claims(r));
+    expect(() => run({ ...input, handoffSamplesMs: [1, -1] })).toThrow(/handoffSamplesMs\[1\]/);
   });
 
   it('reads arrivals as columns exactly as objects', () => {

@@ -14,8 +14,10 @@
 // carries for a group the config declares (override, else the group's limit) and is
 // skipped — set aside until its key frees a slot, as the engine's `waiting_on` rows — when
 // one is full (no head-of-line blocking); a stream key runs one at a time in arrival order.
-// Claims happen the instant work arrives, and `handoffMs` after a slot frees (the engine's
-// finish-and-claim round trip, fitted from the recording: 0 = the same instant).
+// Claims happen `pickupMs` after work is ready (the enqueue's commit, notification and
+// claim round trip) and `handoffMs` after a slot frees (the engine's finish-and-claim round
+// trip; or each drawn from the recording's hand-offs, `handoffSamplesMs`), both fitted from
+// the recording (whatif-recording.ts engineLatencies; 0 = the same instant).
 // The limits' rules are the core's own functions, not copies:
 //   - claim order: priority.ts `claimKeyMs` (run_at − priority × agingMs, ties by arrival);
 //   - rate limits: rate-limit.ts (`rateAllowance`, `chargeTat`, `nextSlotInMs`,
@@ -121,6 +123,23 @@ export interface SimulationInput {
    * handoffLatencyMs); default 0 (a freed slot is reused the same instant).
    */
   handoffMs?: number;
+  /**
+   * The engine's pick-up latency: how long after an execution becomes ready (run_at) a
+   * claim can first take it when no slot had to free for it — the enqueue's commit, the
+   * sluice_enqueue notification and the claim's round trip. Fitted from the recording
+   * (whatif-recording.ts pickupLatencyMs); default 0 (claimable the instant it is ready).
+   * Waits still count from the ready time.
+   */
+  pickupMs?: number;
+  /**
+   * The recording's hand-off latencies (whatif-recording.ts engineLatencies): when given,
+   * each execution's hand-off is drawn from these (seeded, uniformly) instead of being
+   * handoffMs — the engine's slow hand-offs (a flush that waits, a claim that queues on the
+   * task lock) are what a p99 wait is made of, and a median has none of them.
+   */
+  handoffSamplesMs?: ArrayLike<number>;
+  /** Buffers to reuse across calls (WhatIfScratch); without it each call allocates its own. */
+  scratch?: WhatIfScratch;
 }
 
 export interface KeyWait {
@@ -141,6 +160,30 @@ export interface KeyWait {
 
 /** Below this many waits a key's p99 is its maximum: nearest rank ⌈0.99 n⌉ = n for n ≤ 100. */
 export const MIN_P99_SAMPLES = 100;
+
+/**
+ * Buffers one caller hands to several simulate() calls (the preview's today and proposed,
+ * the bench's runs): a call after the first reuses them instead of allocating, and
+ * touching for the first time, ~20 bytes per arrival (3.6M arrivals: 72 MB, whose page
+ * faults and zeroing were a sixth of a replay's CPU). Every buffer is written before it is
+ * read; a traced call allocates what it returns. Held as long as the caller holds this.
+ */
+export class WhatIfScratch {
+  private f64: Float64Array[] = [];
+  private i32: Int32Array[] = [];
+  /** Slot `slot`'s Float64Array of `length` (contents undefined). */
+  float64(slot: number, length: number): Float64Array {
+    const b = this.f64[slot];
+    if (b !== undefined && b.length >= length) return b.length === length ? b : b.subarray(0, length);
+    return (this.f64[slot] = new Float64Array(length));
+  }
+  /** Slot `slot`'s Int32Array of `length` (contents undefined). */
+  int32(slot: number, length: number): Int32Array {
+    const b = this.i32[slot];
+    if (b !== undefined && b.length >= length) return b.length === length ? b : b.subarray(0, length);
+    return (this.i32[slot] = new Int32Array(length));
+  }
+}
 
 export interface FiredAlert {
   rule: AlertRule;
@@ -466,6 +509,19 @@ export function simulate(input: SimulationInput): SimulationResult {
   const durationMs = input.durationMs ?? (n > 0 ? AT[n - 1]! : 0);
   const handoff = input.handoffMs ?? 0;
   if (!(handoff >= 0 && handoff < Infinity)) throw new RangeError(`handoffMs must be a finite number ≥ 0, got ${handoff}`);
+  // Drawn hand-offs: each execution's from the samples, by a generator of its own (random
+  // routing's draws stay as they were); `drawn` keeps it for the finish.
+  const HANDOFFS = input.handoffSamplesMs !== undefined && input.handoffSamplesMs.length > 0 ? input.handoffSamplesMs : null;
+  if (HANDOFFS) {
+    for (let j = 0; j < HANDOFFS.length; j++) {
+      const h = HANDOFFS[j]!;
+      if (!(h >= 0 && h < Infinity)) throw new RangeError(`handoffSamplesMs[${j}] is ${h}; must be a finite number ≥ 0`);
+    }
+  }
+  const drawRand = mulberry32((input.seed ^ 0x5eed) >>> 0);
+  const drawn = HANDOFFS ? new Float64Array(cols.length) : null;
+  const pickup = input.pickupMs ?? 0;
+  if (!(pickup >= 0 && pickup < Infinity)) throw new RangeError(`pickupMs must be a finite number ≥ 0, got ${pickup}`);
   const horizonEnd = durationMs + (input.horizonMs ?? 86_400_000);
   const rand = mulberry32(input.seed);
   const owners = Int32Array.from(input.owners ?? Array.from({ length: P }, (_, p) => p % C));
@@ -480,30 +536,34 @@ export function simulate(input: SimulationInput): SimulationResult {
   const keyLimitList: number[] = [];
   const keyGroup: number[] = [];
   const keyName: string[] = [];
+  // KEY[g × n + i]: arrival i's key of group g (-1: none), one read on the hot path.
+  const KEY = input.scratch ? input.scratch.int32(1, n * G) : new Int32Array(n * G);
   for (let i = 0; i < n; i++) {
     for (let g = 0; g < G; g++) {
       const col = groupCol[g];
-      if (!col) continue;
-      const nm = col[i]!;
-      if (nm < 0 || keyOfName[g]![nm]! >= 0) continue;
-      const k = cols.names[nm]!;
-      const gr = groups[g]!;
-      keyOfName[g]![nm] = keyLimitList.length;
-      keyLimitList.push(Object.hasOwn(gr.overrides, k) ? gr.overrides[k]! : gr.limit);
-      keyGroup.push(g);
-      keyName.push(k);
+      const nm = col ? col[i]! : -1;
+      if (nm < 0) {
+        KEY[g * n + i] = -1;
+        continue;
+      }
+      let id = keyOfName[g]![nm]!;
+      if (id < 0) {
+        const k = cols.names[nm]!;
+        const gr = groups[g]!;
+        id = keyOfName[g]![nm] = keyLimitList.length;
+        keyLimitList.push(Object.hasOwn(gr.overrides, k) ? gr.overrides[k]! : gr.limit);
+        keyGroup.push(g);
+        keyName.push(k);
+      }
+      KEY[g * n + i] = id;
     }
   }
   const K = keyLimitList.length;
   const keyLimit = Int32Array.from(keyLimitList);
-  const keyAt = (i: number, g: number): number => {
-    const col = groupCol[g];
-    if (col === null || col === undefined) return -1;
-    const nm = col[i]!;
-    return nm < 0 ? -1 : keyOfName[g]![nm]!;
-  };
+  const keyAt = (i: number, g: number): number => KEY[g * n + i]!;
   const inflight = new Int32Array(K);
   const queuedByKey = new Int32Array(K);
+  const claimedByKey = new Int32Array(K);
   const waiting: (IntHeap | undefined)[] = new Array<IntHeap | undefined>(K);
 
   // ── claim order (priority.ts): rank of each arrival by (run_at − priority × agingMs, arrival).
@@ -583,8 +643,10 @@ export function simulate(input: SimulationInput): SimulationResult {
   // ── state
   const depth = new Int32Array(P);
   const depthList = new Array<number>(P).fill(0); // leastLoadedPartition reads a number list
-  const partitionOf = new Int32Array(n);
-  const claimAt = new Float64Array(n).fill(NaN);
+  // (from the scratch buffers unless traced: the trace returns these two)
+  const scratch = input.trace ? undefined : input.scratch;
+  const partitionOf = scratch ? scratch.int32(0, n) : new Int32Array(n);
+  const claimAt = (scratch ? scratch.float64(0, n) : new Float64Array(n)).fill(NaN);
   const finishAt = input.trace ? new Float64Array(n).fill(NaN) : undefined;
   const ready: IntHeap[] = Array.from({ length: C }, () => new IntHeap());
   const readyFair: (IntHeap | undefined)[][] = fg >= 0 ? Array.from({ length: C }, () => new Array<IntHeap | undefined>(K + 1)) : [];
@@ -709,6 +771,7 @@ export function simulate(input: SimulationInput): SimulationResult {
       if (k >= 0) {
         inflight[k]!++;
         queuedByKey[k]!--;
+        claimedByKey[k]!++;
       }
     }
     if (taskRate !== null) taskTat = chargeTat(taskRate, tatOrNull(taskTat), now, costOf(i));
@@ -724,7 +787,12 @@ export function simulate(input: SimulationInput): SimulationResult {
     }
     cur.wait[histBucket(now - AT[i]!)]!++;
     // its slots come free handoff after it finishes (the release event)
-    done.push(now + RUN[i]! + handoff, i);
+    if (drawn === null) done.push(now + RUN[i]! + handoff, i);
+    else {
+      const h = HANDOFFS![Math.floor(drawRand() * HANDOFFS!.length)]!;
+      drawn[i] = h;
+      done.push(now + RUN[i]! + h, i);
+    }
   };
 
   /** Coordinator c claims in claim order until it or the task is full (fifo). */
@@ -821,7 +889,7 @@ export function simulate(input: SimulationInput): SimulationResult {
 
   const finish = (i: number, now: number, arrivedUpTo: number) => {
     const c = owners[partitionOf[i]!]!;
-    const endedAt = now - handoff; // it finished then; its slots free now
+    const endedAt = drawn === null ? now - handoff : now - drawn[i]!; // it finished then; its slots free now
     running--;
     freeSlots[c]!++;
     finished++;
@@ -853,6 +921,13 @@ export function simulate(input: SimulationInput): SimulationResult {
     const w = rateWaiting[k];
     if (w === undefined) return;
     const allowance = rateAllowance(keyRate[k]!, tatOrNull(keyTat[k]!), now);
+    if (allowance < -RATE_EPS) {
+      // Rows of the key started since this wake was set (from the ready rows, at the same
+      // instant or after rows it released were held elsewhere) and spent the slot: wake at
+      // the next one. (Dropping the wake here left the parked rows unclaimed for good.)
+      if (w.size > 0) ensureKeyWake(k, now);
+      return;
+    }
     let before = 0;
     while (w.size > 0 && before <= allowance + RATE_EPS) {
       const i = atRank(w.pop());
@@ -943,7 +1018,7 @@ export function simulate(input: SimulationInput): SimulationResult {
   let drainedAt: number | null = null;
   let backlogAtEnd = -1;
   for (;;) {
-    const tArr = next < n ? AT[next]! : Infinity;
+    const tArr = next < n ? AT[next]! + pickup : Infinity;
     const tDone = done.peekTime();
     const tEvent = tArr < tDone ? tArr : tDone;
     if (backlogAtEnd < 0 && tEvent > durationMs) backlogAtEnd = queuedTotal;
@@ -975,30 +1050,30 @@ export function simulate(input: SimulationInput): SimulationResult {
   if (backlogAtEnd < 0) backlogAtEnd = queuedTotal;
   const drainMs = queuedTotal > 0 ? null : backlogAtEnd === 0 ? 0 : Math.max(0, (drainedAt ?? durationMs) - durationMs);
 
-  // ── waits: exact nearest-rank percentiles per key, then overall (in place: claimAt
-  //    becomes the waits unless the trace returns it).
+  // ── waits: exact nearest-rank percentiles per key, then overall. One pass over the
+  //    executions scatters each claimed one's wait into its keys' segments (a counting sort
+  //    by key: the counts were kept by start()) and packs the waits at the front of claimAt
+  //    (in place: an execution's wait is written at or before its own index, after its
+  //    claim time was read), unless the trace returns claimAt.
   const keyWaits: KeyWait[] = [];
-  if (K > 0) {
-    // Counting sort of (arrival, key) pairs by key, then each key's waits selected.
-    const counts = new Int32Array(K + 1);
-    for (let i = 0; i < n; i++) {
-      if (Number.isNaN(claimAt[i]!)) continue;
-      for (let g = 0; g < G; g++) {
-        const k = keyAt(i, g);
-        if (k >= 0) counts[k + 1]!++;
-      }
+  const counts = new Int32Array(K + 1);
+  for (let k = 0; k < K; k++) counts[k + 1] = counts[k]! + claimedByKey[k]!;
+  const offsets = counts.slice();
+  const byKey = K === 0 ? null : input.scratch ? input.scratch.float64(1, counts[K]!) : new Float64Array(counts[K]!);
+  const waits = input.trace ? new Float64Array(n) : claimAt;
+  let claimed = 0;
+  for (let i = 0; i < n; i++) {
+    const c = claimAt[i]!;
+    if (Number.isNaN(c)) continue;
+    const w = c - AT[i]!;
+    waits[claimed++] = w;
+    if (byKey === null) continue;
+    for (let g = 0; g < G; g++) {
+      const k = keyAt(i, g);
+      if (k >= 0) byKey[offsets[k]!++] = w;
     }
-    for (let k = 0; k < K; k++) counts[k + 1]! += counts[k]!;
-    const offsets = counts.slice();
-    const byKey = new Float64Array(counts[K]!);
-    for (let i = 0; i < n; i++) {
-      if (Number.isNaN(claimAt[i]!)) continue;
-      const w = claimAt[i]! - AT[i]!;
-      for (let g = 0; g < G; g++) {
-        const k = keyAt(i, g);
-        if (k >= 0) byKey[offsets[k]!++] = w;
-      }
-    }
+  }
+  if (byKey !== null) {
     for (let k = 0; k < K; k++) {
       const seg = byKey.subarray(counts[k]!, counts[k + 1]!);
       if (seg.length === 0) continue;
@@ -1016,9 +1091,6 @@ export function simulate(input: SimulationInput): SimulationResult {
     }
     keyWaits.sort((a, b) => b.p99WaitMs - a.p99WaitMs || (a.group < b.group ? -1 : a.group > b.group ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
-  const waits = input.trace ? new Float64Array(n) : claimAt;
-  let claimed = 0;
-  for (let i = 0; i < n; i++) if (!Number.isNaN(claimAt[i]!)) waits[claimed++] = claimAt[i]! - AT[i]!;
   const all = claimed > 0 ? waitPercentiles(waits.subarray(0, claimed)) : null;
   const wait = all ? { count: claimed, p50Ms: all.p50, p99Ms: all.p99, maxMs: all.max } : { count: 0, p50Ms: null, p99Ms: null, maxMs: null };
 

@@ -11,8 +11,8 @@ import { currentConfigOf } from '../core/stored-config';
 import { inputRecord } from '../core/input-text';
 import { parseTaskDefinition, taskNameSchema, type TaskDefinition } from '../core/task-definition';
 import { assignPartitions } from '../core/rendezvous';
-import { handoffLatencyMs, recordingToArrivals, type RecordingCoverage } from '../core/whatif-recording';
-import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
+import { engineLatencies, recordingToArrivals, type RecordingCoverage } from '../core/whatif-recording';
+import { MIN_P99_SAMPLES, simulate, toArrivalColumns, WhatIfScratch, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
 import { compareWhatIf, type KeyComparison } from '../core/whatif-compare';
 import { latestConfigVersion } from '../db/config-versions';
 import { readWhatIfRecording } from '../db/whatif-recording';
@@ -125,12 +125,15 @@ export async function previewTaskWhatIf(db: Db, input: z.output<typeof whatIfInp
   const columns = toArrivalColumns(arrivals);
   const costs = new Map(costPaths.map((p) => [p, costColumn(p)]));
   const withCosts = (task: TaskDefinition): WhatIfArrivalColumns => (task.rateCostPath ? { ...columns, cost: costs.get(task.rateCostPath)! } : columns);
-  // The engine's hand-off latency as this recording shows it (0 when nothing waited).
-  const handoffMs = handoffLatencyMs(rec.rows);
+  // The engine's latencies as this recording shows them (pick-up; hand-offs to draw from;
+  // 0 / none when too few executions show them).
+  const latencies = engineLatencies(rec.rows);
+  const scratch = new WhatIfScratch(); // the second run reuses the first's buffers
   const run = (task: TaskDefinition) =>
     simulate({
       task,
-      handoffMs,
+      ...latencies,
+      scratch,
       arrivals: withCosts(task),
       coordinators: slots,
       owners: ownersFor(name, task.partitions, ids),

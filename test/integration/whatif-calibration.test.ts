@@ -13,7 +13,7 @@ import { applyTasks, sleep } from '../support/engine-fixtures';
 import { coordinatorTestContext, waitFor } from '../support/coordinator-harness';
 import { enqueue } from '../../server/services/enqueue';
 import { readWhatIfRecording } from '../../server/db/whatif-recording';
-import { handoffLatencyMs, recordingToArrivals } from '../../server/core/whatif-recording';
+import { engineLatencies, recordingToArrivals } from '../../server/core/whatif-recording';
 import { MIN_P99_SAMPLES, simulate, type WhatIfTaskConfig } from '../../server/core/whatif-simulator';
 import { previewTaskWhatIf } from '../../server/presenters/task-whatif';
 import { taskDefinitionSchema, type TaskDefinitionInput } from '../../server/core/task-definition';
@@ -101,11 +101,11 @@ describe('what-if calibration (real coordinators)', () => {
     expect(rec.rows).toHaveLength(BATCHES * PER_BATCH);
     const { arrivals, coverage } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated }, 1);
     expect(coverage).toMatchObject({ measured: BATCHES * PER_BATCH, estimated: 0, tooLittle: false, truncated: false });
-    // The engine's hand-off latency, fitted from A's recording (not from B's measurement).
-    const handoffMs = handoffLatencyMs(rec.rows);
-    console.log(`[whatif-calibration] hand-off latency fitted from A's recording: ${handoffMs} ms`);
+    // The engine's latencies (pick-up, hand-offs to draw from), fitted from A's recording (not from B's measurement).
+    const latencies = engineLatencies(rec.rows);
+    console.log(`[whatif-calibration] fitted from A's recording: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from)`);
     const base = (def: TaskDefinitionInput) => ({
-      handoffMs,
+      ...latencies,
       task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
       arrivals,
       coordinators: [10],
