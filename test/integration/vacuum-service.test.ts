@@ -66,7 +66,7 @@ describe('vacuum service', () => {
     const before = await stats();
     const r = await run();
     expect(r.error).toBeUndefined();
-    const res = r.result as { autovacuum: string; vacuumed: { table: string; dead: number; ms: number }[]; left: number };
+    const res = r.result as { autovacuum: string; vacuumed: { table: string; dead: number; analyze: boolean; ms: number }[]; left: number };
     const v = res.vacuumed.find((x) => x.table === 'executions');
     expect(v?.dead).toBeGreaterThanOrEqual(7_000);
     expect(res.left).toBe(0);
@@ -76,5 +76,15 @@ describe('vacuum service', () => {
     // recorded like every maintenance run
     const rec = await db.pool.query<{ r: { vacuumed: { table: string }[] } }>(`SELECT last_result AS r FROM maintenance_runs WHERE name = 'vacuum'`);
     expect(rec.rows[0]!.r.vacuumed.map((x) => x.table)).toContain('executions');
+  });
+
+  it('not again within autovacuum_naptime of its last vacuum, however many dead tuples come', async () => {
+    await churn(8_000);
+    await deadAtLeast(8_000);
+    const before = await stats();
+    const r = await run();
+    expect(r.error).toBeUndefined();
+    expect((r.result as { vacuumed: { table: string }[] }).vacuumed.map((v) => v.table)).not.toContain('executions');
+    expect((await stats()).vacuums).toBe(before.vacuums);
   });
 });

@@ -1,6 +1,7 @@
 // Vacuum (issue #18): where autovacuum will not run — the server's `autovacuum = off`, or a
 // table's `autovacuum_enabled = false` — vacuums the tables of Sluice's schema whose dead
-// tuples pass their vacuum threshold, as autovacuum would (server/core/vacuum-policy.ts).
+// tuples pass their vacuum threshold, as autovacuum would, at most once per
+// autovacuum_naptime per table (server/core/vacuum-policy.ts says why that pacing matters).
 // Without it a queue table only grows: every claim and finish leaves a dead row version
 // and nothing but HOT pruning removes them. 'steps' mode (VACUUM cannot run inside the
 // runner's transaction), most dead tuples first, up to a time budget per run; a lease long
@@ -17,15 +18,15 @@ export const vacuum: MaintenanceService = {
   mode: 'steps',
   leaseMs: 10 * 60_000,
   async run({ db, log }) {
-    const { server, schema, tables } = await readVacuumState(db);
-    const todo = vacuumCandidates(tables, server);
+    const { server, schema, nowMs, tables } = await readVacuumState(db);
+    const todo = vacuumCandidates(tables, server, nowMs);
     const deadline = Date.now() + BUDGET_MS;
-    const vacuumed: { table: string; dead: number; ms: number }[] = [];
+    const vacuumed: { table: string; dead: number; analyze: boolean; ms: number }[] = [];
     for (const c of todo) {
       if (Date.now() > deadline) break;
       const t0 = performance.now();
-      await vacuumTable(db, schema, c.table);
-      vacuumed.push({ table: c.table, dead: c.dead, ms: Math.round(performance.now() - t0) });
+      await vacuumTable(db, schema, c.table, c.analyze);
+      vacuumed.push({ table: c.table, dead: c.dead, analyze: c.analyze, ms: Math.round(performance.now() - t0) });
     }
     if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
     return { autovacuum: server.autovacuum ? 'on' : 'off', vacuumed, left: todo.length - vacuumed.length };
