@@ -16,7 +16,7 @@ const PER = 1000;
 const RATE = { limit: 5, per: PER, burst: 2 };
 const ACME = { limit: 12, burst: 3 };
 const RUN_MS = 4000;
-/** Handler start − claim: a busy 2-core box can hold a claimed row this long before its handler runs. */
+/** Handler start − claim: the least slack for the handler-start windows (the measured spread when larger). */
 const HANDLER_SLACK_MS = 150;
 
 describe('rate limits across coordinators', () => {
@@ -51,9 +51,16 @@ describe('rate limits across coordinators', () => {
       const starts = mine.map((r) => Number(r.started_ms)).sort((a, b) => a - b);
       const claims = mine.map((r) => Number(r.claimed_ms)).sort((a, b) => a - b);
       const span = claims[claims.length - 1]! - claims[0]!;
-      summary[key] = { n: mine.length, maxHandlerWindow: maxInAnyWindow(starts, PER - HANDLER_SLACK_MS), maxClaimWindow: maxInAnyWindow(claims, PER - 1), spanMs: Math.round(span) };
+      // Handler starts lag their claims by a delay that varies with the box's load; in any
+      // window shorter than the interval by that variation they cannot outnumber the claims'
+      // limit (CI at load 4–6 saw 8 starts of a 5 + 2 key within 850 ms while its claims kept
+      // to 7: a delay spread past the fixed 150 ms this used). The slack is the measured
+      // spread, at least 150 ms; the claims' own window is the exact check.
+      const delays = mine.map((r) => Number(r.started_ms) - Number(r.claimed_ms));
+      const slack = Math.min(PER - 1, Math.max(HANDLER_SLACK_MS, Math.ceil(Math.max(...delays) - Math.min(...delays))));
+      summary[key] = { n: mine.length, maxHandlerWindow: maxInAnyWindow(starts, PER - slack), slackMs: slack, maxClaimWindow: maxInAnyWindow(claims, PER - 1), spanMs: Math.round(span) };
       expect(maxInAnyWindow(claims, PER - 1), key).toBeLessThanOrEqual(spec.limit + spec.burst);
-      expect(maxInAnyWindow(starts, PER - HANDLER_SLACK_MS), key).toBeLessThanOrEqual(spec.limit + spec.burst);
+      expect(maxInAnyWindow(starts, PER - slack), key).toBeLessThanOrEqual(spec.limit + spec.burst);
       // the burst: burst + 1 claimed together at the start (one claim, same instant)
       expect(claims[spec.burst]! - claims[0]!, key).toBeLessThan(50);
       // the steady rate: after the burst, one per T; the last claim is (n − burst − 1) × T after the first
