@@ -4,6 +4,7 @@
 // Pure: no I/O imports (server/core rule).
 import { keyPolicySchema, thresholdsSchema, type KeyPolicy, type TaskDefinition } from './task-definition';
 import type { TaskThresholds } from './thresholds';
+import { BUILT_IN_DEFAULTS } from './fleet-defaults';
 
 const DEFAULT_THRESHOLDS = thresholdsSchema.parse(undefined);
 
@@ -65,7 +66,7 @@ export function keyWaitLinesOf(definition: unknown): { group: string; key: strin
  */
 export function storedTimeouts(definition: unknown): Pick<TaskDefinition, 'timeoutMs' | 'groups'> {
   const raw = (definition as { timeoutMs?: unknown } | null)?.timeoutMs;
-  const timeoutMs = typeof raw === 'number' && Number.isFinite(raw) && raw > 0 ? raw : BUILT_IN_TIMEOUT_MS;
+  const timeoutMs = typeof raw === 'number' && Number.isFinite(raw) && raw > 0 ? raw : BUILT_IN_DEFAULTS.timeoutMs;
   const groups = new Map<string, Record<string, KeyPolicy>>();
   const names = (definition as { groups?: { name?: unknown }[] } | null)?.groups;
   if (Array.isArray(names)) for (const g of names) if (typeof g?.name === 'string') groups.set(g.name, {});
@@ -75,4 +76,3 @@ export function storedTimeouts(definition: unknown): Pick<TaskDefinition, 'timeo
   }
   return { timeoutMs, groups: [...groups].map(([name, keyPolicies]) => ({ name, keyPolicies }) as TaskDefinition['groups'][number]) };
 }
-const BUILT_IN_TIMEOUT_MS = 30_000;
