@@ -16,6 +16,19 @@
 // whose queued work is all blocked behind streams or scheduled for later gets no row.
 import type { Db } from './pool';
 
+/**
+ * The oldest `$4` due, claimable rows of each of the task's `$3` partitions (task `$1`), in
+ * claim order through executions_claim_idx, LATERAL per partition as the claim reads them:
+ * rows (run_at, group_keys). Shared by readKeyOldestWaits and readWorstKeyWaits, which bind
+ * those three parameters at those positions.
+ */
+export const CLAIM_HEADS_SQL = `SELECT h.run_at, h.group_keys FROM generate_series(0, $3::int - 1) AS p(part) CROSS JOIN LATERAL (
+         SELECT e.run_at, e.group_keys FROM executions e
+         WHERE e.task = $1 AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL AND e.run_at <= now()
+           AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+         ORDER BY e.claim_at, e.id LIMIT $4
+       ) h`;
+
 export interface KeyOldestWaitRow {
   group_key: string;
   oldest_run_at: Date;
@@ -42,14 +55,7 @@ export async function readKeyOldestWaits(
        ) w
        GROUP BY k.gk
      ),
-     heads AS (
-       SELECT h.run_at, h.group_keys FROM generate_series(0, $3::int - 1) AS p(part) CROSS JOIN LATERAL (
-         SELECT e.run_at, e.group_keys FROM executions e
-         WHERE e.task = $1 AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL AND e.run_at <= now()
-           AND e.claim_at <= (now() AT TIME ZONE 'UTC')
-         ORDER BY e.claim_at, e.id LIMIT $4
-       ) h
-     ),
+     heads AS (${CLAIM_HEADS_SQL}),
      head_keys AS (
        SELECT g.gk, min(h.run_at) AS run_at FROM heads h CROSS JOIN LATERAL unnest(h.group_keys) AS g(gk)
        WHERE g.gk = ANY ($2::text[]) GROUP BY g.gk

@@ -17,7 +17,7 @@
 // maxWaitingKeys is judged on the first maxWaitingKeys in key order (documented in
 // docs/operators.md).
 import type { Db } from './pool';
-import type { KeyOldestWaitRow } from './read-key-oldest-waits';
+import { CLAIM_HEADS_SQL, type KeyOldestWaitRow } from './read-key-oldest-waits';
 
 export async function readWorstKeyWaits(
   db: Db,
@@ -45,16 +45,10 @@ export async function readWorstKeyWaits(
          ORDER BY e.claim_at, e.id LIMIT 1
        ) w
      ),
-     heads AS (
-       SELECT g.gk, h.run_at FROM generate_series(0, $3::int - 1) AS p(part) CROSS JOIN LATERAL (
-         SELECT e.run_at, e.group_keys FROM executions e
-         WHERE e.task = $1 AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL AND e.run_at <= now()
-           AND e.claim_at <= (now() AT TIME ZONE 'UTC')
-         ORDER BY e.claim_at, e.id LIMIT $4
-       ) h CROSS JOIN LATERAL unnest(h.group_keys) AS g(gk)
-     )
+     heads AS (${CLAIM_HEADS_SQL}),
+     head_keys AS (SELECT g.gk, h.run_at FROM heads h CROSS JOIN LATERAL unnest(h.group_keys) AS g(gk))
      SELECT gk AS group_key, min(run_at) AS oldest_run_at
-     FROM (SELECT gk, run_at FROM waiting UNION ALL SELECT gk, run_at FROM heads) a
+     FROM (SELECT gk, run_at FROM waiting UNION ALL SELECT gk, run_at FROM head_keys) a
      WHERE NOT (gk = ANY ($2::text[]))
      GROUP BY gk
      ORDER BY min(run_at), gk
