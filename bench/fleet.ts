@@ -33,7 +33,7 @@ import { applyConfig } from '../server/services/config-versions';
 import { SYSTEM_ACTOR } from '../server/db/audit';
 import { enqueue } from '../server/services/enqueue';
 import { startCoordinator, type RunningCoordinator } from '../server/coordinator/main';
-import { assignPartitions } from '../server/core/rendezvous';
+import { waitForSettledOwnership } from './support/settled-ownership';
 import type { TaskDefinitionInput } from '../server/core/task-definition';
 
 function usage(msg: string): never {
@@ -99,25 +99,6 @@ interface RunResult {
   seconds: number;
 }
 
-/** Until every task's partitions are owned as the rendezvous assigns them to `members`. */
-async function settled(pool: pg.Pool, ids: string[]): Promise<void> {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const r = await pool.query<{ task: string; partition: number; owner: string | null }>(
-      `SELECT t.task, p.p AS partition, o.owner
-       FROM task_runtime t CROSS JOIN LATERAL generate_series(0, t.partitions - 1) AS p(p)
-       LEFT JOIN partition_owners o ON o.task = t.task AND o.partition = p.p
-       WHERE t.task = ANY ($1)`,
-      [TASKS],
-    );
-    const owner = new Map<string, string>();
-    for (const t of TASKS) for (const [m, ps] of assignPartitions(t, 32, ids)) for (const p of ps) owner.set(`${t}/${p}`, m);
-    if (r.rows.length === TASKS.length * 32 && r.rows.every((x) => x.owner === owner.get(`${x.task}/${x.partition}`))) return;
-    if (Date.now() > until) throw new Error(`${ids.length} members: partition ownership did not settle in 60 s`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
 async function runOne(server: TestPostgres, n: number): Promise<RunResult> {
   const url = await cloneDatabase(server.adminUrl, server.templateDb, `m${n}`);
   const dbName = new URL(url).pathname.slice(1);
@@ -167,7 +148,7 @@ async function runOne(server: TestPostgres, n: number): Promise<RunResult> {
     for (let i = 0; i < n; i++) {
       cs.push(await startCoordinator({ databaseUrl: bouncer.url, handlers, name: `fleet-${n}-${i}`, slots: SLOTS, timings: TIMINGS, maintenance: i === 0, log: () => {} }));
     }
-    await settled(pool, cs.map((c) => c.id));
+    await waitForSettledOwnership(pool, TASKS, cs.map((c) => c.id), 60_000);
     await sampleBackends();
     for (const pid of lastCpu.keys()) firstCpu.set(pid, lastCpu.get(pid)!);
     const c0 = await commits();

@@ -8,7 +8,7 @@ import { SYSTEM_ACTOR } from '../../server/db/audit';
 import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
 import { startCoordinator, type RunningCoordinator } from '../../server/coordinator/main';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
-import { assignPartitions } from '../../server/core/rendezvous';
+import { waitForSettledOwnership } from './settled-ownership';
 
 export const BENCH_TIMINGS = { heartbeatMs: 500, staleMs: 5000, pollMs: 5, configPollMs: 2000, flushMs: 2 };
 
@@ -110,25 +110,6 @@ export function engineBench(opts: {
     }
   }
 
-  /** Waits until `task`'s partition owners are exactly the rendezvous assignment over `members`. */
-  async function settledOwnership(task: string, members: string[]): Promise<void> {
-    const until = Date.now() + 30_000;
-    for (;;) {
-      const r = await pool.query<{ partition: number; owner: string | null; partitions: number }>(
-        `SELECT p.p AS partition, o.owner, t.partitions
-         FROM task_runtime t CROSS JOIN LATERAL generate_series(0, t.partitions - 1) AS p(p)
-         LEFT JOIN partition_owners o ON o.task = t.task AND o.partition = p.p
-         WHERE t.task = $1`,
-        [task],
-      );
-      const want = assignPartitions(task, r.rows[0]?.partitions ?? 0, members);
-      const owner = new Map([...want].flatMap(([m, ps]) => ps.map((p) => [p, m] as const)));
-      if (r.rows.length > 0 && r.rows.every((x) => x.owner === owner.get(x.partition))) return;
-      if (Date.now() > until) throw new Error(`${task}: partition ownership did not settle in 30 s`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
-
   async function processed(task: string): Promise<number> {
     const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);
     return Number(r.rows[0]!.n);
@@ -184,7 +165,7 @@ export function engineBench(opts: {
       const c0 = await commits();
       const cs = await bench.coordinators(members, handlers, slots, [task]);
       if (def) {
-        await settledOwnership(task, cs.map((c) => c.id));
+        await waitForSettledOwnership(pool, [task], cs.map((c) => c.id));
         await bench.addTask(def);
       }
       const deadline = Date.now() + (quick ? 60_000 : 600_000);
