@@ -131,8 +131,10 @@ describe('what-if calibration (real coordinators)', () => {
     const preview = await previewTaskWhatIf(ctx.db.pool, { task: taskDefinitionSchema.parse(defB) as unknown as Record<string, unknown>, windowHours: (Date.now() - a.start + 1500) / 3_600_000, seed: 1 });
     expect(preview.coverage.executions).toBe(BATCHES * PER_BATCH);
     // t0 (half the traffic) loses a slot: it, or one of its users, is the most affected key.
+    // (The preview lists five keys; t0's five users can fill them, so the tenant key itself
+    // need not be listed: a fresh-clone CI on an idle machine showed only t0's users.)
     expect(preview.keys[0]!.key).toMatch(/^t0/);
-    expect(preview.keys.find((k) => k.group === 'tenant' && k.key === 't0')).toBeDefined();
+    expect(preview.keys[0]!.deltaP99Ms).toBeGreaterThan(0);
     expect(preview.proposed.waitP99Ms!).toBeGreaterThan(preview.today.waitP99Ms!);
 
     // ── B: apply, wait for the coordinator to run it, same schedule
