@@ -29,6 +29,17 @@ describe('recordingToArrivals', () => {
     expect(coverage.note).toMatch(/2 executions in the last 1 h, 1 with a measured run time; 1 still queued or running.*too little data/);
   });
 
+  it('takes rows ready at the same instant in id order, as the claim does (ids compared as numbers)', () => {
+    // as the read returns them: newest first, ties by id descending (one enqueue call's rows share run_at)
+    const rows = [
+      row({ id: '10', runAt: at(5), groups: { tenant: 'c' } }),
+      row({ id: '9', runAt: at(5), groups: { tenant: 'b' } }),
+      row({ id: '8', runAt: at(5), groups: { tenant: 'a' } }),
+      row({ id: '100', runAt: at(1), groups: { tenant: 'first' } }),
+    ];
+    expect(recordingToArrivals(rows, window, 1).arrivals.map((a) => a.keys?.tenant)).toEqual(['first', 'a', 'b', 'c']);
+  });
+
   it('says enough when enough run times were measured, and names a cut window and a short retention', () => {
     const rows = Array.from({ length: MIN_MEASURED }, (_, i) => row({ runAt: at(i), startedAt: at(i), finishedAt: at(i + 5), state: 'succeeded' }));
     const ok = recordingToArrivals(rows, window, 1).coverage;

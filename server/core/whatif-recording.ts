@@ -6,6 +6,9 @@ import { rateCost } from './rate-limit';
 import type { WhatIfArrival } from './whatif-simulator';
 
 export interface RecordedExecution {
+  /** The execution's id (bigint as text). Rows of one enqueue call share run_at; the claim
+   *  takes them in id order, so the replay does too. Absent: ties keep the rows' order. */
+  id?: string;
   partition: number;
   groups: Record<string, string>;
   streamKey: string | null;
@@ -124,6 +127,12 @@ export const MIN_MEASURED = 50;
  * ran finished − started; one still queued or running gets a run time drawn from the
  * measured ones (mulberry32(seed)), or 0 when none was measured.
  */
+/** Two bigint ids as text, numerically; an absent id sorts as equal (the rows' order stays). */
+function compareIds(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined) return 0;
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 export function recordingToArrivals(
   rows: readonly RecordedExecution[],
   window: { start: Date; end: Date; truncated: boolean; retentionNote?: string },
@@ -135,7 +144,8 @@ export function recordingToArrivals(
     if (r.startedAt && r.finishedAt) measured.push(Math.max(0, r.finishedAt.getTime() - r.startedAt.getTime()));
   }
   const rand = mulberry32(seed);
-  const sorted = [...rows].sort((a, b) => a.runAt.getTime() - b.runAt.getTime());
+  // Claim order: run_at, then id (the engine's (claim_at, id); priorities are applied later).
+  const sorted = [...rows].sort((a, b) => a.runAt.getTime() - b.runAt.getTime() || compareIds(a.id, b.id));
   const arrivals: WhatIfArrival[] = sorted.map((r) => {
     const runMs =
       r.startedAt && r.finishedAt
