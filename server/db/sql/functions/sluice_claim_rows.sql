@@ -58,6 +58,16 @@
 -- session's first call, often from statistics of small tables, so every lookup is
 -- written to have one plan whatever the estimates: LATERAL … LIMIT 1 probes, updates by
 -- primary key or ctid (comments in the body say where and why).
+-- enable_seqscan off (2026-12-01): "whatever the estimates" did not hold for a table of a
+-- few pages. A session that made its plans on a fresh database, or right after the table
+-- was emptied and vacuumed, chose sequential scans of executions for the cheap exit, the
+-- keys in use, the reply and the cycle's partition lookup (on a tiny table a seq scan is
+-- the cheapest plan), and kept them as the table grew: bench:soak's coordinators went from
+-- keeping up with 2,800 arrivals/s to ~400 finished/s within a minute, in one run of three
+-- (auto_explain showed the seq scans; perf: ExecEvalScalarArrayOp, int8eq, heapgetpage).
+-- Every statement here has an index path; with seq scans off the planner takes it
+-- whatever the statistics (test/integration/engine-plans-small-table.test.ts). The same
+-- setting is on sluice_cycle, sluice_finish_rows and sluice_promote_streams.
 --
 -- Measured (docs/benchmarks.md, passes 1–3; the comments in the body carry the rest):
 --  * the UPDATE by primary key: under the generic plan it used the claim index on task
@@ -93,6 +103,7 @@ CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task t
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE

@@ -51,10 +51,13 @@
 -- sluice_finish_and_claim for the previous release's coordinators; that one is dropped by
 -- 20261124000100000_drop_finish_and_claim (docs/architecture.md § "Database functions").
 
+-- enable_seqscan off: plans made while executions was a few pages long must not be
+-- seq scans kept for the session (sluice_claim_rows.sql says why and what was measured).
 CREATE OR REPLACE FUNCTION public.sluice_cycle(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_ids bigint[], p_tokens uuid[], p_outcomes text[], p_run_at timestamp with time zone[], p_errors text[], p_stacks text[], p_fingerprints text[])
  RETURNS TABLE(id bigint, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE

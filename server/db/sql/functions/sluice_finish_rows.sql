@@ -56,10 +56,13 @@
 -- History before this file: prisma/migrations 20261123000200000_engine (first),
 -- …0600000_waiting_rows, …0700000_hot_slots (this definition).
 
+-- enable_seqscan off: plans made while executions was a few pages long must not be
+-- seq scans kept for the session (sluice_claim_rows.sql says why and what was measured).
 CREATE OR REPLACE FUNCTION public.sluice_finish_rows(p_task text, p_ids bigint[], p_tokens uuid[], p_outcomes text[], p_run_at timestamp with time zone[], p_errors text[], p_stacks text[], p_fingerprints text[], p_only_expired boolean, p_stale_ms integer, p_defer_slots boolean)
  RETURNS TABLE(id bigint, outcome text, slot_key text, stream_key text)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE

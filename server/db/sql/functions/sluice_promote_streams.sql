@@ -12,10 +12,13 @@
 -- (migration 20261123000700000), moved here unchanged by 20261124000300000; generic plans
 -- for the engine's reasons (see sluice_claim.sql): the per-stream lookup is a LATERAL …
 -- LIMIT 1 probe of executions_stream_idx.
+-- enable_seqscan off: plans made while executions was a few pages long must not be
+-- seq scans kept for the session (sluice_claim_rows.sql says why and what was measured).
 CREATE OR REPLACE FUNCTION public.sluice_promote_streams(p_task text, p_streams text[])
  RETURNS integer
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
   v_key text;

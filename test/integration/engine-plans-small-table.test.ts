@@ -1,0 +1,80 @@
+// The hot-path functions keep their plans for the life of a session (generic plans, made at
+// a session's first call). A coordinator that starts on a fresh database, or right after
+// the executions table was emptied and vacuumed, plans them against a table of a few pages,
+// where a sequential scan is the cheapest way to find anything. Kept for the session, such a
+// plan then reads every row the table gains: bench:soak (2026-12-01) found the cheap exit,
+// the claim's reply, the cycle's partition lookup and the keys in use seq-scanning
+// executions, and the coordinators fell from keeping up with 2,800 arrivals/s to 400
+// finished/s within a minute, in one run of three (whether the plans were made before or
+// after the table's statistics grew). The functions now run with enable_seqscan off.
+// Own file: the table must be small when this file's session plans.
+import { describe, it, expect, beforeAll, onTestFinished } from 'vitest';
+import pg from 'pg';
+import { testDatabase, type TestDatabase } from './db';
+import { applyTasks, fakeCoordinator, statsDelta } from '../support/engine-fixtures';
+import { enqueue } from '../../server/services/enqueue';
+import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
+import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
+import { finishExecutions, type FinishItem } from '../../server/db/finish-executions';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+
+const outcomes = (rows: ClaimedExecution[]): FinishItem[] =>
+  rows.map((e, i) =>
+    i % 4 === 3
+      ? { id: e.id, leaseToken: e.leaseToken, outcome: 'retry' as const, runAt: new Date(), error: 'again' }
+      : { id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const },
+  );
+
+describe('plans made while executions was small', () => {
+  for (const shape of ['grouped', 'ungrouped', 'streams'] as const) {
+    it(`a ${shape} task's claims, cycles and finishes read no executions row by sequential scan once the table has grown`, async () => {
+      const task = `small-${shape}`;
+      await applyTasks(db.pool, [
+        {
+          name: task,
+          partitions: 2,
+          concurrency: 50,
+          ...(shape === 'grouped' ? { groups: [{ name: 'tenant', limit: 5, keyPath: 't' }, { name: 'key', limit: 1, keyPath: 'k' }] } : {}),
+          ...(shape === 'streams' ? { stream: { keyPath: 's' } } : {}),
+          retry: { maxAttempts: 5, backoff: 'fixed', baseDelayMs: 0 },
+          backpressure: { maxDepth: 1_000_000 },
+        },
+      ]);
+      // The table small again (the previous case grew it): what a fresh deployment, or the
+      // soak's emptied and vacuumed table, looks like to the planner.
+      await db.pool.query(`DELETE FROM executions`);
+      await db.pool.query('VACUUM ANALYZE executions');
+      const payload = (i: number) => ({ t: `t${i % 3}`, k: `k${i % 7}`, s: `s${i % 5}` });
+      await enqueue(db.pool, task, Array.from({ length: 40 }, (_, i) => ({ payload: payload(i) })));
+      const me = await fakeCoordinator(db.pool, [task]);
+
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      onTestFinished(() => c.end());
+      // One session plans every statement of the claim, the cycle and the finish now.
+      const work = async (rounds: number) => {
+        let running = await claimExecutions(c, me, task, 10, 60_000);
+        for (let i = 0; i < rounds && running.length > 0; i++) {
+          const r = await finishAndClaimExecutions(c, me, task, outcomes(running), 10, 60_000);
+          running = r.claimed;
+        }
+        await finishExecutions(c, task, outcomes(running));
+        await claimExecutions(c, me, task, 10, 60_000); // an idle claim's cheap exit too
+      };
+      await work(6);
+
+      // The table grows (another task's rows, written directly: the plans are what is
+      // measured, not this task's counters), as every deployment's does.
+      await db.pool.query(`INSERT INTO executions (task, partition, state, payload)
+        SELECT 'bystander', i % 2, CASE WHEN i % 3 = 0 THEN 'queued' ELSE 'succeeded' END, '{}' FROM generate_series(1, 60000) i`);
+      await enqueue(db.pool, task, Array.from({ length: 40 }, (_, i) => ({ payload: payload(i) })));
+      const { delta } = await statsDelta(db.pool, c, `SELECT seq_scan, seq_tup_read FROM pg_stat_user_tables WHERE relname = 'executions'`, () => work(6));
+      expect(delta.seq_tup_read).toBe(0);
+      expect(delta.seq_scan).toBe(0);
+    });
+  }
+});
