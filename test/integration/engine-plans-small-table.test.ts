@@ -52,9 +52,12 @@ describe('plans made while executions was small', () => {
       await enqueue(db.pool, task, Array.from({ length: 40 }, (_, i) => ({ payload: payload(i) })));
       const me = await fakeCoordinator(db.pool, [task]);
 
-      const c = new pg.Client({ connectionString: db.url });
-      await c.connect();
-      onTestFinished(() => c.end());
+      const own = new pg.Pool({ connectionString: db.url, max: 1 });
+      const c = await own.connect();
+      onTestFinished(async () => {
+        c.release();
+        await own.end();
+      });
       // One session plans every statement of the claim, the cycle and the finish now.
       const work = async (rounds: number) => {
         let running = await claimExecutions(c, me, task, 10, 60_000);
