@@ -10,6 +10,7 @@ import { finishExecutions } from '../../server/db/finish-executions';
 import { readWhyWaiting } from '../../server/db/why-waiting';
 import { whyWaitingFromRow } from '../../server/core/why-waiting';
 import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
+import { stableHash32 } from '../../server/core/stable-hash';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -215,6 +216,32 @@ describe('fair share with rate limits', () => {
 });
 
 describe('the per-key entry point (executions_fair_idx)', () => {
+  it("a member leaves other members only what their keys below the share can use: the rest goes to the flood, not idle", async () => {
+    // Members A (partitions 0, 1) and B (2, 3); hash routing on `p` places each row. t0 floods
+    // every partition; t1 has due rows only in B's partitions; t2 only delayed rows (waiting,
+    // so it counts in the fair level L = 12 / 3 = 4, but nothing of it can start). A's claim:
+    // t0 to its share (4), then the last pass leaves t1's shortfall (4) to B and fills the
+    // other 4 with t0 (until 2026-12-01 it left all 8 idle: A took 4). B then takes t1's 4.
+    const partitionOf = (v: string) => stableHash32(v) % 4;
+    const placed = (part: number, n: number) => {
+      const out: string[] = [];
+      for (let i = 0; out.length < n; i++) if (partitionOf(`x${i}`) === part) out.push(`x${i}`);
+      return out;
+    };
+    await applyTasks(db.pool, [
+      { name: 'fs-hold', partitions: 4, concurrency: 12, order: 'fair', routing: { strategy: 'hash', keyPath: 'p' }, groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] },
+    ]);
+    await enqueue(db.pool, 'fs-hold', [0, 1, 2, 3].flatMap((part) => placed(part, 10).map((p) => ({ payload: { t: 't0', p } }))));
+    await enqueue(db.pool, 'fs-hold', [2, 3].flatMap((part) => placed(part, 5).map((p) => ({ payload: { t: 't1', p } }))));
+    await enqueue(db.pool, 'fs-hold', placed(0, 5).map((p) => ({ payload: { t: 't2', p }, delayMs: 600_000 })));
+    const a = await fakeCoordinator(db.pool, ['fs-hold'], { 'fs-hold': [0, 1] });
+    const b = await fakeCoordinator(db.pool, ['fs-hold'], { 'fs-hold': [2, 3] });
+    const gotA = await claimExecutions(db.pool, a, 'fs-hold', 12, 60_000);
+    expect(countBy(tenantsOf(gotA))).toEqual({ t0: 8 });
+    const gotB = await claimExecutions(db.pool, b, 'fs-hold', 12, 60_000);
+    expect(countBy(tenantsOf(gotB))).toEqual({ t1: 4 });
+  });
+
   it("a fair pass reads the others' rows behind a 20,000-row flood directly: 3 of 12 each, a few hundred index entries, nothing set aside", async () => {
     await applyTasks(db.pool, [
       { name: 'fs-deep', partitions: 4, concurrency: 12, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }], backpressure: { maxDepth: 1_000_000 } },

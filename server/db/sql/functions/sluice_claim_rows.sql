@@ -138,6 +138,7 @@ DECLARE
   v_fair_rel boolean := false;   -- the last pass released the fair keys' set-aside rows once
   v_fkeys   text[];              -- a fair pass's keys below their share, most behind first …
   v_fq      integer[];           -- … and how many rows each is short of it (executions_fair_idx probes)
+  v_hold    integer := 0;        -- slots the last pass leaves to other members' keys below their share
   -- fair share × rate limits: what the fair passes' rows spent of each rated key's allowance
   -- and of the task's own (with costs), and the keys whose allowance they used up
   v_rspent  jsonb := '{}';       -- {"tenant=acme": cost kept by earlier passes}
@@ -473,7 +474,7 @@ BEGIN
       kept AS (
         SELECT c.id, c.ord, c.group_keys FROM cand c LEFT JOIN fpos f ON f.id = c.id
         WHERE NOT EXISTS (SELECT 1 FROM bad b WHERE b.id = c.id) AND (NOT v_fair1 OR coalesce(f.before, 0) < v_lvl)
-        ORDER BY coalesce(f.pos, 0), c.ord LIMIT v_free - cardinality(v_prev)
+        ORDER BY coalesce(f.pos, 0), c.ord LIMIT v_free - cardinality(v_prev) - v_hold
       )
       SELECT (SELECT array_agg(k.id ORDER BY k.ord) FROM kept k), (SELECT count(*) FROM cand),
              (SELECT coalesce(sum(z.skipped), 0) FROM (SELECT max(c.pos) - count(*) AS skipped FROM cand c GROUP BY c.part) z)
@@ -486,7 +487,7 @@ BEGIN
       -- (up to the slots left, per key) and looks once more: set aside for fairness, they
       -- must never leave a slot idle (giving them back only as the key's executions finish,
       -- 2 at a time, ran W6 at 0.13× oldest-first; on every short pass, Jain fell to 0.46).
-      IF v_fair1 OR (v_fg IS NOT NULL AND NOT v_fair_rel AND v_cands < v_window AND coalesce(cardinality(v_ids), 0) < v_free - cardinality(v_prev)) THEN
+      IF v_fair1 OR (v_fg IS NOT NULL AND NOT v_fair_rel AND v_cands < v_window AND coalesce(cardinality(v_ids), 0) < v_free - cardinality(v_prev) - v_hold) THEN
         -- Rate limits × fair share: a pass's rows are claimed with the others at the end, so
         -- what they spend is counted here: with costs, the task's own allowance cuts them
         -- now (what earlier passes spent first; a prefix, as the cut below the loop), and
@@ -546,7 +547,7 @@ BEGIN
                 SELECT w.ctid AS tid FROM executions w
                 WHERE w.task = p_task AND w.waiting_on = v_fg || '=' || k.group_key AND w.state = 'queued'
                 ORDER BY w.claim_at, w.id
-                LIMIT v_free - cardinality(v_prev)
+                LIMIT v_free - cardinality(v_prev) - v_hold
               ) x)) AND e.state = 'queued'
             RETURNING 1
           )
@@ -560,32 +561,39 @@ BEGIN
         -- key's rows aside there: W6 at 0.23× oldest-first). Look again while a pass found
         -- rows (≤ 3 fair passes), then once over every key.
         IF v_ids IS NULL OR v_fpass >= 3 THEN
-          -- ... unless a key still below its share has claimable rows in a partition another
-          -- coordinator owns: then the slots left are its owner's to fill (its next claim or
-          -- cycle), not the flooding key's here. Without this a member whose partitions ran
-          -- out of the other tenants' rows gave every slot it could take to the flood
-          -- (two coordinators, 90% flood: t0 66% of the work instead of 25%). A key whose
-          -- rows are all due later, set aside, on a saturated key or in an unowned partition
-          -- holds nothing back. One probe per (such key, partition of another owner).
-          IF v_lvl IS NOT NULL AND EXISTS (
-            SELECT 1 FROM unnest(v_fkeys) AS fk(gk)
-            CROSS JOIN LATERAL (SELECT coalesce(sum(r.n), 0) AS n FROM unnest(v_run_keys, v_run_n) AS r(gk, n) WHERE r.gk = fk.gk) u
-            CROSS JOIN partition_owners o
-            CROSS JOIN LATERAL (
-              SELECT 1 FROM (
-                SELECT e.group_keys FROM executions e
-                WHERE e.task = p_task AND e.partition = o.partition AND e.fair_key = fk.gk
-                  AND e.state = 'queued' AND e.waiting_on IS NULL
-                  AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
-                ORDER BY e.claim_at, e.id
-                LIMIT 64
-              ) h WHERE NOT (v_sat_obj ?| h.group_keys) LIMIT 1
-            ) x
-            WHERE o.task = p_task AND o.owner IS NOT NULL AND o.owner <> p_coordinator
-              AND u.n / coalesce((v_fw ->> substr(fk.gk, strpos(fk.gk, '=') + 1))::numeric, 1) < v_lvl
-          ) THEN
-            v_ids := NULL;
-            EXIT;
+          -- ... but not the slots that keys still below their share can use in partitions
+          -- another coordinator owns: those are its owner's to fill (its next claim or cycle),
+          -- not the flooding key's here. Without this a member whose partitions ran out of
+          -- the other tenants' rows gave every slot it could take to the flood (two
+          -- coordinators, 90% flood: t0 66% of the work instead of 25%). Until 2026-12-01 the
+          -- last pass then left ALL its slots idle: W6 ran at 0.73× oldest-first with Jain 1.0;
+          -- now it leaves as many as those keys are short of their share (v_hold) and fills
+          -- the rest. A key whose rows are all due later, set aside, on a saturated key or in
+          -- an unowned partition holds nothing back. One probe per (such key, partition of
+          -- another owner).
+          IF v_lvl IS NOT NULL THEN
+            SELECT coalesce(sum(ceil(v_lvl * s.w - s.n))::integer, 0) INTO v_hold FROM (
+              SELECT fk.gk, u.n, coalesce((v_fw ->> substr(fk.gk, strpos(fk.gk, '=') + 1))::numeric, 1) AS w
+              FROM unnest(v_fkeys) AS fk(gk)
+              CROSS JOIN LATERAL (SELECT coalesce(sum(r.n), 0) AS n FROM unnest(v_run_keys, v_run_n) AS r(gk, n) WHERE r.gk = fk.gk) u
+              WHERE EXISTS (
+                SELECT 1 FROM partition_owners o
+                CROSS JOIN LATERAL (
+                  SELECT 1 FROM (
+                    SELECT e.group_keys FROM executions e
+                    WHERE e.task = p_task AND e.partition = o.partition AND e.fair_key = fk.gk
+                      AND e.state = 'queued' AND e.waiting_on IS NULL
+                      AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+                    ORDER BY e.claim_at, e.id
+                    LIMIT 64
+                  ) h WHERE NOT (v_sat_obj ?| h.group_keys) LIMIT 1
+                ) x
+                WHERE o.task = p_task AND o.owner IS NOT NULL AND o.owner <> p_coordinator)
+            ) s WHERE s.n / s.w < v_lvl;
+            IF v_hold >= v_free - cardinality(v_prev) THEN
+              v_ids := NULL;
+              EXIT;
+            END IF;
           END IF;
           v_fair1 := false;
           v_skip_obj := v_sat_obj;
@@ -602,7 +610,7 @@ BEGIN
       -- them. (Setting aside on every short round cost more than it saved: in W2 most
       -- rounds are a few rows short, and each set aside ~100 rows that the next finish
       -- released again: 17.7 vs 9.9 ms of database time per 100-job cycle.)
-      EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free - cardinality(v_prev) OR (v_cands >= v_window AND v_skipped < v_window)
+      EXIT WHEN coalesce(cardinality(v_ids), 0) >= v_free - cardinality(v_prev) - v_hold OR (v_cands >= v_window AND v_skipped < v_window)
              OR (cardinality(v_sat) = 0 AND v_rheld_obj = '{}') OR v_pass >= 3;
       v_aside := v_sat;
       END IF;
