@@ -20,7 +20,8 @@ import { enqueue } from '../server/services/enqueue';
 import { SYSTEM_ACTOR } from '../server/db/audit';
 import { readWhatIfRecording } from '../server/db/whatif-recording';
 import { engineLatencies, recordingToArrivals } from '../server/core/whatif-recording';
-import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
+import { fitHandlerTimes, MIN_P99_SAMPLES, simulate, toArrivalColumns, type WhatIfTaskConfig } from '../server/core/whatif-simulator';
+import { DEFAULT_FLUSH_MS } from '../server/core/coordinator-timings';
 import { taskDefinitionSchema, type TaskDefinitionInput } from '../server/core/task-definition';
 import { percentile } from '../server/core/metrics';
 import { WHATIF_TENANTS, whatIfBatch, whatIfConfigA } from './support/whatif-workload';
@@ -49,7 +50,7 @@ interface Measured {
 /** A change's short name: the start of its name, spaces as dashes ('limit-down', 'routing'). */
 export const changeSlug = (name: string) => name.split(' (')[0]!.replace(/ /g, '-');
 
-export async function runMeasured(opts: { batches: number; log: (m: string) => void; changes?: readonly string[] }): Promise<{ maxErrorPct: number; maxErrorPctMedianHandoff: number; maxErrorPctPickupMedian: number; rows: unknown[] }> {
+export async function runMeasured(opts: { batches: number; log: (m: string) => void; changes?: readonly string[] }): Promise<{ maxErrorPct: number; maxErrorPctMedianHandoff: number; maxErrorPctNoCompleter: number; rows: unknown[] }> {
   const { batches, log } = opts;
   const changes = opts.changes ? CHANGES.filter((c) => opts.changes!.includes(changeSlug(c.name))) : CHANGES;
   if (opts.changes && changes.length !== opts.changes.length) {
@@ -111,22 +112,23 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
     const latencies = engineLatencies(rec.rows);
     log(`recorded A: ${coverage.note} Fitted: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from).`);
     const columns = toArrivalColumns(arrivals);
-    // The model (pick-up latency, hand-offs drawn from the recording's), and beside it on
-    // the same measurements the one before it (the median hand-off alone) and the pick-up
-    // with the median hand-off.
-    const { handoffSamplesMs: _drawn, ...medians } = latencies;
-    const MODELS = { latencies, 'median-handoff': { handoffMs: latencies.handoffMs }, 'pickup-median': medians };
+    // The model (pick-up latency, hand-offs drawn from the recording's, the completer's
+    // flush with handler times fitted as the preview does), and beside it on the same
+    // measurements the one before it (recorded run times replayed, no completer) and the
+    // first one (the median hand-off alone).
+    const common = {
+      arrivals: columns,
+      coordinators: [10],
+      recorded: { partitions: 2, strategy: 'round-robin' as const },
+      durationMs: rec.end.getTime() - rec.start.getTime(),
+      seed: 1,
+    };
+    const parse = (def: TaskDefinitionInput) => taskDefinitionSchema.parse(def) as WhatIfTaskConfig;
+    const completer = { flushMs: DEFAULT_FLUSH_MS };
+    const handlerMs = fitHandlerTimes({ ...common, task: parse(A), ...latencies, completer });
+    const MODELS = { latencies: { ...latencies, completer, handlerMs }, 'median-handoff': { handoffMs: latencies.handoffMs }, 'no-completer': latencies };
     const predict = (def: TaskDefinitionInput, model: keyof typeof MODELS = 'latencies') => {
-      const r = simulate({
-        task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
-        arrivals: columns,
-        coordinators: [10],
-        recorded: { partitions: 2, strategy: 'round-robin' },
-        durationMs: rec.end.getTime() - rec.start.getTime(),
-        seed: 1,
-        ...MODELS[model],
-        trace: true,
-      });
+      const r = simulate({ ...common, task: parse(def), ...MODELS[model], trace: true });
       let first = Infinity;
       let last = 0;
       for (let i = 0; i < columns.length; i++) {
@@ -137,7 +139,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
       return { throughput: (columns.length * 1000) / (last - first), p99: new Map(tenants.map((k) => [k.key, k.p99WaitMs])), few: new Set(tenants.filter((k) => k.p99FewSamples).map((k) => k.key)) };
     };
     type Other = { predicted: number; errorPct: number };
-    type Row = { change: string; what: string; predicted: number; measured: number; errorPct: number; compared: boolean; medianHandoff?: Other; pickupMedian?: Other };
+    type Row = { change: string; what: string; predicted: number; measured: number; errorPct: number; compared: boolean; medianHandoff?: Other; noCompleter?: Other };
     const rows: Row[] = [];
     type Prediction = ReturnType<typeof predict>;
     const compare = (change: string, p: Prediction, old: Prediction, pm: Prediction, m: Measured) => {
@@ -150,19 +152,19 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
         errorPct: pct(p.throughput, m.throughput),
         compared: true,
         medianHandoff: other(old.throughput, m.throughput),
-        pickupMedian: other(pm.throughput, m.throughput),
+        noCompleter: other(pm.throughput, m.throughput),
       });
       for (const t of TENANTS) {
         const compared = !p.few.has(t) && m.count.get(t)! >= MIN_P99_SAMPLES;
         const mt = m.p99.get(t)!;
-        rows.push({ change, what: `p99 wait ${t} ms`, predicted: p.p99.get(t)!, measured: mt, errorPct: pct(p.p99.get(t)!, mt), compared, medianHandoff: other(old.p99.get(t)!, mt), pickupMedian: other(pm.p99.get(t)!, mt) });
+        rows.push({ change, what: `p99 wait ${t} ms`, predicted: p.p99.get(t)!, measured: mt, errorPct: pct(p.p99.get(t)!, mt), compared, medianHandoff: other(old.p99.get(t)!, mt), noCompleter: other(pm.p99.get(t)!, mt) });
       }
     };
-    compare('A under A (self)', predict(A), predict(A, 'median-handoff'), predict(A, 'pickup-median'), measuredA);
+    compare('A under A (self)', predict(A), predict(A, 'median-handoff'), predict(A, 'no-completer'), measuredA);
     for (const c of changes) {
       const p = predict(c.def);
       const old = predict(c.def, 'median-handoff');
-      const pm = predict(c.def, 'pickup-median');
+      const pm = predict(c.def, 'no-completer');
       await apply(c.def);
       await sleep(1000);
       const m = await measure(await workload());
@@ -181,19 +183,19 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
       log(
         `  ${r.change.padEnd(40)} ${r.what.padEnd(16)} predicted ${r.predicted.toFixed(1).padStart(8)}  measured ${r.measured.toFixed(1).padStart(8)}  error ${r.errorPct.toFixed(1).padStart(5)}%` +
           (r.medianHandoff ? `  | median hand-off only ${r.medianHandoff.predicted.toFixed(1).padStart(8)} error ${r.medianHandoff.errorPct.toFixed(1).padStart(5)}%` : '') +
-          (r.pickupMedian ? `  | pick-up + median hand-off ${r.pickupMedian.predicted.toFixed(1).padStart(8)} error ${r.pickupMedian.errorPct.toFixed(1).padStart(5)}%` : '') +
+          (r.noCompleter ? `  | without the completer ${r.noCompleter.predicted.toFixed(1).padStart(8)} error ${r.noCompleter.errorPct.toFixed(1).padStart(5)}%` : '') +
           (r.compared || r.change.startsWith('A again') ? '' : ` (fewer than ${MIN_P99_SAMPLES} waits: not compared)`),
       );
     }
     const judged = rows.filter((r) => r.compared && !r.change.startsWith('A '));
     const maxErrorPct = Math.max(...judged.map((r) => r.errorPct));
     const maxErrorPctMedianHandoff = Math.max(...judged.map((r) => r.medianHandoff!.errorPct));
-    const maxErrorPctPickupMedian = Math.max(...judged.map((r) => r.pickupMedian!.errorPct));
+    const maxErrorPctNoCompleter = Math.max(...judged.map((r) => r.noCompleter!.errorPct));
     log(
       `whatif_max_error_pct ${maxErrorPct.toFixed(1)}% over ${judged.length} figures of the ${changes.length} change(s) (throughput max ${Math.max(...judged.filter((r) => r.what.startsWith('throughput')).map((r) => r.errorPct)).toFixed(1)}%); ` +
-        `with the median hand-off alone (the model before) ${maxErrorPctMedianHandoff.toFixed(1)}%; with the pick-up and the median hand-off ${maxErrorPctPickupMedian.toFixed(1)}%`,
+        `with the median hand-off alone (the model before) ${maxErrorPctMedianHandoff.toFixed(1)}%; without the completer (recorded run times replayed) ${maxErrorPctNoCompleter.toFixed(1)}%`,
     );
-    return { maxErrorPct, maxErrorPctMedianHandoff, maxErrorPctPickupMedian, rows };
+    return { maxErrorPct, maxErrorPctMedianHandoff, maxErrorPctNoCompleter, rows };
   } finally {
     await harness.stopAll();
     await pool.end();

@@ -31,6 +31,9 @@ export const timingsSchema = z
 
 export type Timings = z.output<typeof timingsSchema>;
 
+/** The completer's default flush delay, for readers that model it (the what-if preview). */
+export const DEFAULT_FLUSH_MS = timingsSchema.parse({}).flushMs;
+
 const ENV: Record<keyof Timings, string> = {
   heartbeatMs: 'SLUICE_HEARTBEAT_MS',
   staleMs: 'SLUICE_STALE_MS',

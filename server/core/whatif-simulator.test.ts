@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MIN_P99_SAMPLES, simulate, toArrivalColumns, type SimulationInput, type WhatIfArrival, type WhatIfTaskConfig } from './whatif-simulator';
+import { fitHandlerTimes, MIN_P99_SAMPLES, simulate, toArrivalColumns, type SimulationInput, type WhatIfArrival, type WhatIfTaskConfig } from './whatif-simulator';
 import { thresholdsSchema } from './task-definition';
 import { maxInAnyWindow } from './rate-limit';
 
@@ -259,6 +259,43 @@ describe('simulate: hand-computed schedules', () => {
     expect(() => run({ ...input, handoffSamplesMs: [1, -1] })).toThrow(/handoffSamplesMs\[1\]/);
   });
 
+  it('the completer: a finish waits for its batch — flushMs after the first, or until no other handler runs', () => {
+    // concurrency 3, flushMs 5. #0 ends at 10 while #1 and #2 run: its batch waits for the
+    // timer, written at 15, when #3 starts. #3 ends at 27 (timer set for 32); #1 and #2 end
+    // at 30, and the last of them leaves nothing running: the batch (#3, #1, #2) goes out at
+    // 30, not at 32.
+    const arrivals = [10, 30, 30, 12].map((runMs) => ({ at: 0, runMs }));
+    const r = run({ task: task({ concurrency: 3 }), completer: { flushMs: 5 }, arrivals });
+    expect(claims(r)).toEqual([0, 0, 0, 15]);
+    expect(Array.from(r.trace!.finishAt)).toEqual([15, 30, 30, 30]);
+    // without the completer the slots free at claim + run
+    const plain = run({ task: task({ concurrency: 3 }), arrivals });
+    expect(claims(plain)).toEqual([0, 0, 0, 10]);
+    expect(Array.from(plain.trace!.finishAt)).toEqual([10, 30, 30, 22]);
+    // the only handler running: written the moment it ends; handlerMs replaces runMs
+    expect(Array.from(run({ completer: { flushMs: 5 }, arrivals: [{ at: 0, runMs: 10 }] }).trace!.finishAt)).toEqual([10]);
+    expect(Array.from(run({ completer: { flushMs: 5 }, handlerMs: [4], arrivals: [{ at: 0, runMs: 10 }] }).trace!.finishAt)).toEqual([4]);
+    // a hand-off counts from the written finish
+    expect(claims(run({ task: task({ concurrency: 3 }), completer: { flushMs: 5 }, handoffMs: 2, arrivals }))).toEqual([0, 0, 0, 17]);
+    expect(() => run({ completer: { flushMs: -1 }, arrivals })).toThrow(/flushMs/);
+    expect(() => run({ completer: { flushMs: 5 }, handlerMs: [1, 2], arrivals })).toThrow(/handlerMs has 2 entries/);
+    expect(() => run({ completer: { flushMs: 5 }, handlerMs: [1, 2, Number.NaN, 4], arrivals })).toThrow(/handlerMs\[2\]/);
+  });
+
+  it('fitted handler times replay the recorded schedule: run time less the flush wait it had', () => {
+    // What the engine recorded for the schedule above: run = finish − claim = 15, 30, 30, 15.
+    const recorded = [15, 30, 30, 15].map((runMs) => ({ at: 0, runMs }));
+    const input = { task: task({ concurrency: 3 }), coordinators: [100], seed: 1, completer: { flushMs: 5 }, arrivals: recorded };
+    const handlerMs = fitHandlerTimes(input);
+    // #0 waited 5 for the timer, #1 and #2 5 for the last handler (#3), #3 none
+    expect(Array.from(handlerMs)).toEqual([10, 25, 25, 15]);
+    const replay = simulate({ ...input, handlerMs, trace: true });
+    expect(claims(replay)).toEqual([0, 0, 0, 15]);
+    expect(Array.from(replay.trace!.finishAt)).toEqual([15, 30, 30, 30]);
+    // replayed with the recorded run times as handler times, every finish lands later
+    expect(Array.from(simulate({ ...input, trace: true }).trace!.finishAt)).toEqual([20, 35, 35, 35]);
+  });
+
   it('reads arrivals as columns exactly as objects', () => {
     const arrivals: WhatIfArrival[] = Array.from({ length: 300 }, (_, i) => ({
       at: i * 3,
@@ -359,6 +396,7 @@ describe('simulate: never runs more than a limit allows (property)', () => {
     keyRate: fc.option(fc.record({ t: fc.integer({ min: 1, max: 30 }), limit: fc.integer({ min: 1, max: 3 }), burst: fc.integer({ min: 0, max: 2 }), tx: fc.integer({ min: 1, max: 30 }) }), { nil: undefined }),
     fair: fc.boolean(),
     agingMs: fc.integer({ min: 1, max: 100 }),
+    flushMs: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
     arrivals: fc.array(
       fc.record({
         at: fc.integer({ min: 0, max: 200 }),
@@ -405,12 +443,18 @@ describe('simulate: never runs more than a limit allows (property)', () => {
           owners,
           seed: c.seed,
           trace: true,
+          ...(c.flushMs !== undefined ? { completer: { flushMs: c.flushMs } } : {}),
         });
         const t = r.trace!;
-        // Everything runs (no deadlock) and nothing starts before it is ready.
+        // Everything runs (no deadlock) and nothing starts before it is ready; a finish is
+        // written when the handler ends, or with the completer up to flushMs later.
         arrivals.forEach((a, i) => {
           expect(t.claimAt[i]).toBeGreaterThanOrEqual(a.at);
-          expect(t.finishAt[i]).toBe(t.claimAt[i]! + a.runMs);
+          if (c.flushMs === undefined) expect(t.finishAt[i]).toBe(t.claimAt[i]! + a.runMs);
+          else {
+            expect(t.finishAt[i]).toBeGreaterThanOrEqual(t.claimAt[i]! + a.runMs);
+            expect(t.finishAt[i]).toBeLessThanOrEqual(t.claimAt[i]! + a.runMs + c.flushMs);
+          }
           expect(owners[t.partition[i]!]).toBe(t.coordinator[i]);
         });
         // Sweep: finishes before starts at the same instant (a slot is freed, then reused).

@@ -140,6 +140,20 @@ export interface SimulationInput {
   handoffSamplesMs?: ArrayLike<number>;
   /** Buffers to reuse across calls (WhatIfScratch); without it each call allocates its own. */
   scratch?: WhatIfScratch;
+  /**
+   * The coordinator's completer (server/coordinator/completer.ts): a handler's finish waits
+   * in its coordinator's batch until `flushMs` after the batch's first one, or until no other
+   * handler of that coordinator is still running, and only then frees its slots (then the
+   * hand-off). Absent: an execution's slots free `runMs` (+ hand-off) after its claim, the
+   * recorded run time replayed as it was — which carries the flush waits of the recorded
+   * schedule: a change that runs fewer handlers at once makes more finishes wait out the
+   * timer (bench:whatif, limit down, 2026-12-01: run p90 42.9 → 47.6 ms), and those
+   * milliseconds add up along a key's queue.
+   */
+  completer?: { flushMs: number };
+  /** With `completer`: each execution's handler time (its run time less the flush wait it
+   *  had when recorded; fitHandlerTimes); default `runMs`. */
+  handlerMs?: ArrayLike<number>;
 }
 
 export interface KeyWait {
@@ -522,6 +536,16 @@ export function simulate(input: SimulationInput): SimulationResult {
   const drawn = HANDOFFS ? new Float64Array(cols.length) : null;
   const pickup = input.pickupMs ?? 0;
   if (!(pickup >= 0 && pickup < Infinity)) throw new RangeError(`pickupMs must be a finite number ≥ 0, got ${pickup}`);
+  const flushMs = input.completer?.flushMs;
+  if (flushMs !== undefined && !(flushMs >= 0 && flushMs < Infinity)) throw new RangeError(`completer.flushMs must be a finite number ≥ 0, got ${flushMs}`);
+  const HANDLER = flushMs === undefined ? RUN : (input.handlerMs ?? RUN);
+  if (HANDLER.length !== n) throw new RangeError(`handlerMs has ${HANDLER.length} entries for ${n} arrivals`);
+  if (HANDLER !== RUN) {
+    for (let i = 0; i < n; i++) {
+      const h = HANDLER[i]!;
+      if (!(h >= 0 && h < Infinity)) throw new RangeError(`handlerMs[${i}] is ${h}; must be a finite number ≥ 0`);
+    }
+  }
   const horizonEnd = durationMs + (input.horizonMs ?? 86_400_000);
   const rand = mulberry32(input.seed);
   const owners = Int32Array.from(input.owners ?? Array.from({ length: P }, (_, p) => p % C));
@@ -658,6 +682,12 @@ export function simulate(input: SimulationInput): SimulationResult {
   let peakRunning = 0;
   let queuedTotal = 0;
   const done = new EventHeap();
+  // The completer (input.completer): per coordinator, handlers claimed and not yet ended,
+  // the ended ones waiting for their batch, and whether its flush timer is set. Events:
+  // id n + i = execution i's handler ended; id TIMER - c = coordinator c's flush timer.
+  const live = flushMs === undefined ? null : new Int32Array(C);
+  const batch: number[][] = live ? Array.from({ length: C }, () => []) : [];
+  const timerSet = live ? new Uint8Array(C) : null;
   let finished = 0;
   let finishedInWindow = 0;
 
@@ -786,6 +816,12 @@ export function simulate(input: SimulationInput): SimulationResult {
       }
     }
     cur.wait[histBucket(now - AT[i]!)]!++;
+    if (live) {
+      // its handler ends; the completer decides when the finish is written
+      live[c]!++;
+      done.push(now + HANDLER[i]!, n + i);
+      return;
+    }
     // its slots come free handoff after it finishes (the release event)
     if (drawn === null) done.push(now + RUN[i]! + handoff, i);
     else {
@@ -887,6 +923,33 @@ export function simulate(input: SimulationInput): SimulationResult {
     return owners[p]!;
   };
 
+  const TIMER = -2 - K;
+  /** The completer writes coordinator c's batch at `now`: each finish frees its slots a
+   *  hand-off later (the release event), as a finish without the completer does. */
+  const flushBatch = (c: number, now: number) => {
+    for (const i of batch[c]!) {
+      if (drawn === null) done.push(now + handoff, i);
+      else {
+        const h = HANDOFFS![Math.floor(drawRand() * HANDOFFS!.length)]!;
+        drawn[i] = h;
+        done.push(now + h, i);
+      }
+    }
+    batch[c]!.length = 0;
+  };
+  /** Execution i's handler ended: into its coordinator's batch, written at once when no other
+   *  handler there is still running (nothingMoreComing), else when the timer fires. */
+  const handlerEnded = (i: number, now: number) => {
+    const c = owners[partitionOf[i]!]!;
+    live![c]!--;
+    batch[c]!.push(i);
+    if (live![c] === 0) flushBatch(c, now);
+    else if (timerSet![c] === 0) {
+      timerSet![c] = 1;
+      done.push(now + flushMs!, TIMER - c);
+    }
+  };
+
   const finish = (i: number, now: number, arrivedUpTo: number) => {
     const c = owners[partitionOf[i]!]!;
     const endedAt = drawn === null ? now - handoff : now - drawn[i]!; // it finished then; its slots free now
@@ -895,7 +958,7 @@ export function simulate(input: SimulationInput): SimulationResult {
     finished++;
     if (endedAt <= durationMs) finishedInWindow++;
     if (finishAt) finishAt[i] = endedAt;
-    cur.run[histBucket(RUN[i]!)]!++;
+    cur.run[histBucket(live ? endedAt - claimAt[i]! : RUN[i]!)]!++;
     cur.latency[histBucket(endedAt - AT[i]!)]!++;
     cur.processed++;
     for (let g = 0; g < G; g++) {
@@ -1031,8 +1094,13 @@ export function simulate(input: SimulationInput): SimulationResult {
     if (tEvent === Infinity || tEvent > horizonEnd) break;
     if (tDone <= tArr) {
       const id = done.pop();
-      if (id >= 0) claimEverywhere(finish(id, tDone, next), tDone);
-      else if (id === -1 - K) {
+      if (id >= n) handlerEnded(id - n, tDone);
+      else if (id >= 0) claimEverywhere(finish(id, tDone, next), tDone);
+      else if (id <= TIMER) {
+        const c = TIMER - id;
+        timerSet![c] = 0;
+        if (batch[c]!.length > 0) flushBatch(c, tDone);
+      } else if (id === -1 - K) {
         taskWake = 0;
         claimEverywhere(0, tDone);
       } else {
@@ -1110,4 +1178,31 @@ export function simulate(input: SimulationInput): SimulationResult {
       ? { trace: { claimAt, finishAt, coordinator: Int32Array.from(partitionOf, (p) => owners[p]!), partition: partitionOf } }
       : {}),
   };
+}
+
+/**
+ * Handler times for the completer model (SimulationInput.completer): each execution's
+ * recorded run time less the flush wait it had under the recorded schedule. That wait is not
+ * recorded (a run time is claim → finish written), so it is found by replaying the recorded
+ * config with the completer: start from handler = run, replay, take each execution's
+ * simulated wait for its batch (finish − claim − handler), handler = run − that wait, and
+ * again (`rounds` replays; the waits are a few ms against runs of tens, so it settles fast).
+ * `input` is the recorded config's simulation (its arrivals, coordinators, latencies and
+ * completer); its `handlerMs`, `trace` and `scratch` are ignored.
+ */
+export function fitHandlerTimes(input: SimulationInput, rounds = 3): Float64Array {
+  const cols = Array.isArray(input.arrivals) ? toArrivalColumns(input.arrivals as readonly WhatIfArrival[]) : (input.arrivals as WhatIfArrivalColumns);
+  const run = cols.runMs;
+  let handler = Float64Array.from(run);
+  for (let r = 0; r < rounds; r++) {
+    const { trace } = simulate({ ...input, arrivals: cols, handlerMs: handler, trace: true, scratch: undefined });
+    const next = new Float64Array(cols.length);
+    for (let i = 0; i < cols.length; i++) {
+      const claim = trace!.claimAt[i]!;
+      const fin = trace!.finishAt[i]!;
+      next[i] = Number.isNaN(claim) || Number.isNaN(fin) ? handler[i]! : Math.max(0, run[i]! - (fin - claim - handler[i]!));
+    }
+    handler = next;
+  }
+  return handler;
 }

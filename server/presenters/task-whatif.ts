@@ -12,11 +12,12 @@ import { inputRecord } from '../core/input-text';
 import { parseTaskDefinition, taskNameSchema, type TaskDefinition } from '../core/task-definition';
 import { assignPartitions } from '../core/rendezvous';
 import { engineLatencies, recordingToArrivals, type RecordingCoverage } from '../core/whatif-recording';
-import { MIN_P99_SAMPLES, simulate, toArrivalColumns, WhatIfScratch, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
+import { fitHandlerTimes, MIN_P99_SAMPLES, simulate, toArrivalColumns, WhatIfScratch, type FiredAlert, type SimulationResult, type WhatIfArrivalColumns } from '../core/whatif-simulator';
 import { compareWhatIf, type KeyComparison } from '../core/whatif-compare';
 import { latestConfigVersion } from '../db/config-versions';
 import { readWhatIfRecording } from '../db/whatif-recording';
 import { COORDINATOR_STALE_MS } from './coordinators';
+import { DEFAULT_FLUSH_MS } from '../core/coordinator-timings';
 
 export const WHATIF_MAX_ROWS = 500_000;
 export const WHATIF_DEPTH_POINTS = 120;
@@ -129,18 +130,21 @@ export async function previewTaskWhatIf(db: Db, input: z.output<typeof whatIfInp
   // 0 / none when too few executions show them).
   const latencies = engineLatencies(rec.rows);
   const scratch = new WhatIfScratch(); // the second run reuses the first's buffers
-  const run = (task: TaskDefinition) =>
-    simulate({
-      task,
-      ...latencies,
-      scratch,
-      arrivals: withCosts(task),
-      coordinators: slots,
-      owners: ownersFor(name, task.partitions, ids),
-      recorded: { partitions: today.partitions, strategy: today.routing.strategy, keyPath: today.routing.keyPath },
-      durationMs,
-      seed: input.seed,
-    });
+  const base = (task: TaskDefinition) => ({
+    task,
+    ...latencies,
+    // the coordinators' completer (default flush delay): a finish waits for its batch
+    completer: { flushMs: DEFAULT_FLUSH_MS },
+    arrivals: withCosts(task),
+    coordinators: slots,
+    owners: ownersFor(name, task.partitions, ids),
+    recorded: { partitions: today.partitions, strategy: today.routing.strategy, keyPath: today.routing.keyPath },
+    durationMs,
+    seed: input.seed,
+  });
+  // Handler times: the recorded run times less the flush waits today's config gave them.
+  const handlerMs = fitHandlerTimes(base(today));
+  const run = (task: TaskDefinition) => simulate({ ...base(task), handlerMs, scratch });
   const a = run(today);
   const b = run(proposed);
   const cmp = compareWhatIf(a, b, 5);

@@ -14,7 +14,8 @@ import { coordinatorTestContext, waitFor } from '../support/coordinator-harness'
 import { enqueue } from '../../server/services/enqueue';
 import { readWhatIfRecording } from '../../server/db/whatif-recording';
 import { engineLatencies, recordingToArrivals } from '../../server/core/whatif-recording';
-import { MIN_P99_SAMPLES, simulate, type WhatIfTaskConfig } from '../../server/core/whatif-simulator';
+import { fitHandlerTimes, MIN_P99_SAMPLES, simulate, type WhatIfTaskConfig } from '../../server/core/whatif-simulator';
+import { DEFAULT_FLUSH_MS } from '../../server/core/coordinator-timings';
 import { previewTaskWhatIf } from '../../server/presenters/task-whatif';
 import { taskDefinitionSchema, type TaskDefinitionInput } from '../../server/core/task-definition';
 import { percentile } from '../../server/core/metrics';
@@ -82,7 +83,7 @@ async function measured(sinceMs: number) {
 const pct = (predicted: number, actual: number) => (Math.abs(predicted - actual) / Math.max(actual, 1)) * 100;
 
 describe('what-if calibration (real coordinators)', () => {
-  it('predicts config B from config A’s recording: throughput and per-tenant wait p99', async () => {
+  it('predicts config B from config A’s recording: throughput and per-tenant wait p99 within 15%, the same tenants over a wait line', async () => {
     await applyTasks(ctx.db.pool, [defA]);
     await ctx.h.start({ name: 'cal-1', slots: 10 });
     await waitFor('cal-1 to own the task', async () => Number((await ctx.db.pool.query(`SELECT count(*) AS n FROM partition_owners WHERE task = $1 AND owner IS NOT NULL`, [TASK])).rows[0].n) === 2);
@@ -104,8 +105,10 @@ describe('what-if calibration (real coordinators)', () => {
     // The engine's latencies (pick-up, hand-offs to draw from), fitted from A's recording (not from B's measurement).
     const latencies = engineLatencies(rec.rows);
     console.log(`[whatif-calibration] fitted from A's recording: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from)`);
+    // The completer as the preview models it: handler times fitted from A's run times.
     const base = (def: TaskDefinitionInput) => ({
       ...latencies,
+      completer: { flushMs: DEFAULT_FLUSH_MS },
       task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
       arrivals,
       coordinators: [10],
@@ -113,7 +116,8 @@ describe('what-if calibration (real coordinators)', () => {
       durationMs: rec.end.getTime() - rec.start.getTime(),
       seed: 1,
     });
-    const sim = (def: TaskDefinitionInput) => simulate({ ...base(def), trace: true });
+    const handlerMs = fitHandlerTimes(base(defA));
+    const sim = (def: TaskDefinitionInput) => simulate({ ...base(def), handlerMs, trace: true });
     const predict = (r: ReturnType<typeof sim>) => {
       let first = Infinity;
       let last = 0;
@@ -146,13 +150,20 @@ describe('what-if calibration (real coordinators)', () => {
       return m;
     };
     await waitFor('cal-1 to apply B', async () => Number((await ctx.db.pool.query(`SELECT applied_version AS n FROM coordinators WHERE name = 'cal-1'`)).rows[0].n) === vB);
-    // B is measured up to three times, stopping at the first whose throughput lies within
-    // 15% of the prediction; every attempt is printed. On this 2-core machine shared with
-    // other test processes one run in seven came back 27.7% off (its executions ran 27%
-    // longer than A's); a model that is wrong is wrong in all three.
+    // B is measured up to three times, stopping at the first whose throughput and every
+    // tenant's p99 wait lie within 15% of the prediction; every attempt is printed. On this
+    // 2-core machine shared with other test processes one run in seven came back 27.7% off
+    // on throughput (its executions ran 27% longer than A's), and a p99 is the third-slowest
+    // of ~300 waits, which one stall of the machine moves; a model that is wrong is wrong in
+    // all three.
+    const worstB = (m: { throughput: number; p99: Map<string, number> }) =>
+      Math.max(pct(predB.throughput, m.throughput), ...TENANTS.map((t) => pct(predB.p99.get(t)!, m.p99.get(t)!)));
     let measuredB = await measureB();
-    for (let attempt = 2; attempt <= 3 && pct(predB.throughput, measuredB.throughput) >= 15; attempt++) {
-      console.log(`[whatif-calibration] B attempt ${attempt - 1}: throughput ${measuredB.throughput.toFixed(1)} vs predicted ${predB.throughput.toFixed(1)} (${pct(predB.throughput, measuredB.throughput).toFixed(1)}% off); measuring B again`);
+    for (let attempt = 2; attempt <= 3 && worstB(measuredB) >= 15; attempt++) {
+      console.log(
+        `[whatif-calibration] B attempt ${attempt - 1}: throughput ${measuredB.throughput.toFixed(1)} vs predicted ${predB.throughput.toFixed(1)}, ` +
+          `p99 ${TENANTS.map((t) => `${t} ${measuredB.p99.get(t)!.toFixed(0)} vs ${predB.p99.get(t)!.toFixed(0)}`).join(', ')} (worst ${worstB(measuredB).toFixed(1)}% off); measuring B again`,
+      );
       measuredB = await measureB();
     }
     // ── A again after B: the engine's own repeatability under one config (the noise floor
@@ -191,9 +202,15 @@ describe('what-if calibration (real coordinators)', () => {
     );
     // Every tenant has ≥ MIN_P99_SAMPLES executions in this workload, so every p99 is compared.
     expect(rows.every((r) => r.compared)).toBe(true);
-    // Asserted: the throughput prediction within 15% (issue #20). The per-tenant p99 waits
-    // are printed with their errors (docs/benchmarks.md keeps the runs), not asserted: on
-    // this shared machine they move with the load.
-    expect(rows.find((r) => r.what === 'B from A throughput')!.errorPct).toBeLessThan(15);
+    // Asserted (issue #20): B's throughput and every tenant's p99 wait within 15% of the
+    // prediction made from A's recording, and the same tenants breach a 1 s wait line in the
+    // prediction as in the measurement (t0, which loses a slot, and no other), for B and for
+    // A replayed under A.
+    for (const r of bRows) expect(r.errorPct, r.what).toBeLessThan(15);
+    const LINE_MS = 1000;
+    const breaching = (p99: Map<string, number>) => TENANTS.filter((t) => p99.get(t)! > LINE_MS);
+    expect(breaching(predB.p99)).toEqual(breaching(measuredB.p99));
+    expect(breaching(measuredB.p99)).toEqual(['t0']);
+    expect(breaching(selfA.p99)).toEqual(breaching(measuredA.p99));
   }, 240_000);
 });
