@@ -125,5 +125,14 @@ describe('pickupLatencyMs and engineLatencies', () => {
     expect(Array.from(l.handoffSamplesMs!)).toEqual([...Array<number>(14).fill(4), ...Array<number>(10).fill(30)]);
     expect(engineLatencies(rows.slice(0, 10))).toEqual({ handoffMs: 0, pickupMs: 0 });
   });
+
+  it('gives one pick-up per enqueue call to draw from: the first claim of the rows that became ready together', () => {
+    // 8 enqueue calls of 3 rows each; in each, the rows start 10, 12 and 15 ms after ready
+    // except the slow calls (every third), whose first row waited 60 ms
+    const rows = Array.from({ length: 8 }, (_, b) => [10, 12, 15].map((d) => row({ runAt: at(b * 1000), startedAt: at(b * 1000 + d + (b % 3 === 0 ? 50 : 0)), finishedAt: at(b * 1000 + 500), state: 'succeeded' }))).flat();
+    expect(Array.from(engineLatencies(rows).pickupSamplesMs!)).toEqual([60, 10, 10, 60, 10, 10, 60, 10]);
+    // fewer than 8 calls: none to draw from
+    expect(engineLatencies(rows.slice(0, 21)).pickupSamplesMs).toBeUndefined();
+  });
 });
 

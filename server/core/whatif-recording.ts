@@ -51,11 +51,13 @@ export interface RecordingCoverage {
  *    stayed unclaimed while work waited (the completer's flush and the finish-and-claim
  *    round trip).
  */
-function latencySamples(rows: readonly RecordedExecution[]): { pickup: number[]; handoff: number[] } {
+function latencySamples(rows: readonly RecordedExecution[]): { pickup: number[]; handoff: number[]; pickupPerEnqueue: number[] } {
   const finishes: number[] = [];
   for (const r of rows) if (r.finishedAt) finishes.push(r.finishedAt.getTime());
   finishes.sort((a, b) => a - b);
   const pickup: number[] = [];
+  // per ready instant (one enqueue call: its rows share run_at), the first pick-up of it
+  const firstPickup = new Map<number, number>();
   const handoff: number[] = [];
   for (const r of rows) {
     if (!r.startedAt) continue;
@@ -70,10 +72,14 @@ function latencySamples(rows: readonly RecordedExecution[]): { pickup: number[];
       else hi = mid;
     }
     const last = lo > 0 ? finishes[lo - 1]! : -Infinity;
-    if (last < ready) pickup.push(Math.max(0, s - ready));
-    else if (s - ready > WAITED_MS) handoff.push(s - last);
+    if (last < ready) {
+      const p = Math.max(0, s - ready);
+      pickup.push(p);
+      const seen = firstPickup.get(ready);
+      if (seen === undefined || p < seen) firstPickup.set(ready, p);
+    } else if (s - ready > WAITED_MS) handoff.push(s - last);
   }
-  return { pickup, handoff };
+  return { pickup, handoff, pickupPerEnqueue: [...firstPickup.values()] };
 }
 
 const median = (xs: number[]): number => {
@@ -104,20 +110,25 @@ export function pickupLatencyMs(rows: readonly RecordedExecution[]): number {
 }
 /**
  * What the simulator needs of the engine's latencies, fitted from a recording: the median
- * pick-up (pickupLatencyMs) and hand-off (handoffLatencyMs), and the hand-offs themselves
- * to draw from (none when fewer than MIN_HANDOFF_SAMPLES). Spread into SimulationInput.
+ * pick-up (pickupLatencyMs) and hand-off (handoffLatencyMs), the hand-offs themselves to
+ * draw from (none when fewer than MIN_HANDOFF_SAMPLES), and one pick-up per enqueue call (its
+ * rows share run_at; the first of them claimed) to draw from (none when fewer than
+ * MIN_PICKUP_SAMPLES calls). Spread into SimulationInput.
  */
-export function engineLatencies(rows: readonly RecordedExecution[]): { handoffMs: number; pickupMs: number; handoffSamplesMs?: Float64Array } {
-  const { pickup, handoff } = latencySamples(rows);
+export function engineLatencies(rows: readonly RecordedExecution[]): { handoffMs: number; pickupMs: number; handoffSamplesMs?: Float64Array; pickupSamplesMs?: Float64Array } {
+  const { pickup, handoff, pickupPerEnqueue } = latencySamples(rows);
   const enough = handoff.length >= MIN_HANDOFF_SAMPLES;
   return {
     handoffMs: enough ? median(handoff) : 0,
     pickupMs: pickup.length >= MIN_HANDOFF_SAMPLES ? median(pickup) : 0,
     ...(enough ? { handoffSamplesMs: Float64Array.from(handoff) } : {}),
+    ...(pickupPerEnqueue.length >= MIN_PICKUP_SAMPLES ? { pickupSamplesMs: Float64Array.from(pickupPerEnqueue) } : {}),
   };
 }
 const WAITED_MS = 10;
 const MIN_HANDOFF_SAMPLES = 20;
+/** Enqueue calls whose pick-ups are drawn from (fewer: the median pick-up for all). */
+const MIN_PICKUP_SAMPLES = 8;
 
 /** Below this many measured run times the preview says it has too little data. */
 export const MIN_MEASURED = 50;

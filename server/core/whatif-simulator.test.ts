@@ -259,6 +259,22 @@ describe('simulate: hand-computed schedules', () => {
     expect(() => run({ ...input, handoffSamplesMs: [1, -1] })).toThrow(/handoffSamplesMs\[1\]/);
   });
 
+  it('drawn pick-ups: the rows that became ready together become claimable together, one draw per ready instant, in ready order', () => {
+    // one sample: exactly pickupMs
+    const ready = [0, 0, 10, 10, 10, 300].map((at) => ({ at, runMs: 5 }));
+    expect(claims(run({ pickupSamplesMs: [7], arrivals: ready }))).toEqual([7, 7, 17, 17, 17, 307]);
+    // two samples (0 or 40): each instant's rows share their draw, and a later instant never
+    // becomes claimable before an earlier one
+    const input = { pickupSamplesMs: [0, 40], arrivals: Array.from({ length: 40 }, (_, i) => ({ at: Math.floor(i / 2) * 100 + (i >= 20 ? 10 : 0), runMs: 1 })) };
+    const c = claims(run(input));
+    for (let i = 0; i < 40; i += 2) expect(c[i + 1]).toBe(c[i]);
+    for (let i = 1; i < 40; i++) expect(c[i]!).toBeGreaterThanOrEqual(c[i - 1]!);
+    // 100 ms apart, each instant's delay is its draw: both samples come up
+    expect(new Set(c.slice(0, 20).map((x, i) => x - input.arrivals[i]!.at))).toEqual(new Set([0, 40]));
+    expect(claims(run({ ...input, seed: 2 }))).not.toEqual(c);
+    expect(() => run({ pickupSamplesMs: [1, -2], arrivals: ready })).toThrow(/pickupSamplesMs\[1\]/);
+  });
+
   it('the completer: a finish waits for its batch — flushMs after the first, or until no other handler runs', () => {
     // concurrency 3, flushMs 5. #0 ends at 10 while #1 and #2 run: its batch waits for the
     // timer, written at 15, when #3 starts. #3 ends at 27 (timer set for 32); #1 and #2 end

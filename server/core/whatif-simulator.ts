@@ -138,6 +138,14 @@ export interface SimulationInput {
    * task lock) are what a p99 wait is made of, and a median has none of them.
    */
   handoffSamplesMs?: ArrayLike<number>;
+  /**
+   * The recording's pick-up latencies, one per enqueue (whatif-recording.ts engineLatencies):
+   * when given, the executions that became ready at the same instant (one enqueue call: one
+   * commit, one notification) become claimable after one of these, drawn (seeded), instead
+   * of pickupMs — a small tenant's p99 wait is made of the slow pick-ups, and a median has
+   * none of them. Claimable times stay in ready order.
+   */
+  pickupSamplesMs?: ArrayLike<number>;
   /** Buffers to reuse across calls (WhatIfScratch); without it each call allocates its own. */
   scratch?: WhatIfScratch;
   /**
@@ -536,6 +544,14 @@ export function simulate(input: SimulationInput): SimulationResult {
   const drawn = HANDOFFS ? new Float64Array(cols.length) : null;
   const pickup = input.pickupMs ?? 0;
   if (!(pickup >= 0 && pickup < Infinity)) throw new RangeError(`pickupMs must be a finite number ≥ 0, got ${pickup}`);
+  const PICKUPS = input.pickupSamplesMs !== undefined && input.pickupSamplesMs.length > 0 ? input.pickupSamplesMs : null;
+  if (PICKUPS) {
+    for (let j = 0; j < PICKUPS.length; j++) {
+      const p = PICKUPS[j]!;
+      if (!(p >= 0 && p < Infinity)) throw new RangeError(`pickupSamplesMs[${j}] is ${p}; must be a finite number ≥ 0`);
+    }
+  }
+  const pickRand = mulberry32((input.seed ^ 0x91c4) >>> 0);
   const flushMs = input.completer?.flushMs;
   if (flushMs !== undefined && !(flushMs >= 0 && flushMs < Infinity)) throw new RangeError(`completer.flushMs must be a finite number ≥ 0, got ${flushMs}`);
   const HANDLER = flushMs === undefined ? RUN : (input.handlerMs ?? RUN);
@@ -1077,11 +1093,25 @@ export function simulate(input: SimulationInput): SimulationResult {
   // ── the event loop: finishes before arrivals at the same instant (a freed slot is reused);
   //    events with a negative id are rate wake-ups (-1 - k: key k's next slot; -1 - K: the task's).
   let next = 0;
+  // When arrival `next` becomes claimable: its ready time + the pick-up (drawn once per ready
+  // instant with PICKUPS), never before the one before it.
+  let readyAt = NaN;
+  let claimableAt = -Infinity;
+  const claimable = (i: number): number => {
+    if (i >= n) return Infinity;
+    if (PICKUPS === null) return AT[i]! + pickup;
+    if (AT[i] !== readyAt) {
+      readyAt = AT[i]!;
+      claimableAt = Math.max(claimableAt, readyAt + PICKUPS[Math.floor(pickRand() * PICKUPS.length)]!);
+    }
+    return claimableAt;
+  };
+  let nextAt = claimable(0);
   let nextTick = tickMs;
   let drainedAt: number | null = null;
   let backlogAtEnd = -1;
   for (;;) {
-    const tArr = next < n ? AT[next]! + pickup : Infinity;
+    const tArr = nextAt;
     const tDone = done.peekTime();
     const tEvent = tArr < tDone ? tArr : tDone;
     if (backlogAtEnd < 0 && tEvent > durationMs) backlogAtEnd = queuedTotal;
@@ -1110,6 +1140,7 @@ export function simulate(input: SimulationInput): SimulationResult {
     } else {
       const c = arrive(next);
       next++;
+      nextAt = claimable(next);
       if (c >= 0 && running < conc) claim(c, tArr);
     }
     if (queuedTotal === 0 && next >= n && drainedAt === null) drainedAt = tEvent;
