@@ -515,6 +515,17 @@ function checkInput(input: SimulationInput, cols: WhatIfArrivalColumns): void {
 /** A rate allowance this close below 0 is 0 (the next-slot instant, computed in floating point). */
 const RATE_EPS = 1e-9;
 
+/** `xs` when it has values, each a finite number ≥ 0 (else a RangeError naming `name[j]`);
+ *  null when absent or empty. */
+function samplesOrNull(xs: ArrayLike<number> | undefined, name: string): ArrayLike<number> | null {
+  if (xs === undefined || xs.length === 0) return null;
+  for (let j = 0; j < xs.length; j++) {
+    const x = xs[j]!;
+    if (!(x >= 0 && x < Infinity)) throw new RangeError(`${name}[${j}] is ${x}; must be a finite number ≥ 0`);
+  }
+  return xs;
+}
+
 export function simulate(input: SimulationInput): SimulationResult {
   const cols = Array.isArray(input.arrivals) ? toArrivalColumns(input.arrivals as readonly WhatIfArrival[]) : (input.arrivals as WhatIfArrivalColumns);
   checkInput(input, cols);
@@ -533,35 +544,18 @@ export function simulate(input: SimulationInput): SimulationResult {
   if (!(handoff >= 0 && handoff < Infinity)) throw new RangeError(`handoffMs must be a finite number ≥ 0, got ${handoff}`);
   // Drawn hand-offs: each execution's from the samples, by a generator of its own (random
   // routing's draws stay as they were); `drawn` keeps it for the finish.
-  const HANDOFFS = input.handoffSamplesMs !== undefined && input.handoffSamplesMs.length > 0 ? input.handoffSamplesMs : null;
-  if (HANDOFFS) {
-    for (let j = 0; j < HANDOFFS.length; j++) {
-      const h = HANDOFFS[j]!;
-      if (!(h >= 0 && h < Infinity)) throw new RangeError(`handoffSamplesMs[${j}] is ${h}; must be a finite number ≥ 0`);
-    }
-  }
+  const HANDOFFS = samplesOrNull(input.handoffSamplesMs, 'handoffSamplesMs');
   const drawRand = mulberry32((input.seed ^ 0x5eed) >>> 0);
   const drawn = HANDOFFS ? new Float64Array(cols.length) : null;
   const pickup = input.pickupMs ?? 0;
   if (!(pickup >= 0 && pickup < Infinity)) throw new RangeError(`pickupMs must be a finite number ≥ 0, got ${pickup}`);
-  const PICKUPS = input.pickupSamplesMs !== undefined && input.pickupSamplesMs.length > 0 ? input.pickupSamplesMs : null;
-  if (PICKUPS) {
-    for (let j = 0; j < PICKUPS.length; j++) {
-      const p = PICKUPS[j]!;
-      if (!(p >= 0 && p < Infinity)) throw new RangeError(`pickupSamplesMs[${j}] is ${p}; must be a finite number ≥ 0`);
-    }
-  }
+  const PICKUPS = samplesOrNull(input.pickupSamplesMs, 'pickupSamplesMs');
   const pickRand = mulberry32((input.seed ^ 0x91c4) >>> 0);
   const flushMs = input.completer?.flushMs;
   if (flushMs !== undefined && !(flushMs >= 0 && flushMs < Infinity)) throw new RangeError(`completer.flushMs must be a finite number ≥ 0, got ${flushMs}`);
   const HANDLER = flushMs === undefined ? RUN : (input.handlerMs ?? RUN);
   if (HANDLER.length !== n) throw new RangeError(`handlerMs has ${HANDLER.length} entries for ${n} arrivals`);
-  if (HANDLER !== RUN) {
-    for (let i = 0; i < n; i++) {
-      const h = HANDLER[i]!;
-      if (!(h >= 0 && h < Infinity)) throw new RangeError(`handlerMs[${i}] is ${h}; must be a finite number ≥ 0`);
-    }
-  }
+  if (HANDLER !== RUN) samplesOrNull(HANDLER, 'handlerMs');
   const horizonEnd = durationMs + (input.horizonMs ?? 86_400_000);
   const rand = mulberry32(input.seed);
   const owners = Int32Array.from(input.owners ?? Array.from({ length: P }, (_, p) => p % C));
