@@ -7,14 +7,15 @@ import { SYSTEM_ACTOR } from '../../server/db/audit';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
 import { registerCoordinator } from '../../server/db/coordinator-membership';
 import { syncOwnership } from '../../server/db/partition-ownership';
+import type { Db } from '../../server/db/pool';
 
-export async function applyTasks(pool: pg.Pool, tasks: TaskDefinitionInput[], message = 'test') {
+export async function applyTasks(pool: Db, tasks: TaskDefinitionInput[], message = 'test') {
   return applyConfig(pool, SYSTEM_ACTOR, { tasks }, { message });
 }
 
 /** A registered member owning the given partitions (all of each task's when omitted). */
 export async function fakeCoordinator(
-  pool: pg.Pool,
+  pool: Db,
   tasks: string[],
   partitions?: Record<string, number[]>,
 ): Promise<string> {
