@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, lint, unit, integration (real Postgres), e2e (Playwright in
+// `npm test`: typecheck, lint, unit, integration (real Postgres), measured (timing
+// comparisons of real coordinators, run alone), e2e (Playwright in
 // Chromium against the production build). Integration and e2e each create fresh
 // databases for this run on DATABASE_URL's server, or on an embedded Postgres when it
 // is unset, and drop them afterwards. Prints one closing line: "N passed, N failed".
@@ -61,6 +62,9 @@ const unitJson = path.join(out, 'unit.json');
 step('unit', bin('vitest'), ['run', '--project', 'unit', '--reporter=default', '--reporter=json', `--outputFile.json=${unitJson}`], vitestCounts(unitJson));
 const intJson = path.join(out, 'integration.json');
 step('integration', bin('vitest'), ['run', '--project', 'integration', '--reporter=default', '--reporter=json', `--outputFile.json=${intJson}`], vitestCounts(intJson));
+// timing comparisons of real coordinators, alone on the machine (vitest.config.ts 'measured')
+const measuredJson = path.join(out, 'measured.json');
+step('measured', bin('vitest'), ['run', '--project', 'measured', '--reporter=default', '--reporter=json', `--outputFile.json=${measuredJson}`], vitestCounts(measuredJson));
 const e2eJson = path.join(out, 'e2e.json');
 env.PLAYWRIGHT_JSON_OUTPUT_NAME = e2eJson;
 step('e2e', bin('playwright'), ['test', '--reporter=list,json'], playwrightCounts(e2eJson));
