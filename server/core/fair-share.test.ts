@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fairClaim, fairLevel, fairShares, jainIndex, keysOverShare, keyWeight, shareMultiple, type FairCandidate, type FairKey } from './fair-share';
+import { fairClaim, fairLevel, fairShares, jainIndex, keysOverShare, keyWeight, shareMultiple, sharesBind, type FairCandidate, type FairKey } from './fair-share';
 
-const key = (k: string, running: number, weight = 1, waiting = true): FairKey => ({ key: k, running, weight, waiting });
+const key = (k: string, running: number, weight = 1, waiting = true, limit?: number): FairKey => ({ key: k, running, weight, waiting, limit });
 const keys = (...ks: FairKey[]) => new Map(ks.map((k) => [k.key, k]));
 /** A window in claim order from a string like 'aaab': one row per letter, ids from 1. */
 const windowOf = (s: string): FairCandidate[] => [...s].map((k, i) => ({ id: i + 1, key: k === '-' ? null : k }));
@@ -23,6 +23,27 @@ describe('keysOverShare', () => {
     { name: 'by weight: 2 of weight 1 is at L = 2, 7 of weight 4 is below', capacity: 14, ks: [key('a', 2, 1), key('b', 3, 2), key('c', 7, 4)], over: ['a'] },
     { name: 'a key not waiting is never skipped (it has no rows)', capacity: 12, ks: [key('a', 9, 1, false), key('b', 3)], over: ['b'] },
   ])('$name', ({ capacity, ks, over }) => expect(keysOverShare(capacity, ks)).toEqual(over));
+});
+
+describe('sharesBind (fair passes, or claim order when the limits already give every waiting key its share)', () => {
+  it.each([
+    { name: 'W2 by tenant: 10 × limit 20 = concurrency 200, two short of their limit', capacity: 200,
+      ks: [...Array.from({ length: 8 }, (_, i) => key(`t${i}`, 20, 1, false, 20)), key('t8', 19, 1, true, 20), key('t9', 18, 1, true, 20)], binds: false },
+    { name: 'a waiting key without a limit could take every slot', capacity: 200, ks: [key('a', 0, 1, true, 20), key('b', 0)], binds: true },
+    { name: 'W6: limit 200 per tenant over concurrency 50 — the share (5) is below the limit', capacity: 50, ks: [key('t0', 40, 1, true, 200), key('t1', 1, 1, true, 200)], binds: true },
+    { name: 'one share below its limit is enough to bind', capacity: 30, ks: [key('a', 0, 1, true, 10), key('b', 0, 1, true, 10), key('c', 0, 1, true, 11)], binds: true },
+    { name: 'weights count: at L = 10 a weight-2 key with limit 21 has a share of 20, below it', capacity: 40, ks: [key('a', 0, 2, true, 21), key('b', 0, 1, true, 10), key('c', 0, 1, true, 10)], binds: true },
+    { name: '… and does not at L = 10 (share 20)', capacity: 40, ks: [key('a', 0, 2, true, 20), key('b', 0, 1, true, 10), key('c', 0, 1, true, 10)], binds: false },
+    { name: 'nobody waiting: no level, the fair passes decide (they find nothing)', capacity: 12, ks: [key('a', 3, 1, false, 3)], binds: true },
+  ])('$name', ({ capacity, ks, binds }) => expect(sharesBind(capacity, ks)).toBe(binds));
+
+  it('when nothing binds, fairClaim keeps claim order: the flood\'s oldest rows first, as fifo would', () => {
+    const w = windowOf('aaab');
+    const ks = keys(key('a', 0, 1, true, 10), key('b', 0, 1, true, 10));
+    expect(tenantsOf(w, fairClaim(w, ks, 20, 3))).toBe('aaa');
+    // the same keys without limits share by level instead
+    expect([...tenantsOf(w, fairClaim(w, keys(key('a', 0), key('b', 0)), 20, 3))].sort().join('')).toBe('aab');
+  });
 });
 
 describe('fairClaim (the SQL fair passes, one window)', () => {

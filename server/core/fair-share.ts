@@ -27,6 +27,12 @@
 //   4. then one pass over every key in the same order fills what is left, after giving
 //      back set-aside rows if it came up short: fair share never leaves a slot idle that
 //      oldest-first would fill.
+// When the limits already give every waiting key its share — L × w(k) ≥ limit(k) for each
+// (none unlimited): the capacity the waiting keys share holds all of them at their limits at
+// once — nobody waits for anybody's share, and the claim takes claim order instead of fair
+// passes (`sharesBind` false; the SQL's v_nobind). In W2 with fair share by tenant (10
+// tenants × limit 20 = the concurrency 200) that was every claim: the fair passes probed
+// each tenant for the one or two rows its limit had room for, 41% of W1 against W2's 59%.
 // Every concurrency limit stays as it was (rows of saturated keys are never candidates; the
 // per-key ranking admits all-or-nothing); only who goes first changes. Rows carrying no key
 // of G are not shared: they go first, in claim order. `order: 'fifo'` (the default) is claim
@@ -57,6 +63,8 @@ export function keyWeight(weights: Readonly<Record<string, number>> | undefined,
 /** A key of the fair group as the claim sees it. `waiting`: it has rows queued and is below its limit. */
 export interface FairKey extends KeyShare {
   waiting: boolean;
+  /** Its concurrency limit in the fair group; absent or null = none (it could take every slot). */
+  limit?: number | null;
 }
 
 /** L = (capacity − what keys not waiting hold) ÷ Σ weights of the waiting keys; null when none waits. */
@@ -74,6 +82,18 @@ export function keysOverShare(capacity: number, keys: readonly FairKey[]): strin
   return keys.filter((k) => k.waiting && k.running / k.weight >= L).map((k) => k.key);
 }
 
+/**
+ * Whether fair order can change who runs: false when some key waits and every waiting key's
+ * share of the capacity (L × weight) is at least its limit, so the limits alone let all of
+ * them run at their limits at once (then the claim goes in claim order). True while a
+ * waiting key has no limit or a share below it — or when nobody waits (no level).
+ */
+export function sharesBind(capacity: number, keys: readonly FairKey[]): boolean {
+  const L = fairLevel(capacity, keys);
+  if (L === null) return true;
+  return keys.some((k) => k.waiting && (k.limit === undefined || k.limit === null || L * k.weight < k.limit));
+}
+
 export interface FairCandidate {
   id: number;
   /** The row's key in the fair group (null: it carries none; it shares as its own key ''). */
@@ -87,6 +107,8 @@ export interface FairCandidate {
  * returns the ids handed out, in the order they were kept.
  */
 export function fairClaim(window: readonly FairCandidate[], keys: ReadonlyMap<string, FairKey>, capacity: number, free: number): number[] {
+  // the limits already give every waiting key its share: claim order (the SQL's v_nobind)
+  if (!sharesBind(capacity, [...keys.values()])) return window.slice(0, Math.max(0, free)).map((c) => c.id);
   const running = new Map([...keys].map(([k, v]) => [k, v.running]));
   const taken: number[] = [];
   const pass = (fair: boolean) => {

@@ -893,7 +893,7 @@ export function simulate(input: SimulationInput): SimulationResult {
       const keys = new Map<string, FairKey>();
       for (const k of fairKeys) {
         if (inflight[k]! === 0 && queuedByKey[k]! === 0) continue;
-        keys.set(keyName[k]!, { key: keyName[k]!, running: inflight[k]!, weight: keyWeight(weights, keyName[k]!), waiting: queuedByKey[k]! > 0 && inflight[k]! < keyLimit[k]! });
+        keys.set(keyName[k]!, { key: keyName[k]!, running: inflight[k]!, weight: keyWeight(weights, keyName[k]!), waiting: queuedByKey[k]! > 0 && inflight[k]! < keyLimit[k]!, limit: keyLimit[k]! });
       }
       const [i] = fairClaim(window, keys, conc, 1);
       if (i === undefined) return;

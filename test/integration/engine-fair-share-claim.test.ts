@@ -271,6 +271,41 @@ describe('the per-key entry point (executions_fair_idx)', () => {
     expect(aside.rows[0]!.n).toBe(0);
   });
 
+  it('when the limits already give every tenant its share (4 × limit 3 = concurrency 12) the claim goes in claim order and probes no key; at limit 4 it shares by fair passes', async () => {
+    const def = (name: string, limit: number) => ({ name, partitions: 4, concurrency: 12, order: 'fair' as const, groups: [{ name: 'tenant', limit, keyPath: 't' }] });
+    await applyTasks(db.pool, [def('fs-nobind', 3), def('fs-binds', 4)]);
+    // 90% t0: every tenth row is t1, t2, t3 in turn
+    const inputs = Array.from({ length: 400 }, (_, i) => ({ payload: { t: i % 10 === 9 ? `t${1 + (Math.floor(i / 10) % 3)}` : 't0' } }));
+    for (const task of ['fs-nobind', 'fs-binds']) await enqueue(db.pool, task, inputs);
+    const fairReads = `SELECT coalesce(sum(idx_tup_read), 0) AS reads FROM pg_stat_user_indexes WHERE indexrelname = 'executions_fair_idx'`;
+    const c = await db.pool.connect();
+    try {
+      const coord = await fakeCoordinator(db.pool, ['fs-nobind', 'fs-binds']);
+      // claim order: t0's oldest three (its limit), then the others' oldest as slots allow
+      const { delta, value: rounds } = await statsDelta(db.pool, c, fairReads, async (cl) => {
+        const out: ClaimedExecution[][] = [];
+        for (let n = 0; n < 12 && out.length < 4; ) {
+          const got = await claimExecutions(cl, coord, 'fs-nobind', 12 - n, 60_000);
+          out.push(got);
+          n += got.length;
+        }
+        return out;
+      });
+      const all = rounds.flat();
+      expect(countBy(tenantsOf(all))).toEqual({ t0: 3, t1: 3, t2: 3, t3: 3 });
+      expect(tenantsOf(rounds[0]!).slice(0, 3)).toEqual(['t0', 't0', 't0']);
+      const seqs = rounds[0]!.map((e) => e.id);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(delta.reads).toBe(0);
+      // one more slot of share than the limit: fair passes, through executions_fair_idx, 3 each in one claim
+      const binds = await statsDelta(db.pool, c, fairReads, (cl) => claimExecutions(cl, coord, 'fs-binds', 12, 60_000));
+      expect(countBy(tenantsOf(binds.value))).toEqual({ t0: 3, t1: 3, t2: 3, t3: 3 });
+      expect(binds.delta.reads).toBeGreaterThan(0);
+    } finally {
+      c.release();
+    }
+  });
+
   it('a change of the fair group rewrites the waiting rows\' fair_key: fifo → fair by tenant → fair by region → fifo', async () => {
     const def = (order: 'fifo' | 'fair', fairGroup?: string) => ({
       name: 'fs-switch', partitions: 2, concurrency: 4, order, ...(fairGroup ? { fairGroup } : {}),
