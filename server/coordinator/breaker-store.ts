@@ -7,7 +7,7 @@
 import { advance, breakerSettings, fromStored, recordCounts, slots, started, toStored, type Breaker, type OutcomeCounts, type Transition } from '../core/circuit-breaker';
 import type { CircuitBreakerSettings } from '../core/task-definition';
 import { withTransaction, type Db } from '../db/pool';
-import { lockBreaker, saveBreaker } from '../db/task-breakers';
+import { lockBreaker, lockTaskRuntime, saveBreaker } from '../db/task-breakers';
 
 export interface BreakerStep {
   breaker: Breaker;
@@ -22,6 +22,10 @@ export async function recordBreakerOutcomes(db: Db, task: string, settings: Circ
     const a = advance(fromStored(row), row.nowMs, s);
     const r = recordCounts(a.breaker, counts, row.nowMs, s);
     const steps = [a.transition, r.transition];
+    // A trip takes the task lock before it is written: a claim holding it ends first, and
+    // every later claim (sluice_claim_rows reads task_breakers after that lock) sees the
+    // breaker open — none starts an attempt after the trip, whatever its member's cache says.
+    if (steps.some((t) => t?.to === 'open')) await lockTaskRuntime(c, task);
     await saveBreaker(c, task, toStored(row, r.breaker, steps), steps);
     const t = r.transition ?? a.transition;
     return t ? { breaker: r.breaker, transition: t } : { breaker: r.breaker };

@@ -181,6 +181,19 @@ BEGIN
   SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active, t.rate INTO v_rt
   FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
   IF NOT FOUND OR v_rt.paused OR NOT v_rt.active THEN RETURN; END IF;
+  -- Circuit breaker (issue #23): an open breaker claims nothing, whichever member asks. The
+  -- coordinators' gates (server/coordinator/breaker-gate.ts) stop asking once they have
+  -- seen the trip; a member that has not yet (its notification or refresh still to come:
+  -- under CI load one claimed 4 rows inside the cool-down, 2026-12-02) is refused here.
+  -- Read after the task lock, in its own statement: the transaction that trips the breaker
+  -- takes the task lock too (server/coordinator/breaker-store.ts), so a claim either ended
+  -- before the trip or sees it. The cool-down's end moves the row to half-open
+  -- (admitProbes) before the probes' claim. One primary-key probe of a table with a row
+  -- per breaker-enabled task; no lock on it (lock order: task_breakers → task_runtime is
+  -- the trip's, and no claim or finish locks task_breakers).
+  IF EXISTS (SELECT 1 FROM task_breakers b WHERE b.task = p_task AND b.state = 'open') THEN
+    RETURN;
+  END IF;
   v_free := least(p_max, v_rt.concurrency - v_rt.in_flight);
   IF v_free <= 0 THEN RETURN; END IF;
 
