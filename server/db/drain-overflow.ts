@@ -7,7 +7,7 @@
 import type { Db } from './pool';
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; how many rows may drain is core's rule, applied per partition row read here
 import { spillDrainCount } from '../core/backpressure';
-import { addQueuedGroupKeys, insertExecutions, lockStreams } from './enqueue-executions';
+import { addQueuedGroupKeys, insertExecutions, jitOffForLargeBatch, lockStreams } from './enqueue-executions';
 
 export interface DrainResult {
   task: string;
@@ -45,6 +45,7 @@ export async function drainOverflow(db: Db, task: string, maxDepth: number, limi
     }
   }
   if (take.length === 0) return { task, drained: 0 };
+  await jitOffForLargeBatch(db, take.length);
   await db.query('DELETE FROM overflow WHERE id = ANY ($1::bigint[])', [take.map((r) => r.id)]);
   await addQueuedGroupKeys(db, task, take.flatMap((r) => Object.entries(r.groups) as [string, string][]));
   await lockStreams(db, task, take.map((r) => r.stream_key).filter((s): s is string => s !== null));

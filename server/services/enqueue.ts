@@ -35,6 +35,7 @@ import {
   findByIdempotencyKeys,
   insertExecutions,
   insertOverflow,
+  jitOffForLargeBatch,
   loadTaskForEnqueue,
   lockIdempotencyKeys,
   lockPartitions,
@@ -234,6 +235,7 @@ async function enqueueOnce(
   return withClient(db, async (conn) => {
     try {
       return await withTransaction(conn, async (client) => {
+        await jitOffForLargeBatch(client, n);
         // 1. Idempotency: existing executions (or an earlier row of this batch) win.
         const idemKeys = prepared.map((p) => p.input.idempotencyKey).filter((k): k is string => k !== undefined);
         const firstWithKey = new Map<string, number>();

@@ -85,6 +85,32 @@ describe('cost of a batch', () => {
   });
 });
 
+describe('JIT', () => {
+  it('a batch of 256 rows or more runs with JIT off for the rest of its transaction only; a small one leaves it as it was', async () => {
+    // From ~1,000 rows the insert's estimated cost crossed jit_above_cost and the server
+    // compiled it with LLVM on every call: ~680 of ~830 ms per 5,000-row batch
+    // (pg_stat_statements, engine bench, 2026-12-02). SET LOCAL, so it passes PgBouncer
+    // and ends with the transaction.
+    await applyTasks(db.pool, [{ name: 'jit-batch', partitions: 2, backpressure: { maxDepth: 100_000 } }]);
+    const c = await db.pool.connect();
+    try {
+      const before = (await c.query<{ jit: string }>('SHOW jit')).rows[0]!.jit;
+      const jitAfter = async (rows: number) =>
+        withTransaction(c, async (tx) => {
+          await enqueue(tx, 'jit-batch', Array.from({ length: rows }, (_, i) => ({ payload: { i } })));
+          return (await tx.query<{ jit: string }>('SHOW jit')).rows[0]!.jit;
+        });
+      expect(await jitAfter(10)).toBe(before);
+      expect(await jitAfter(300)).toBe('off');
+      expect((await c.query<{ jit: string }>('SHOW jit')).rows[0]!.jit).toBe(before);
+      const n = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = 'jit-batch'`);
+      expect(n.rows[0]!.n).toBe(310);
+    } finally {
+      c.release();
+    }
+  });
+});
+
 describe('idempotency', () => {
   it('dedupes repeated and concurrent enqueues with the same key', async () => {
     await applyTasks(db.pool, [{ name: 'idem', partitions: 4 }]);
