@@ -84,3 +84,17 @@ describe('plans made while executions was small', () => {
     });
   }
 });
+
+describe('settings of the hot-path functions', () => {
+  it('claim, cycle, finish and stream promotion run with generic plans, seq scans off and JIT off', async () => {
+    // jit off: with seq scans off, a plan left with no other path is costed above
+    // jit_above_cost and the server would compile the statement with LLVM on every call
+    // (the functions' headers say more).
+    const r = await db.pool.query<{ name: string; config: string[] }>(
+      `SELECT proname AS name, proconfig AS config FROM pg_proc
+       WHERE proname IN ('sluice_claim_rows', 'sluice_cycle', 'sluice_finish_rows', 'sluice_promote_streams') ORDER BY proname`,
+    );
+    expect(r.rows.map((x) => x.name)).toEqual(['sluice_claim_rows', 'sluice_cycle', 'sluice_finish_rows', 'sluice_promote_streams']);
+    for (const x of r.rows) expect(x.config, x.name).toEqual(expect.arrayContaining(['plan_cache_mode=force_generic_plan', 'enable_seqscan=off', 'jit=off']));
+  });
+});

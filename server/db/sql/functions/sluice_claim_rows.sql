@@ -99,11 +99,17 @@
 -- what earlier passes kept is spent from each rated key's allowance (v_rspent; v_rout when
 -- used up) and, with costs, from the task's (v_tspent) before the next pass ranks.
 
+-- jit off (2026-12-02): with seq scans off, a plan left with no other path for some table is
+-- costed above Postgres' jit_above_cost, and the server would then compile that statement
+-- with LLVM on every call (a scratch UPDATE in psql: 150 ms per call, 141 ms of it JIT).
+-- None of this function's plans has such a node today (engine-plans-small-table.test.ts);
+-- this keeps a future one, or a generic plan costed on a huge table, from paying it.
 CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_parts integer[], p_after_finish boolean)
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
+ SET jit TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE
