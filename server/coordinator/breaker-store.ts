@@ -7,7 +7,8 @@
 import { advance, breakerSettings, fromStored, recordCounts, slots, started, toStored, type Breaker, type OutcomeCounts, type Transition } from '../core/circuit-breaker';
 import type { CircuitBreakerSettings } from '../core/task-definition';
 import { withTransaction, type Db } from '../db/pool';
-import { lockBreaker, lockTaskRuntime, saveBreaker } from '../db/task-breakers';
+import { lockBreaker, saveBreaker } from '../db/task-breakers';
+import { lockTask } from '../db/task-lock';
 
 export interface BreakerStep {
   breaker: Breaker;
@@ -25,7 +26,8 @@ export async function recordBreakerOutcomes(db: Db, task: string, settings: Circ
     // A trip takes the task lock before it is written: a claim holding it ends first, and
     // every later claim (sluice_claim_rows reads task_breakers after that lock) sees the
     // breaker open — none starts an attempt after the trip, whatever its member's cache says.
-    if (steps.some((t) => t?.to === 'open')) await lockTaskRuntime(c, task);
+    // Lock order task_breakers → task_runtime: claims and finishes never lock task_breakers.
+    if (steps.some((t) => t?.to === 'open')) await lockTask(c, task);
     await saveBreaker(c, task, toStored(row, r.breaker, steps), steps);
     const t = r.transition ?? a.transition;
     return t ? { breaker: r.breaker, transition: t } : { breaker: r.breaker };

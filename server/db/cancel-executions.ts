@@ -23,6 +23,7 @@
 // then group_slots in (group, key) order, then the stream advisory locks in order.
 import type { Db } from './pool';
 import { ENQUEUE_CHANNEL, removeQueuedGroupKeys } from './enqueue-executions';
+import { lockTask } from './task-lock';
 
 /** Coordinators LISTEN here; the payload is the execution id whose cancel was requested. */
 export const CANCEL_CHANNEL = 'sluice_cancel';
@@ -54,8 +55,7 @@ export async function cancelExecutions(
   const includeRunning = opts.includeRunning ?? true;
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const rt = await db.query('SELECT 1 FROM task_runtime WHERE task = $1 FOR NO KEY UPDATE', [task]);
-  if (rt.rowCount === 0) return [];
+  if (!(await lockTask(db, task))) return [];
 
   // Partitions of the rows (a row's partition never changes, whichever table holds it),
   // then their counter rows locked in order.

@@ -7,6 +7,7 @@
 // Must run inside a transaction (the caller's audit commits with it).
 import type { Db } from './pool';
 import { ENQUEUE_CHANNEL } from './enqueue-executions';
+import { lockTask } from './task-lock';
 
 export interface RunNowResult {
   id: number;
@@ -16,7 +17,7 @@ export interface RunNowResult {
 
 /** Null when the execution is not a scheduled row of `task` (already due, running, finished). */
 export async function runExecutionNow(db: Db, task: string, id: number): Promise<RunNowResult | null> {
-  await db.query('SELECT 1 FROM task_runtime WHERE task = $1 FOR NO KEY UPDATE', [task]);
+  await lockTask(db, task);
   const r = await db.query<{ id: number; previous: Date; run_at: Date }>(
     `WITH old AS (SELECT e.id, e.run_at AS previous FROM executions e WHERE e.id = $2 AND e.task = $1 AND e.state = 'queued' AND e.run_at > now())
      UPDATE executions e SET run_at = now() FROM old WHERE e.id = old.id AND e.state = 'queued'

@@ -34,13 +34,6 @@ export async function lockBreaker(db: Db, task: string): Promise<BreakerRow> {
   return r.rows[0]!;
 }
 
-/** The task's runtime row locked (the claim's task lock), taken by a trip after the breaker
- *  row: claims that hold it end first, and later ones read the breaker open (lock order
- *  task_breakers → task_runtime; claims and finishes never lock task_breakers). */
-export async function lockTaskRuntime(db: Db, task: string): Promise<void> {
-  await db.query(`SELECT 1 FROM task_runtime WHERE task = $1 FOR NO KEY UPDATE`, [task]);
-}
-
 /** Writes the row (core/circuit-breaker toStored) and one event per transition, each
  *  notifying sluice_breaker. Inside the transaction that locked the row. */
 export async function saveBreaker(
