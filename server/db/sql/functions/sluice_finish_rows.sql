@@ -58,11 +58,8 @@
 
 -- enable_seqscan off: plans made while executions was a few pages long must not be
 -- seq scans kept for the session (sluice_claim_rows.sql says why and what was measured).
--- jit off (2026-12-02): with seq scans off, a plan left with no other path for some table is
--- costed above Postgres' jit_above_cost, and the server would then compile that statement
--- with LLVM on every call (a scratch UPDATE in psql: 150 ms per call, 141 ms of it JIT).
--- None of this function's plans has such a node today (engine-plans-small-table.test.ts);
--- this keeps a future one, or a generic plan costed on a huge table, from paying it.
+-- jit off: with seq scans off, a plan left with no other path would be JIT-compiled on
+-- every call (sluice_claim_rows.sql says why and what was measured).
 CREATE OR REPLACE FUNCTION public.sluice_finish_rows(p_task text, p_ids bigint[], p_tokens uuid[], p_outcomes text[], p_run_at timestamp with time zone[], p_errors text[], p_stacks text[], p_fingerprints text[], p_only_expired boolean, p_stale_ms integer, p_defer_slots boolean)
  RETURNS TABLE(id bigint, outcome text, slot_key text, stream_key text)
  LANGUAGE plpgsql
