@@ -4,6 +4,13 @@ import path from 'node:path';
 const alias = { '@': path.resolve(import.meta.dirname) };
 // run alone, in their own step of `npm test` (scripts/test.mjs): see the 'measured' project
 const measuredAlone = ['test/integration/whatif-calibration.test.ts'];
+// what the integration and measured projects share: a real Postgres per run, long timeouts
+const realPostgres = {
+  environment: 'node',
+  globalSetup: ['test/integration/global-setup.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   resolve: { alias },
@@ -21,13 +28,10 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
+          ...realPostgres,
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: ['node_modules/**', ...measuredAlone],
-          environment: 'node',
-          globalSetup: ['test/integration/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
           // Integration files share one Postgres server; each file gets its own database.
           fileParallelism: true,
           maxWorkers: 2,
@@ -41,12 +45,9 @@ export default defineConfig({
           // cores. Beside 1–2 other integration files the engine's own run-to-run spread of
           // a small tenant's p99 wait (config A twice) reached 29.6% in a CI run — wider
           // than the 15% the what-if calibration asserts; alone it is 6–13%.
+          ...realPostgres,
           name: 'measured',
           include: measuredAlone,
-          environment: 'node',
-          globalSetup: ['test/integration/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
           fileParallelism: false,
           maxWorkers: 1,
         },
