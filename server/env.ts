@@ -4,6 +4,7 @@
 // validated where it is read:
 //   SLUICE_HEARTBEAT_MS, SLUICE_STALE_MS, SLUICE_LEASE_GRACE_MS, SLUICE_POLL_MS,
 //   SLUICE_CONFIG_POLL_MS, SLUICE_SHUTDOWN_GRACE_MS, SLUICE_FLUSH_MS,
+//   SLUICE_SLOT_FOLD_MS,
 //   SLUICE_MAINTENANCE_SCALE  coordinator timings (server/core/coordinator-timings.ts;
 //                             a bad value stops the coordinator, naming the variable);
 //   SLUICE_CONTROL_PLANE_SERVICES=0  no background jobs in this server (server/control-plane/start.ts);

@@ -6,6 +6,7 @@
 //   completer.ts         batches finishes into sluice_finish / sluice_cycle
 //   refill.ts            the claim riding on a flush (core/slot-plan)
 //   breaker-gate.ts      the tasks' circuit breakers: what may be claimed, outcomes reported
+//   slot-folder.ts       adds the logged per-key counter moves into group_slots, off the lock
 //   heartbeat.ts         membership row + partition ownership (ownership.ts)
 //   shutdown.ts          the orderly stop, whoever asks
 // plus the config listener, cancel and drain watches, maintenance and /metrics.
@@ -37,6 +38,8 @@ import { RefillPlanner } from './refill';
 import { chooseServedTasks, ServedTasks } from './served-tasks';
 import { orderlyShutdown } from './shutdown';
 import { SlotLedger } from './slot-ledger';
+import { SlotFolder } from './slot-folder';
+import { foldSlotDeltas } from '../db/fold-slot-deltas';
 
 /** How often a coordinator reports its finished outcomes to the tasks' circuit breakers. */
 export const BREAKER_REPORT_MS = 200;
@@ -125,6 +128,11 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     log,
   });
 
+  // Claims and finishes of grouped tasks log their per-key counter moves; this member
+  // folds them into group_slots every slotFoldMs (slot-folder.ts).
+  const slotFolder = new SlotFolder({ everyMs: timings.slotFoldMs, fold: (task) => foldSlotDeltas(pool, task), log });
+  const grouped = (task: string) => (tasks.get(task)?.groups.length ?? 0) > 0;
+
   const refill = new RefillPlanner({
     gate,
     coordinatorId: id,
@@ -141,6 +149,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     log,
     refill,
     onFlushed: (b) => {
+      if (grouped(b.task)) slotFolder.touched(b.task);
       runner.finished(b);
       gate.finished(b);
       // A batch that carried a refill claim already handed its freed slots back out
@@ -180,7 +189,10 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     hold: (n) => ledger.hold(n),
     leaseGraceMs: timings.leaseGraceMs,
     pollMs: timings.pollMs,
-    onClaimed: (rows, def) => runner.startClaimed(rows, def),
+    onClaimed: (rows, def) => {
+      if (def.groups.length > 0) slotFolder.touched(def.name);
+      runner.startClaimed(rows, def);
+    },
     metrics,
     log,
     gate,
@@ -238,6 +250,7 @@ export async function startCoordinator(opts: StartCoordinatorOptions): Promise<R
     settleHandlers: () => runner.settle(timings.shutdownGraceMs),
     cancelWatch,
     completer,
+    slotFolder,
     heartbeat,
     maintenance,
     listener,

@@ -1,7 +1,8 @@
 // The orderly stop of one coordinator, the same whoever asks (SIGTERM, an operator's
 // drain request, a test): stop claiming, mark the member draining (its partitions are
 // released so others take over), let in-flight handlers finish within the grace period,
-// release the rest back to the queue, flush completions, and only then stop the
+// release the rest back to the queue, flush completions (and fold their slot counter
+// moves), and only then stop the
 // heartbeat (it keeps the member visibly alive, so the rescuer leaves its leases alone
 // until the work above is recorded), maintenance, the config listener and /metrics, mark
 // the member stopped, flush traces, close the pool. stop() runs once; later calls share it.
@@ -16,6 +17,8 @@ export interface ShutdownSteps {
   settleHandlers(): Promise<void>;
   cancelWatch: { stop(): Promise<void> };
   completer: { close(): Promise<void> };
+  /** The logged per-key counter moves of the last claims and finishes, folded (slot-folder.ts). */
+  slotFolder: { stop(): Promise<void> };
   heartbeat: { stop(): Promise<void> };
   maintenance: { stop(): Promise<void> } | null;
   listener: { stop(): Promise<void> };
@@ -46,6 +49,7 @@ export function orderlyShutdown(s: ShutdownSteps): Shutdown {
     await s.settleHandlers();
     await s.cancelWatch.stop();
     await s.completer.close();
+    await s.slotFolder.stop();
     // Heartbeats continue until the work above is finished and recorded.
     await s.heartbeat.stop();
     await s.maintenance?.stop();

@@ -24,6 +24,9 @@ export const timingsSchema = z
     shutdownGraceMs: ms(10_000, 0),
     /** Completer: max time a finished execution waits for its batch. */
     flushMs: ms(5, 0),
+    /** Slot folder: how often this member adds its claims' and finishes' logged per-key
+     *  counter moves into group_slots (the Keys page and metrics lag the engine by this). */
+    slotFoldMs: ms(100, 1),
     /** Multiplies every maintenance service's interval (tests use < 1). */
     maintenanceScale: z.coerce.number().min(0.001).max(1000).default(1),
   })
@@ -42,6 +45,7 @@ const ENV: Record<keyof Timings, string> = {
   configPollMs: 'SLUICE_CONFIG_POLL_MS',
   shutdownGraceMs: 'SLUICE_SHUTDOWN_GRACE_MS',
   flushMs: 'SLUICE_FLUSH_MS',
+  slotFoldMs: 'SLUICE_SLOT_FOLD_MS',
   maintenanceScale: 'SLUICE_MAINTENANCE_SCALE',
 };
 

@@ -106,6 +106,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   metric_rollup_series: { rule: 'rollup-metrics: retention per resolution' },
   group_key_finishes: { rule: 'key-finishes: buckets older than 15 minutes' },
   group_slots: { rule: 'slot-gc: idle keys' },
+  slot_deltas: { rule: 'sluice_fold_slots: folded into group_slots and deleted within slotFoldMs by the member that wrote them, or by the slot-fold service' },
   rate_state: { rule: 'slot-gc: scopes whose theoretical arrival time has passed (an absent row means the same)' },
   coordinators: { rule: 'stale-members: stopped members forgotten after an hour' },
   overflow: { bounded: 'a queue, not history: drained back into executions by spill-drainer' },

@@ -110,7 +110,10 @@ export async function addQueuedGroupKeys(db: Db, task: string, groupKeys: readon
 
 /** −queued per 'group=key' for executions that left the backlog without running (a
  *  drained task's backlog, canceled executions): the slot rows locked in (group, key)
- *  order first, then one UPDATE. Caller holds the partition_stats rows (lock order). */
+ *  order first, then one UPDATE. Caller holds the partition_stats rows (lock order).
+ *  Not clamped at 0: group_slots plus the moves not yet folded (slot_deltas) is the true
+ *  count, so a requeue still to be folded may leave the row at −1 until it lands
+ *  (sluice_fold_slots.sql). */
 export async function removeQueuedGroupKeys(db: Db, task: string, counts: ReadonlyMap<string, number>): Promise<void> {
   if (counts.size === 0) return;
   const keys = [...counts.keys()].sort();
@@ -123,7 +126,7 @@ export async function removeQueuedGroupKeys(db: Db, task: string, counts: Readon
     [task, names, values],
   );
   await db.query(
-    `UPDATE group_slots gs SET queued = greatest(gs.queued - d.n, 0), last_used_at = now()
+    `UPDATE group_slots gs SET queued = gs.queued - d.n, last_used_at = now()
      FROM unnest($2::text[], $3::text[], $4::int[]) AS d(gname, gkey, n)
      WHERE gs.task = $1 AND gs.group_name = d.gname AND gs.group_key = d.gkey`,
     [task, names, values, keys.map((k) => counts.get(k)!)],

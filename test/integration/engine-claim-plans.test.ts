@@ -10,6 +10,9 @@ import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { registerCoordinator } from '../../server/db/coordinator-membership';
+import { foldSlotDeltas } from '../../server/db/fold-slot-deltas';
+import { withTransaction } from '../../server/db/pool';
+import { reconcileTask } from '../../server/db/reconcile-counters';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -32,7 +35,9 @@ async function seqRowsRead(fn: (c: pg.Client) => Promise<void>): Promise<number>
   return delta.n!;
 }
 
+/** group_slots once the logged moves are folded (as a coordinator folds them). */
 async function slots(task: string): Promise<Record<string, { in_flight: number; queued: number }>> {
+  await foldSlotDeltas(db.pool, task);
   const r = await db.pool.query<{ k: string; in_flight: number; queued: number }>(
     `SELECT group_name || '=' || group_key AS k, in_flight, queued FROM group_slots WHERE task = $1 ORDER BY 1`,
     [task],
@@ -113,15 +118,16 @@ describe('saturated keys and setting rows aside', () => {
 });
 
 describe('slot counters', () => {
-  it('move in one sorted upsert, and a finish whose slot row vanished leaves nothing in flight', async () => {
+  it('move by the logged deltas once folded; a slot row that vanished comes back with the sums and the reconciler repairs it', async () => {
     await applyTasks(db.pool, [{ name: 'gone', partitions: 1, concurrency: 10, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }], retry: { maxAttempts: 3, backoff: 'fixed', baseDelayMs: 0 }, backpressure: { maxDepth: 100_000 } }]);
     const me = await fakeCoordinator(db.pool, ['gone']);
     await enqueue(db.pool, 'gone', [{ payload: { t: 'a' } }, { payload: { t: 'a' } }, { payload: { t: 'b' } }]);
     const got = await claimExecutions(db.pool, me, 'gone', 5, 60_000);
     expect(got).toHaveLength(3);
     expect(await slots('gone')).toEqual({ 'tenant=a': { in_flight: 2, queued: 0 }, 'tenant=b': { in_flight: 1, queued: 0 } });
-    // tenant=b's row vanishes (a hand edit): its finish recreates it with nothing in flight
-    // and the retried execution counted as queued; tenant=a's counters move as usual.
+    // tenant=b's row vanishes (a hand edit): the fold of its finish recreates it from the
+    // moves alone (−1 in flight, the retried execution +1 queued); tenant=a's counters move
+    // as usual. The reconciler then counts the rows and repairs b, logging it.
     await db.pool.query(`DELETE FROM group_slots WHERE task = 'gone' AND group_key = 'b'`);
     const [a1, a2, b] = [got.find((e) => e.groups.tenant === 'a')!, got.filter((e) => e.groups.tenant === 'a')[1]!, got.find((e) => e.groups.tenant === 'b')!];
     const done = await finishExecutions(db.pool, 'gone', [
@@ -130,6 +136,9 @@ describe('slot counters', () => {
       { id: b.id, leaseToken: b.leaseToken, outcome: 'retry', error: 'again', runAt: new Date() },
     ]);
     expect(done.size).toBe(3);
+    expect(await slots('gone')).toEqual({ 'tenant=a': { in_flight: 0, queued: 1 }, 'tenant=b': { in_flight: -1, queued: 1 } });
+    const repaired = await withTransaction(db.pool, (tx) => reconcileTask(tx, 'gone'));
+    expect(repaired.map((m) => [m.counter, m.groupKey, m.recorded, m.actual])).toEqual([['group.in_flight', 'b', -1, 0]]);
     expect(await slots('gone')).toEqual({ 'tenant=a': { in_flight: 0, queued: 1 }, 'tenant=b': { in_flight: 0, queued: 1 } });
   });
 });

@@ -1,5 +1,7 @@
 // sluice_cycle against a concurrent enqueue: the two interleavings that deadlocked
-// (40P01, bench:soak on 2026-11-24) replayed step by step on two connections. The
+// (40P01, bench:soak on 2026-11-24) replayed step by step on two connections (since
+// 2026-12-02 the cycle takes no slot row; the second case checks that, and the fold of its
+// logged moves against the producer instead). The
 // enqueue's own lock statements are used (lockPartitions, addQueuedGroupKeys: partition_stats
 // in order, then group_slots in order), one partition or key at a time so the test
 // decides when each lock is taken. Each case waits until the cycle really waits for a lock
@@ -14,6 +16,7 @@ import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-execu
 import { addQueuedGroupKeys, lockPartitions } from '../../server/db/enqueue-executions';
 import { hashPartition } from '../../server/core/routing';
 import { syncOwnership } from '../../server/db/partition-ownership';
+import { foldSlotDeltas } from '../../server/db/fold-slot-deltas';
 
 let db: TestDatabase;
 let producer: pg.PoolClient;
@@ -77,7 +80,7 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     ]);
   });
 
-  it('group slots: the cycle takes its slot rows in one sorted pass, so it waits for a producer holding one and neither deadlocks', async () => {
+  it('group slots: the cycle takes no slot row, so a producer holding some never holds it up; the fold of its moves waits for the producer, and neither deadlocks', async () => {
     await applyTasks(db.pool, [{ name: 'dl_gs', partitions: 2, concurrency: 10, routing: { strategy: 'hash', keyPath: 'k' }, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] }]);
     // Coordinator 1 owns partition 0; partition 1 is another coordinator's, where the producer enqueues.
     const c1 = await fakeCoordinator(db.pool, ['dl_gs'], { dl_gs: [0] });
@@ -87,27 +90,34 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     const [running] = await claimExecutions(db.pool, c1, 'dl_gs', 1, 60_000);
     await enqueue(db.pool, 'dl_gs', [{ payload: { k: k0, t: 'a' } }]);
     const queuedA = Number((await db.pool.query(`SELECT id FROM executions WHERE task = 'dl_gs' AND state = 'queued'`)).rows[0].id);
+    await foldSlotDeltas(db.pool, 'dl_gs');
 
     // The producer enqueues into partition 1 with keys a then b (sorted): it holds a.
     await producer.query('BEGIN');
     await lockPartitions(producer, 'dl_gs', [1]);
     await addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'a']]);
-    // The cycle finishes tenant=b and claims the tenant=a row: its one slot upsert (a, then
-    // b) waits for the producer's row a, holding no slot row yet.
-    const cyclePid = await pidOf(cycler);
-    const cycle = finishAndClaimExecutions(cycler, c1, 'dl_gs', [{ id: running!.id, leaseToken: running!.leaseToken, outcome: 'succeeded' }], 1, 60_000);
-    await waitingForLock(cyclePid);
-    // The producer goes on to b: it must not wait for the cycle (a deadlock would be
+    // The cycle finishes tenant=b and claims the tenant=a row without waiting for row a:
+    // it logs its slot moves (slot_deltas) instead of updating slot rows.
+    const r = await Promise.race([
+      finishAndClaimExecutions(cycler, c1, 'dl_gs', [{ id: running!.id, leaseToken: running!.leaseToken, outcome: 'succeeded' }], 1, 60_000),
+      sleep(5_000).then(() => null),
+    ]);
+    expect(r, 'the cycle waited for the producer').not.toBeNull();
+    expect(r!.applied.get(running!.id)).toBe('succeeded');
+    expect(r!.claimed.map((e) => e.id)).toEqual([queuedA]);
+    // Folding those moves (a, then b) waits for the producer's row a, holding no slot row yet.
+    const folderPid = await pidOf(cycler);
+    const fold = foldSlotDeltas(cycler, 'dl_gs');
+    await waitingForLock(folderPid);
+    // The producer goes on to b: it must not wait for the fold (a deadlock would be
     // reported here as 40P01 after deadlock_timeout).
     const more = await Promise.race([
       addQueuedGroupKeys(producer, 'dl_gs', [['tenant', 'b']]).then(() => 'done' as const),
-      sleep(5_000).then(() => 'the producer waited for the cycle' as const),
+      sleep(5_000).then(() => 'the producer waited for the fold' as const),
     ]);
     expect(more).toBe('done');
     await producer.query('ROLLBACK');
-    const r = await cycle;
-    expect(r.applied.get(running!.id)).toBe('succeeded');
-    expect(r.claimed.map((e) => e.id)).toEqual([queuedA]);
+    expect(await fold).toBe(2); // the finish's row (b −1) and the claim's (a +1, −1 queued)
     const gs = await db.pool.query(`SELECT group_key, in_flight, queued FROM group_slots WHERE task = 'dl_gs' ORDER BY group_key`);
     expect(gs.rows).toEqual([
       { group_key: 'a', in_flight: 1, queued: 0 },

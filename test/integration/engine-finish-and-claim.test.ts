@@ -10,6 +10,7 @@ import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { finishAndClaimExecutions } from '../../server/db/finish-and-claim-executions';
+import { foldSlotDeltas } from '../../server/db/fold-slot-deltas';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -80,11 +81,12 @@ describe('finish and claim in one call', () => {
     expect(await claimExecutions(db.pool, me, 'fcgroup', 5, 60_000)).toHaveLength(0); // tenant x saturated
     const r = await finishAndClaimExecutions(db.pool, me, 'fcgroup', [{ id: one!.id, leaseToken: one!.leaseToken, outcome: 'succeeded' }], 5, 60_000);
     expect(r.claimed.map((e) => (e.payload as { n: number }).n)).toEqual([2]);
+    await foldSlotDeltas(db.pool, 'fcgroup');
     const gs = await db.pool.query(`SELECT in_flight, queued FROM group_slots WHERE task = 'fcgroup'`);
     expect(gs.rows).toEqual([{ in_flight: 1, queued: 1 }]);
   });
 
-  it('moves a grouped task\'s slot counters in one upsert exactly as a finish then a claim would, outcome by outcome', async () => {
+  it('logs a grouped task\'s slot counter moves so that, folded, they are exactly what a finish then a claim would make, outcome by outcome', async () => {
     // Two groups, keys shared between the rows finishing and the rows claimed in the same
     // call, every outcome (a retry and a release are queued again: +queued on their keys).
     await applyTasks(db.pool, [{
@@ -94,9 +96,11 @@ describe('finish and claim in one call', () => {
     }]);
     const me = await fakeCoordinator(db.pool, ['fcslots']);
     await enqueue(db.pool, 'fcslots', Array.from({ length: 60 }, (_, i) => ({ payload: { t: `t${i % 3}`, k: `k${i % 7}`, i } })));
-    // Counters recomputed from the rows (running = in_flight, queued = queued), per key.
-    const mismatches = async () =>
-      (await db.pool.query(
+    // Counters recomputed from the rows (running = in_flight, queued = queued), per key,
+    // against group_slots once the logged moves are folded (as a coordinator folds them).
+    const mismatches = async () => {
+      await foldSlotDeltas(db.pool, 'fcslots');
+      return (await db.pool.query(
         `WITH actual AS (
            SELECT k, count(*) FILTER (WHERE state = 'running')::int AS f, count(*) FILTER (WHERE state = 'queued')::int AS q
            FROM executions, unnest(group_keys) AS k WHERE task = 'fcslots' GROUP BY k
@@ -105,6 +109,7 @@ describe('finish and claim in one call', () => {
          FROM actual a FULL JOIN (SELECT * FROM group_slots WHERE task = 'fcslots') gs ON a.k = gs.group_name || '=' || gs.group_key
          WHERE coalesce(gs.in_flight, 0) <> coalesce(a.f, 0) OR coalesce(gs.queued, 0) <> coalesce(a.q, 0)`,
       )).rows;
+    };
     let running = await claimExecutions(db.pool, me, 'fcslots', 12, 60_000);
     expect(running.length).toBeGreaterThan(0);
     expect(await mismatches()).toEqual([]);

@@ -1,5 +1,5 @@
 // Maintenance services, each run once through the runner (row lock + interval claim):
-// reconciler repairs injected drift and logs it, lease rescuer, slot GC, spill drainer,
+// reconciler repairs injected drift and logs it, lease rescuer, slot fold, slot GC, spill drainer,
 // stale-member cleanup, metrics sampler (deltas + percentiles, no executions scan),
 // retention; and two runners never run the same service at once.
 import { describe, it, expect, beforeAll } from 'vitest';
@@ -12,6 +12,7 @@ import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { reconciler } from '../../server/coordinator/maintenance/reconciler';
 import { leaseRescuer } from '../../server/coordinator/maintenance/lease-rescuer';
 import { slotGc } from '../../server/coordinator/maintenance/slot-gc';
+import { slotFold } from '../../server/coordinator/maintenance/slot-fold';
 import { staleMemberCleanup } from '../../server/coordinator/maintenance/stale-members';
 import { metricsSampler } from '../../server/coordinator/maintenance/metrics-sampler';
 import { retention } from '../../server/coordinator/maintenance/retention';
@@ -84,6 +85,12 @@ describe('maintenance services', () => {
     const got = await claimExecutions(db.pool, coord, 'mt', 20, 60_000);
     await finishExecutions(db.pool, 'mt', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
     await enqueue(db.pool, 'mt', [{ payload: { t: 'y' } }, { payload: { t: 'y' } }]);
+    // The claims' and finishes' per-key moves are logged (slot_deltas) until folded; no
+    // coordinator runs here, so the slot-fold service adds them (the rescuer's too).
+    const logged = Number((await db.pool.query(`SELECT count(*) AS n FROM slot_deltas WHERE task = 'mt'`)).rows[0].n);
+    expect(logged).toBeGreaterThan(0);
+    expect((await run(slotFold)).result).toEqual({ tasks: 1, folded: logged });
+    expect(Number((await db.pool.query(`SELECT count(*) AS n FROM slot_deltas`)).rows[0].n)).toBe(0);
     const r = await run(metricsSampler);
     expect(r.ran).toBe(true);
     const total = await db.pool.query(`SELECT * FROM metric_samples WHERE task = 'mt' AND partition = -1 ORDER BY at DESC LIMIT 1`);

@@ -15,6 +15,7 @@ import type { Actor } from '../../server/db/audit';
 import { listExecutionPage } from '../../server/presenters/execution';
 import { executionFilterSchema, type ExecutionFilterInput } from '../../server/core/execution-filter';
 import { CANCELABLE_STATES, DEFAULT_CANCEL_STATES, cancelFilterForListFilter } from '../../server/core/execution-cancel-filter';
+import { foldSlotDeltas } from '../../server/db/fold-slot-deltas';
 
 let db: TestDatabase;
 let me: string; // a registered member owning every partition (claims without a process)
@@ -151,6 +152,7 @@ describe('sluice_finish with a cancel request', () => {
     for (const id of ids) expect((await cancelExecution(db.pool, actor, id)).result).toBe('requested');
     // Still running (slots held) until the runner reports.
     for (const id of ids) expect(await stateOf(id)).toBe('running');
+    await foldSlotDeltas(db.pool, 'mail');
     expect(await n(`SELECT in_flight AS n FROM group_slots WHERE task = 'mail' AND group_key = 'f1'`)).toBe(1);
     const applied = await finishExecutions(db.pool, 'mail', [
       { id: ids[0]!, leaseToken: by.get(ids[0]!)!, outcome: 'retry', runAt: new Date(), error: 'AbortError' },
@@ -159,6 +161,7 @@ describe('sluice_finish with a cancel request', () => {
     ]);
     expect(Object.fromEntries(applied)).toEqual({ [ids[0]!]: 'canceled', [ids[1]!]: 'canceled', [ids[2]!]: 'succeeded' });
     expect([await stateOf(ids[0]!), await stateOf(ids[1]!), await stateOf(ids[2]!)]).toEqual(['canceled', 'canceled', 'succeeded']);
+    await foldSlotDeltas(db.pool, 'mail');
     expect(await n(`SELECT coalesce(sum(in_flight), 0) AS n FROM group_slots WHERE task = 'mail' AND group_key IN ('f1', 'f2', 'f3')`)).toBe(0);
     expect(await n(`SELECT count(*) AS n FROM execution_attempts WHERE execution_id = ANY ($1)`, [ids])).toBe(0);
     // A late finish of a canceled row matches nothing.

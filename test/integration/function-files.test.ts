@@ -189,6 +189,7 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_release_room', // new: one room rule for sluice_release_rows and sluice_release_stranded
       'sluice_release_oldest', // new: the one UPDATE every release ends in
       'sluice_finish_rows', // new: sluice_finish's body, with the slot counters left to sluice_cycle (one upsert per cycle)
+      'sluice_fold_slots', // new: slot counters folded from slot_deltas outside the task lock (20261202000100000_slot_deltas)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -5,7 +5,7 @@
 // passing" is made by moving a scope's TAT back, as engine-rate-limits.test.ts does.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { applyTasks, fakeCoordinator, foldAllSlotDeltas } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions } from '../../server/db/claim-executions';
 import { writeMetricSamples } from '../../server/db/write-metric-samples';
@@ -46,8 +46,11 @@ async function allowances(task: string) {
   return Object.fromEntries(r.rows.map((x) => [x.scope, Number(x.a)]));
 }
 
-const queued = async (task: string, key: string) =>
-  Number((await db.pool.query(`SELECT queued FROM group_slots WHERE task = $1 AND group_key = $2`, [task, key])).rows[0]?.queued ?? 0);
+// group_slots.queued once the claims' logged moves are folded (as the coordinators do)
+async function queued(task: string, key: string): Promise<number> {
+  await foldAllSlotDeltas(db.pool);
+  return Number((await db.pool.query(`SELECT queued FROM group_slots WHERE task = $1 AND group_key = $2`, [task, key])).rows[0]?.queued ?? 0);
+}
 
 beforeAll(async () => {
   db = await testDatabase();
@@ -114,6 +117,7 @@ describe('the rate_held gauge', () => {
       // both reads inside one transaction, which flushes nothing before it ends)
       const scans = async () =>
         Number((await c.query(`SELECT seq_scan + coalesce(idx_scan, 0) AS n FROM pg_stat_xact_user_tables WHERE relname = 'executions'`)).rows[0].n);
+      await foldAllSlotDeltas(c);
       await c.query('BEGIN');
       const before = await scans();
       await writeMetricSamples(c);
@@ -146,6 +150,7 @@ describe('the rate_held gauge', () => {
     const a = (await allowances('held-keys'))['tenant=acme']!;
     expect(a).toBeGreaterThanOrEqual(0);
     expect(a).toBeLessThan(1);
+    await foldAllSlotDeltas(db.pool);
     await writeMetricSamples(db.pool);
     expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 6, depth: 9 }); // one start free
 
@@ -154,6 +159,7 @@ describe('the rate_held gauge', () => {
     expect((await allowances('held-keys'))['tenant=acme']).toBeGreaterThanOrEqual(1);
     const parked = await db.pool.query(`SELECT parked_until IS NOT NULL AS p FROM rate_state WHERE task = 'held-keys' AND group_key = 'acme'`);
     expect(parked.rows[0].p).toBe(true);
+    await foldAllSlotDeltas(db.pool);
     await writeMetricSamples(db.pool);
     expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 5, depth: 9 });
 
@@ -161,6 +167,7 @@ describe('the rate_held gauge', () => {
     const got = await claimExecutions(db.pool, coord, 'held-keys', 50, 60_000);
     expect(got.map((e) => (e.payload as { tenant: string }).tenant).sort()).toEqual(['acme', 'acme', 'globex', 'globex']);
     expect((await allowances('held-keys'))['tenant=acme']).toBeLessThan(0);
+    await foldAllSlotDeltas(db.pool);
     await writeMetricSamples(db.pool);
     expect((await latestSamples()).total('held-keys')).toEqual({ rateHeld: 5, depth: 5 });
     expect(await queued('held-keys', 'acme')).toBe(5);
@@ -171,6 +178,7 @@ describe('the rate_held gauge', () => {
     const t = await allowances('held-task');
     expect(t['=']).toBeGreaterThanOrEqual(0);
     expect(t['=']).toBeLessThan(1);
+    await foldAllSlotDeltas(db.pool);
     await writeMetricSamples(db.pool);
     // the task rate leaves 2 of 3 out, acme's key rate (same allowance) 2 of its 3: 2, once
     expect((await latestSamples()).total('held-task')).toEqual({ rateHeld: 2, depth: 3 });

@@ -6,7 +6,7 @@
 // rate-limited task (issue #19: 3 tenants at 10/s, burst 2) runs through the same kills: all
 // of it finishes and no tenant starts more than limit + burst in any second.
 import { expect } from 'vitest';
-import { applyTasks } from './engine-fixtures';
+import { applyTasks, foldAllSlotDeltas } from './engine-fixtures';
 import { maxOverlapPerKey, streamViolations, type CoordinatorHarness, type CoordinatorProcess } from './coordinator-harness';
 import type { TestDatabase } from '../integration/db';
 import { enqueue, type EnqueueInput } from '../../server/services/enqueue';
@@ -108,6 +108,12 @@ export async function runChaos(ctx: { readonly db: TestDatabase; readonly h: Coo
   expect(await streamViolations(ctx.db.pool, 'chaos')).toEqual([]);
   const counters = await ctx.db.pool.query(`SELECT sum(depth)::int AS d, sum(in_flight)::int AS f FROM partition_stats WHERE task = 'chaos'`);
   expect(counters.rows[0]).toEqual({ d: 0, f: 0 });
+  // Per-key counters: the moves every member logged (slot_deltas), the killed ones' too, each
+  // added once — what a killed member did not fold is still logged, so folding what is left
+  // brings every key of the finished task back to nothing running and nothing queued.
+  await foldAllSlotDeltas(ctx.db.pool);
+  const slots = await ctx.db.pool.query(`SELECT group_name || '=' || group_key AS k, in_flight, queued FROM group_slots WHERE task = 'chaos' AND (in_flight <> 0 OR queued <> 0)`);
+  expect(slots.rows).toEqual([]);
   // The rate-limited task: everything finished, and no tenant above limit + burst in any
   // window of the interval — on the claims' own clock (started_at, the last attempt's) and on
   // the recorded handler starts (every completed attempt; a slack for claim → handler).

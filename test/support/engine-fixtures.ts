@@ -8,6 +8,7 @@ import type { TaskDefinitionInput } from '../../server/core/task-definition';
 import { registerCoordinator } from '../../server/db/coordinator-membership';
 import { syncOwnership } from '../../server/db/partition-ownership';
 import type { Db } from '../../server/db/pool';
+import { foldSlotDeltas, tasksWithSlotDeltas } from '../../server/db/fold-slot-deltas';
 
 export async function applyTasks(pool: Db, tasks: TaskDefinitionInput[], message = 'test') {
   return applyConfig(pool, SYSTEM_ACTOR, { tasks }, { message });
@@ -26,6 +27,13 @@ export async function fakeCoordinator(
   );
   await syncOwnership(pool, id, wanted, 60_000);
   return id;
+}
+
+/** Folds every task's logged slot counter moves into group_slots, as the coordinators'
+ *  folders (and the slot-fold service) do: for tests that claim and finish without a
+ *  coordinator process and then read the per-key counters. */
+export async function foldAllSlotDeltas(pool: Db): Promise<void> {
+  for (const task of await tasksWithSlotDeltas(pool)) await foldSlotDeltas(pool, task);
 }
 
 export async function partitionStats(pool: pg.Pool, task: string) {

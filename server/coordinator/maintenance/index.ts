@@ -2,6 +2,7 @@
 import type { MaintenanceService } from './service';
 import { leaseRescuer } from './lease-rescuer';
 import { slotGc } from './slot-gc';
+import { slotFold } from './slot-fold';
 import { reconciler } from './reconciler';
 import { spillDrainer } from './spill-drainer';
 import { staleMemberCleanup } from './stale-members';
@@ -23,6 +24,7 @@ export function defaultServices(s: MaintenanceSettings): MaintenanceService[] {
   return [
     leaseRescuer,
     slotGc(s.slotIdleMs ?? 5 * 60_000),
+    slotFold,
     reconciler,
     spillDrainer,
     staleMemberCleanup(s.heartbeatMs, 60 * 60_000),

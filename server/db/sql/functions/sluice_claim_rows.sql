@@ -1,11 +1,10 @@
 -- sluice_claim_rows(coordinator, task, max, lease_ms, parts, after_finish): claim up to
 -- `max` queued executions of a task from the partitions this coordinator owns (and, when
 -- `parts` is not NULL, that are in `parts`). sluice_claim(coordinator, task, max,
--- lease_ms) is this with parts NULL and after_finish false (the claim loop's call);
--- sluice_cycle calls it after the finish in the same transaction with the partitions
--- whose counter rows it locked first, and after_finish true when the cycle moves the
--- claimed rows' group_slots counters itself (see below: "Claim after a finish"). One call = one round trip and one
--- commit; docs/architecture.md § "Claiming" is the long form.
+-- lease_ms) is this with parts NULL (the claim loop's call); sluice_cycle calls it after
+-- the finish in the same transaction with the partitions whose counter rows it locked
+-- first. after_finish no longer changes anything (below: the slot counters). One call =
+-- one round trip and one commit; docs/architecture.md § "Claiming" is the long form.
 --
 -- Shape:
 --  1. cheap exit when none of my partitions has a claimable row: no lock taken, so an
@@ -24,9 +23,9 @@
 --     claim index; sluice_finish and sluice_release_waiting release them) and, if it
 --     found nothing at all, looks again (≤ 3 rounds);
 --  5. the first `free` kept rows become running with a fresh lease token (UPDATE by
---     primary key); task_runtime, partition_stats and group_slots counters move, in the
---     engine's lock order: task_runtime → executions → partition_stats (sorted) →
---     group_slots (sorted) → stream advisory locks (sorted).
+--     primary key); task_runtime and partition_stats counters move, in the engine's lock
+--     order: task_runtime → executions → partition_stats (sorted) → rate_state (sorted);
+--     the group_slots counters' moves are logged (slot_deltas) and folded later.
 -- Rate limits (issue #19; the blocks marked "Rate limits" below, the rule in
 -- server/core/rate-limit.ts): GCRA per scope, rate_state(task, group, key) → tat_ms, the
 -- task's own rate as (task, '', ''). After the task lock, with t = clock_timestamp() (read
@@ -40,7 +39,7 @@
 -- releases them, time does, and nothing is busy-waited. The ranking keeps a candidate only when, for every rated
 -- key it carries, the cost ranked before it in that key fits the key's allowance (all or
 -- nothing with the concurrency slots: one `bad` test). The claimed rows' costs then move
--- each scope's TAT (upsert after group_slots, sorted: lock order … → group_slots →
+-- each scope's TAT (upsert after partition_stats, sorted: lock order … → partition_stats →
 -- rate_state). Tasks without rates skip all of it (v_grate false, v_task_spec NULL).
 -- Order: "oldest" above means claim order, (claim_at, id) — executions_claim_idx's order.
 -- claim_at = run_at − priority × agingMs (a generated column, prisma/migrations
@@ -277,11 +276,12 @@ BEGIN
       LIMIT v_free
     ) c;
   ELSE
-    -- Keys in use = the keys of the task's running rows, with how many each has: exactly
-    -- the group_slots in_flight counts (every claim and finish moves both under the
-    -- task_runtime lock), read from at most `concurrency` rows through
-    -- executions_running_idx instead of one group_slots probe per key. Saturated keys:
-    -- those at their limit.
+    -- Keys in use = the keys of the task's running rows, with how many each has, read from
+    -- at most `concurrency` rows through executions_running_idx (every claim and finish
+    -- moves them under the task_runtime lock), so exact whatever group_slots says: its
+    -- in_flight is the same count once the logged moves are folded (slot_deltas), and a
+    -- drifted counter could never let a key over its limit. Saturated keys: those at
+    -- their limit.
     SELECT coalesce(array_agg(r.gk), '{}'), coalesce(array_agg(r.n), '{}'),
            coalesce(array_agg(r.gk) FILTER (
              WHERE r.n >= sluice_group_limit(v_rt.groups, split_part(r.gk, '=', 1), substr(r.gk, strpos(r.gk, '=') + 1))), '{}')
@@ -711,17 +711,16 @@ BEGIN
     IF v_ids IS NULL THEN RETURN; END IF;
   END IF;
 
-  -- Claim after a finish (p_after_finish, sluice_cycle on a grouped task): the group_slots
-  -- counters of the claimed rows are NOT moved here. sluice_cycle moves them together with
-  -- the finish's decrements (sluice_finish_rows with defer_slots) in one sorted upsert
-  -- after this returns, so the cycle takes group_slots rows in one pass, in (group, key)
-  -- order, as an enqueue does: no deadlock with a producer, and no skipping of candidates
-  -- whose slot row a producer holds (the SKIP LOCKED probe that was here until
-  -- 2026-11-24: 2–3 ms per cycle, plus a second upsert of ~600 keys, 9 ms, in W7; see
-  -- docs/benchmarks.md "One slot upsert per cycle"). Nothing else here can wait:
-  -- sluice_cycle locked the task_runtime row and the partition_stats rows of `parts`
-  -- (≥ every partition claimed from) before the finish, and the queued rows of the task
-  -- change only under the task_runtime lock.
+  -- The claimed rows' group_slots counters are not written here: the claim logs its moves
+  -- (slot_deltas, below) and sluice_fold_slots adds them in outside the task lock
+  -- (2026-12-02; until then the claim — or, after a finish, sluice_cycle for both batches —
+  -- upserted ~860 slot rows per 100-job W7 cycle under the lock: 4.5 of its 13.6 ms,
+  -- docs/benchmarks.md, fourteenth session). Nothing here reads group_slots.in_flight: keys
+  -- in use come from the running rows. p_after_finish no longer changes anything and stays
+  -- for the signature. Nothing here can wait on a producer: sluice_cycle locked the
+  -- task_runtime row and the partition_stats rows of `parts` (≥ every partition claimed
+  -- from) before the finish, and the queued rows of the task change only under the
+  -- task_runtime lock.
 
   WITH upd AS (
     UPDATE executions e
@@ -752,19 +751,14 @@ BEGIN
   FROM (SELECT p AS part, count(*) AS n FROM unnest(v_parts) p GROUP BY p) d
   WHERE ps.task = p_task AND ps.partition = d.part;
 
-  IF cardinality(v_gks) > 0 AND NOT p_after_finish THEN
-    INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
-    SELECT p_task, split_part(g, '=', 1), substr(g, strpos(g, '=') + 1), count(*), 0, now()
-    FROM unnest(v_gks) g GROUP BY g ORDER BY 2, 3
-    ON CONFLICT (task, group_name, group_key) DO UPDATE
-      SET in_flight = gs.in_flight + excluded.in_flight,
-          queued = greatest(gs.queued - excluded.in_flight, 0),
-          last_used_at = now();
+  -- Every key of a claimed row: +1 in flight, −1 queued (folded by sluice_fold_slots).
+  IF cardinality(v_gks) > 0 THEN
+    INSERT INTO slot_deltas (task, keys, d_in_flight, d_queued) VALUES (p_task, v_gks, 1, -1);
   END IF;
 
   -- Rate limits (issue #19): each scope's TAT moves by the cost it started,
   -- TAT ← max(TAT, t) + cost × T (excluded.tat_ms − t is cost × T). Sorted, after
-  -- group_slots: the lock order's last kind of row. Slot GC deletes rows only with SKIP
+  -- partition_stats: the lock order's last kind of row. Slot GC deletes rows only with SKIP
   -- LOCKED, so it never waits on a claim (nor a claim long on it).
   IF v_grate OR v_task_spec IS NOT NULL THEN
     INSERT INTO rate_state AS rs (task, group_name, group_key, tat_ms, updated_at)

@@ -9,30 +9,25 @@
 --    rows being finished here); sluice_claim caps it by concurrency − in_flight under the
 --    task_runtime lock, and sluice_finish already lowered in_flight in this transaction,
 --    so the cluster-wide limit is read exactly; group limits see the released counts;
---  * lock order: a finish followed by a claim would take partition_stats and group_slots
---    in two passes (the finish's rows, then the claim's), and an enqueue — which takes
+--  * lock order: a finish followed by a claim would take partition_stats rows in two
+--    passes (the finish's rows, then the claim's), and an enqueue — which takes
 --    partition_stats → group_slots in order and never the task lock — deadlocked with
 --    it: the cycle held partition 5's counter row and waited for partition 2's, the
 --    enqueue held 2 and waited for 5 (40P01 in bench:soak, 2026-11-24). So when it both
 --    finishes and claims, the cycle first locks the task_runtime row, then the
 --    partition_stats rows of every partition it may touch — the finishing rows' and those
 --    it owns, which are all the claim may claim from — in partition order, in one pass;
---    the claim is confined to those partitions (p_parts) and takes group_slots rows
---    without waiting (sluice_claim_rows' p_after_finish). A cycle that only finishes or
---    only claims is one pass already. test/integration/engine-cycle-deadlock.test.ts
+--    the claim is confined to those partitions (p_parts). Neither takes a group_slots row
+--    (below). A cycle that only finishes or only claims is one pass already. test/integration/engine-cycle-deadlock.test.ts
 --    replays both interleavings.
---  * one slot upsert (grouped task, finish and claim in one call): sluice_finish_rows runs
---    with defer_slots and sluice_claim_rows with after_finish, so neither touches
---    group_slots; the cycle then moves both batches' counters in ONE upsert sorted by
---    (group, key) — a key finished and claimed in the same cycle is written once. Rows
---    waiting on the freed keys are released before the claim (room counted net of the
---    finish's decrements), finished stream heads promoted after the upsert (group_slots
---    before the streams' advisory locks, as everywhere). The upsert waits
---    for a slot row a producer holds (the producer takes its rows in the same order and
---    waits for nothing the cycle holds: its partition_stats rows are others', since the
---    cycle locked its own first); until 2026-11-24 the claim skipped such keys instead
---    and the finish and the claim each ran an upsert. A stream head's successor, promoted
---    after the claim now, is claimed by the next cycle in a grouped task.
+--  * slot counters (2026-12-02): neither half writes group_slots; each logs its moves
+--    (slot_deltas) and sluice_fold_slots adds them in later, outside the task lock. Until
+--    then a grouped task's cycle ended in one sorted upsert of every key it finished or
+--    claimed (~860 rows per 100-job W7 cycle, 4.5 of the 13.6 ms it held the task lock);
+--    the release of rows waiting on freed keys and the promotion of finished stream heads
+--    happened after the claim for its sake, and now happen in the finish for grouped and
+--    ungrouped tasks alike (the release counts running rows, which the finish has moved).
+--    So a grouped task's finished stream head's successor is claimable in the same cycle.
 --
 -- Lean reply, since it is the hottest call there is: only the ids that did NOT take
 -- effect (fenced: the lease was lost; an applied item took the outcome it asked for),
@@ -67,24 +62,9 @@ DECLARE
   v_applied bigint[];
   v_n       integer := coalesce(cardinality(p_ids), 0);
   v_parts   integer[];
-  v_groups  jsonb;
-  v_defer   boolean := false;
-  v_fgks    text[];
-  v_fouts   text[];
-  v_streams text[];
-  v_new     text[];
-  v_cids    bigint[];
-  v_cparts  integer[];
-  v_catt    integer[];
-  v_cpay    jsonb[];
-  v_cgroups jsonb[];
-  v_cstream text[];
-  v_cidem   text[];
-  v_ctoken  uuid[];
 BEGIN
   IF v_n > 0 AND p_max > 0 THEN
-    SELECT t.groups INTO v_groups FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
-    v_defer := coalesce(v_groups <> '{}'::jsonb, false);
+    PERFORM 1 FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
     SELECT array_agg(x.part ORDER BY x.part) INTO v_parts FROM (
       SELECT o.partition AS part FROM partition_owners o WHERE o.owner = p_coordinator AND o.task = p_task
       UNION
@@ -96,94 +76,19 @@ BEGIN
   IF v_n > 0 THEN
     -- Multi-argument unnest pads a NULL (or shorter) array with NULLs, so NULL arrays
     -- stand for "NULL for every item" in sluice_finish.
-    SELECT coalesce(array_agg(f.id) FILTER (WHERE f.id IS NOT NULL), '{}'),
-           coalesce(array_agg(f.slot_key) FILTER (WHERE f.slot_key IS NOT NULL), '{}'),
-           coalesce(array_agg(f.outcome) FILTER (WHERE f.slot_key IS NOT NULL), '{}'),
-           coalesce(array_agg(f.stream_key) FILTER (WHERE f.stream_key IS NOT NULL), '{}')
-    INTO v_applied, v_fgks, v_fouts, v_streams
+    SELECT coalesce(array_agg(f.id), '{}') INTO v_applied
     FROM sluice_finish_rows(p_task, p_ids, p_tokens, p_outcomes, coalesce(p_run_at, '{}'), coalesce(p_errors, '{}'),
-                            coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0, v_defer) f;
+                            coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0, false) f;
     IF cardinality(v_applied) < v_n THEN
       RETURN QUERY
       SELECT i.id, NULL::integer, NULL::integer, NULL::jsonb, NULL::jsonb, NULL::text, NULL::text, NULL::uuid
       FROM unnest(p_ids) AS i(id) WHERE i.id <> ALL (v_applied);
     END IF;
   END IF;
-  IF p_max > 0 AND NOT v_defer THEN
+  IF p_max > 0 THEN
     RETURN QUERY
     SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
     FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END, false) c;
-  ELSIF v_defer THEN
-    -- Rows waiting on a key the finish freed become claimable before the claim, as many
-    -- as the key has room for (sluice_release_rows with `net`: the room counted net of
-    -- the finish's decrements, which group_slots does not hold yet), so this
-    -- claim can take them as it did when the finish released them itself. One probe of
-    -- the waiting index when the task has no waiting rows.
-    IF cardinality(v_fgks) > 0 AND EXISTS (
-      SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
-      ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
-    ) THEN
-      PERFORM sluice_release_rows(p_task, v_groups, v_fgks, true);
-    END IF;
-    -- The claim without its slot counters, its rows kept for the reply (claim order).
-    SELECT array_agg(c.id ORDER BY c.ord), array_agg(c.partition ORDER BY c.ord), array_agg(c.attempts ORDER BY c.ord),
-           array_agg(c.payload ORDER BY c.ord), array_agg(c.groups ORDER BY c.ord), array_agg(c.stream_key ORDER BY c.ord),
-           array_agg(c.idempotency_key ORDER BY c.ord), array_agg(c.lease_token ORDER BY c.ord)
-    INTO v_cids, v_cparts, v_catt, v_cpay, v_cgroups, v_cstream, v_cidem, v_ctoken
-    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, coalesce(v_parts, '{}'), true)
-      WITH ORDINALITY AS c(id, task, partition, attempts, payload, groups, stream_key, idempotency_key, lease_token, enqueued_at, run_at, ord);
-    -- One sorted upsert for both. The proposed row carries each key's net change,
-    -- in_flight = claimed − finished and queued = requeued (retry/release) − claimed, and
-    -- an existing row takes in_flight = greatest(in_flight + net, 0), queued =
-    -- greatest(queued + net, 0): what the finish's upsert followed by the claim's wrote
-    -- (greatest(in_flight − finished, 0) + claimed, greatest(queued + requeued − claimed,
-    -- 0)) whenever in_flight ≥ finished, i.e. whenever the counter was right (a drifted
-    -- one is the reconciler's to repair either way). One number per column, so no lookup
-    -- per row (a jsonb map of the finish's counts cost ~2.6 ms per 1,000 lookups).
-    -- A slot row inserted here (it vanished: a hand-edited table) is set right after.
-    WITH d AS (
-      SELECT k.gk, count(*) FILTER (WHERE k.c = 1)::integer AS claimed, count(*) FILTER (WHERE k.c = 0)::integer AS fin,
-             count(*) FILTER (WHERE k.c = 0 AND k.o IN ('retry', 'release'))::integer AS req
-      FROM (
-        SELECT j.k || '=' || j.v AS gk, 1 AS c, NULL::text AS o
-        FROM unnest(v_cgroups) AS g(doc) CROSS JOIN LATERAL jsonb_each_text(g.doc) AS j(k, v)
-        UNION ALL
-        SELECT f.gk, 0, f.o FROM unnest(v_fgks, v_fouts) AS f(gk, o)
-      ) k GROUP BY k.gk
-    ),
-    up AS (
-      INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
-      SELECT p_task, split_part(d.gk, '=', 1), substr(d.gk, strpos(d.gk, '=') + 1), d.claimed - d.fin, d.req - d.claimed, now()
-      FROM d ORDER BY 2, 3
-      ON CONFLICT (task, group_name, group_key) DO UPDATE
-        SET in_flight = greatest(gs.in_flight + excluded.in_flight, 0), queued = greatest(gs.queued + excluded.queued, 0),
-            last_used_at = now()
-      RETURNING gs.group_name || '=' || gs.group_key AS gk, (gs.xmax = 0) AS inserted
-    )
-    SELECT coalesce(array_agg(up.gk) FILTER (WHERE up.inserted), '{}') INTO v_new FROM up;
-    IF cardinality(v_new) > 0 THEN
-      UPDATE group_slots gs SET in_flight = x.claimed, queued = greatest(x.req - x.claimed, 0)
-      FROM (
-        SELECT k.gk, count(*) FILTER (WHERE k.c = 1)::integer AS claimed,
-               count(*) FILTER (WHERE k.c = 0 AND k.o IN ('retry', 'release'))::integer AS req
-        FROM (
-          SELECT j.k || '=' || j.v AS gk, 1 AS c, NULL::text AS o
-          FROM unnest(v_cgroups) AS g(doc) CROSS JOIN LATERAL jsonb_each_text(g.doc) AS j(k, v)
-          UNION ALL
-          SELECT f.gk, 0, f.o FROM unnest(v_fgks, v_fouts) AS f(gk, o)
-        ) k WHERE k.gk = ANY (v_new) GROUP BY k.gk
-      ) x
-      WHERE gs.task = p_task AND gs.group_name = split_part(x.gk, '=', 1) AND gs.group_key = substr(x.gk, strpos(x.gk, '=') + 1);
-    END IF;
-    -- Then the successors of finished stream heads (the streams' advisory locks come
-    -- after group_slots in the lock order, so after the upsert).
-    IF cardinality(v_streams) > 0 THEN
-      PERFORM sluice_promote_streams(p_task, v_streams);
-    END IF;
-    RETURN QUERY
-    SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
-    FROM unnest(v_cids, v_cparts, v_catt, v_cpay, v_cgroups, v_cstream, v_cidem, v_ctoken)
-      AS c(id, partition, attempts, payload, groups, stream_key, idempotency_key, lease_token);
   END IF;
 END
 $function$;

@@ -1,19 +1,20 @@
 -- sluice_finish_rows(task, ids, tokens, outcomes, run_at, errors, stacks, fingerprints,
 -- only_expired, stale_ms, defer_slots): the body of sluice_finish (whose header comment
--- below holds for it), plus defer_slots. sluice_finish(…) is this with defer_slots false
--- and only the (id, outcome) rows.
+-- below holds for it). sluice_finish(…) is this with defer_slots false and only the
+-- (id, outcome) rows.
 --
--- defer_slots (sluice_cycle, when it finishes and claims a grouped task in one call):
--- the group_slots decrements, the release of rows waiting on the freed keys and the
--- promotion of finished stream heads are NOT done here; the reply carries what they need
--- (rows with slot_key: one per finished execution and group key, with its outcome; rows
--- with stream_key: one per stream whose head finished), and the cycle moves the finish's
--- and the claim's slot counters in ONE sorted upsert afterwards, then releases and
--- promotes (lock order unchanged: group_slots before the streams' advisory locks). The
--- claim in between reads the keys in use from the running rows, which this function has
--- already moved, so deferring the counters changes nothing it decides.
--- Reply: rows with id set = the finished executions (as sluice_finish); the others only
--- with defer_slots.
+-- Slot counters (2026-12-02, issue #23): the finish no longer writes group_slots. It
+-- appends what it moved to slot_deltas — the finished rows' keys (−1 in_flight) and the
+-- requeued rows' keys (−1 in_flight, +1 queued), one row each — and sluice_fold_slots adds
+-- them in later, outside the task lock (prisma/migrations 20261202000100000_slot_deltas).
+-- The release of rows waiting on the freed keys counts each key's running rows
+-- (sluice_release_rows), which this function has already moved, so it runs here in every
+-- call; so does the promotion of finished stream heads (no group_slots row is taken any
+-- more, so nothing has to come before the streams' advisory locks). defer_slots, which made
+-- sluice_cycle do both after its claim (and write both batches' counters in one upsert),
+-- no longer changes anything and stays for the signature; the reply's slot_key and
+-- stream_key columns are always NULL.
+-- Reply: one row per finished execution (as sluice_finish).
 --
 -- (sluice_finish's header:) sluice_finish(task, ids, tokens, outcomes, run_at, errors, stacks, fingerprints,
 -- only_expired, stale_ms): finish a batch of running executions of one task:
@@ -35,12 +36,12 @@
 -- whose owner is gone (stale heartbeat), re-checked here under the row lock.
 --
 -- In one transaction, in the engine's lock order (task_runtime → executions →
--- partition_stats sorted → group_slots sorted → stream advisory locks sorted): the
+-- partition_stats sorted → stream advisory locks sorted; no group_slots row): the
 -- executions update, the attempt and dead-letter inserts, counters (task in_flight,
--- partition depth/in_flight/totals and the latency histogram via sluice_hist_add, slot
--- counters in one sorted upsert), the release of rows waiting on the keys it freed
--- (sluice_release_keys: every decrement of a key's in_flight goes through here, which is
--- what keeps waiting rows live), and the promotion of each finished stream head's
+-- partition depth/in_flight/totals and the latency histogram via sluice_hist_add; the
+-- slot counter moves logged, above), the release of rows waiting on the keys it freed
+-- (sluice_release_keys: every finish of a running row of the task goes through here, which
+-- is what keeps waiting rows live), and the promotion of each finished stream head's
 -- successor under the stream's advisory lock.
 --
 -- Generic plans, for the claim's reasons (see sluice_claim.sql): updates by primary key
@@ -48,11 +49,10 @@
 -- chosen and joined against the whole batch: 5 ms per 100 rows before), the "any waiting
 -- rows?" probe in executions_waiting_idx's order (never a seq scan).
 --
--- Measured (docs/benchmarks.md passes 2–4): the slot counters as one sorted upsert
--- instead of a locking probe per key then an UPDATE (0.72 + 0.58 ms before, 0.84–1.37 ms
--- after per 100 two-key executions, single samples: within noise, kept as one statement
--- in the claim's form); at 32 jobs per cycle 0.55–0.61 ms in Postgres after
--- sluice_hist_add became plpgsql (0.69 before).
+-- Measured (docs/benchmarks.md passes 2–4): at 32 jobs per cycle 0.55–0.61 ms in Postgres
+-- after sluice_hist_add became plpgsql (0.69 before). The slot counters were one sorted
+-- upsert here until 2026-12-02 (now slot_deltas; the figures: docs/benchmarks.md,
+-- fourteenth session).
 -- History before this file: prisma/migrations 20261123000200000_engine (first),
 -- …0600000_waiting_rows, …0700000_hot_slots (this definition).
 
@@ -75,11 +75,10 @@ DECLARE
   v_buckets   integer[];
   v_wait_b    integer[];
   v_run_b     integer[];
-  v_gks       text[];
-  v_gk_out    text[];
+  v_done_gks  text[];
+  v_req_gks   text[];
   v_streams   text[];
   v_groups    jsonb;
-  v_new       text[];
 BEGIN
   IF EXISTS (SELECT 1 FROM unnest(p_outcomes) o WHERE o IS NULL OR o NOT IN ('succeeded', 'retry', 'dead', 'release', 'canceled')) THEN
     RAISE EXCEPTION 'sluice_finish: outcomes must be succeeded, retry, dead, release or canceled' USING ERRCODE = '22023';
@@ -142,10 +141,13 @@ BEGIN
                         THEN sluice_latency_bucket(greatest(extract(epoch FROM (u.started_at - u.run_at)), 0) * 1000) END),
          array_agg(CASE WHEN u.outcome IN ('succeeded', 'dead') AND u.started_at IS NOT NULL
                         THEN sluice_latency_bucket(extract(epoch FROM (now() - u.started_at)) * 1000) END),
-         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
-         (SELECT coalesce(array_agg(u2.outcome), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
+         -- the finished rows' keys, one entry per (row, key): left for good, or requeued
+         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)
+          WHERE u2.outcome NOT IN ('retry', 'release')),
+         (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)
+          WHERE u2.outcome IN ('retry', 'release')),
          coalesce(array_agg(DISTINCT u.stream_key) FILTER (WHERE u.stream_key IS NOT NULL AND u.outcome IN ('succeeded', 'dead', 'canceled')), '{}')
-  INTO v_ids, v_outcomes, v_parts, v_buckets, v_wait_b, v_run_b, v_gks, v_gk_out, v_streams
+  INTO v_ids, v_outcomes, v_parts, v_buckets, v_wait_b, v_run_b, v_done_gks, v_req_gks, v_streams
   FROM upd u;
   IF v_ids IS NULL THEN RETURN; END IF;
 
@@ -181,27 +183,12 @@ BEGIN
   ) d
   WHERE ps.task = p_task AND ps.partition = d.part;
 
-  IF cardinality(v_gks) > 0 AND NOT p_defer_slots THEN
-    -- One sorted upsert: rows are locked in (group, key) order as the enqueue's upsert
-    -- does (no deadlock), in one statement instead of a locking probe per key followed
-    -- by an UPDATE. The proposed row carries the decrement in in_flight for the
-    -- ON CONFLICT arm; the insert arm is for a slot row that vanished (it cannot while
-    -- its key runs; a hand-edited table could) and is set right just below.
-    WITH up AS (
-      INSERT INTO group_slots AS gs (task, group_name, group_key, in_flight, queued, last_used_at)
-      SELECT p_task, split_part(x.gk, '=', 1), substr(x.gk, strpos(x.gk, '=') + 1), count(*),
-             count(*) FILTER (WHERE x.outcome IN ('retry', 'release')), now()
-      FROM unnest(v_gks, v_gk_out) AS x(gk, outcome) GROUP BY x.gk ORDER BY 2, 3
-      ON CONFLICT (task, group_name, group_key) DO UPDATE
-        SET in_flight = greatest(gs.in_flight - excluded.in_flight, 0), queued = gs.queued + excluded.queued,
-            last_used_at = now()
-      RETURNING gs.group_name, gs.group_key, (gs.xmax = 0) AS inserted
-    )
-    SELECT coalesce(array_agg(up.group_name || '=' || up.group_key) FILTER (WHERE up.inserted), '{}') INTO v_new FROM up;
-    IF cardinality(v_new) > 0 THEN
-      UPDATE group_slots gs SET in_flight = 0
-      WHERE gs.task = p_task AND gs.group_name || '=' || gs.group_key = ANY (v_new);
-    END IF;
+  IF cardinality(v_done_gks) + cardinality(v_req_gks) > 0 THEN
+    -- The slot counters' moves, logged for sluice_fold_slots (no group_slots row is taken
+    -- here): every key of a finished row −1 in flight, of a requeued row also +1 queued.
+    INSERT INTO slot_deltas (task, keys, d_in_flight, d_queued)
+    SELECT p_task, x.keys, -1, x.dq FROM (VALUES (v_done_gks, 0), (v_req_gks, 1)) AS x(keys, dq)
+    WHERE cardinality(x.keys) > 0;
     -- Slots of these keys were freed: the oldest rows waiting on them become claimable,
     -- as many as each key now has room for (one probe of the waiting index when the
     -- task has no waiting rows at all).
@@ -209,23 +196,16 @@ BEGIN
       SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
       ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
     ) THEN
-      PERFORM sluice_release_keys(p_task, v_groups, v_gks);
+      PERFORM sluice_release_keys(p_task, v_groups, v_done_gks || v_req_gks);
     END IF;
   END IF;
 
   -- Streams whose head finished (or was canceled): promote the next blocked execution
   -- (sluice_promote_streams, under the streams' advisory locks).
-  IF cardinality(v_streams) > 0 AND NOT p_defer_slots THEN
+  IF cardinality(v_streams) > 0 THEN
     PERFORM sluice_promote_streams(p_task, v_streams);
   END IF;
 
   RETURN QUERY SELECT x.id, x.outcome, NULL::text, NULL::text FROM unnest(v_ids, v_outcomes) AS x(id, outcome);
-  IF p_defer_slots THEN
-    -- What the caller still owes: one row per (finished execution, group key) with the
-    -- execution's outcome (its slot decrement, and +queued for retry/release), and one
-    -- per stream whose head finished (to promote).
-    RETURN QUERY SELECT NULL::bigint, x.outcome, x.gk, NULL::text FROM unnest(v_gks, v_gk_out) AS x(gk, outcome);
-    RETURN QUERY SELECT NULL::bigint, NULL::text, NULL::text, s.k FROM unnest(v_streams) AS s(k);
-  END IF;
 END
 $function$;

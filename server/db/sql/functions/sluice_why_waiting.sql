@@ -160,9 +160,11 @@ BEGIN
 
   -- Fair share (issue #19, server/core/fair-share.ts): while the task is full, a row whose
   -- key of the fair group runs at or above its share (L × weight, L = the capacity the
-  -- waiting keys share ÷ their weights) is passed over for keys below theirs. Read from
-  -- the group_slots counters (the claim reads running rows; the two agree under its lock).
-  -- Reported only with task_full, so the claim takes nothing of the row while it holds.
+  -- waiting keys share ÷ their weights) is passed over for keys below theirs. Running
+  -- counts from the task's running rows, as the claim counts them (group_slots.in_flight
+  -- lags by the moves not yet folded, slot_deltas); waiting keys from group_slots.queued,
+  -- as the claim's fair pass reads them. Reported only with task_full, so the claim takes
+  -- nothing of the row while it holds.
   IF rt.concurrency IS NOT NULL AND rt.in_flight >= rt.concurrency THEN
     SELECT g.key INTO v_fg FROM jsonb_each(rt.groups) g WHERE g.value ? 'fair' LIMIT 1;
     SELECT k INTO v_fk FROM unnest(e.group_keys) AS k WHERE split_part(k, '=', 1) = v_fg LIMIT 1;
@@ -170,20 +172,29 @@ BEGIN
       -- a rate-held key (its allowance negative, as the claim reads it) waits on its rate,
       -- not for a share: it takes none (the claim's fair passes skip it), so it is left out
       -- of the waiting keys and its own row gets no fair_share hold
+      WITH run AS (
+        SELECT substr(k.gk, strpos(k.gk, '=') + 1) AS gkey, count(*)::integer AS n
+        FROM executions r CROSS JOIN LATERAL unnest(r.group_keys) AS k(gk)
+        WHERE r.task = e.task AND r.state = 'running' AND split_part(k.gk, '=', 1) = v_fg
+        GROUP BY 1
+      ), gs AS (
+        SELECT coalesce(s.group_key, run.gkey) AS group_key, coalesce(run.n, 0) AS in_flight, coalesce(s.queued, 0) AS queued
+        FROM (SELECT g.group_key, g.queued FROM group_slots g WHERE g.task = e.task AND g.group_name = v_fg) s
+        FULL JOIN run ON run.gkey = s.group_key
+      )
       SELECT coalesce(max(gs.in_flight) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)), 0) AS used,
              bool_or(q.held) FILTER (WHERE gs.group_key = substr(v_fk, strpos(v_fk, '=') + 1)) AS held,
              coalesce((rt.groups -> v_fg -> 'weights' ->> substr(v_fk, strpos(v_fk, '=') + 1))::numeric, 1) AS w,
              (rt.concurrency - coalesce(sum(gs.in_flight) FILTER (WHERE NOT q.waits), 0))
                / nullif(sum(coalesce((rt.groups -> v_fg -> 'weights' ->> gs.group_key)::numeric, 1)) FILTER (WHERE q.waits), 0) AS lvl
         INTO v_fair
-      FROM group_slots gs
+      FROM gs
       CROSS JOIN LATERAL (
         SELECT coalesce(sluice_rate_allowance(sluice_key_rate(rt.groups, v_fg, gs.group_key),
                  (SELECT s.tat_ms FROM rate_state s WHERE s.task = e.task AND s.group_name = v_fg AND s.group_key = gs.group_key),
                  v_now_ms) < 0, false) AS held
       ) h
-      CROSS JOIN LATERAL (SELECT h.held, gs.queued > 0 AND NOT h.held AS waits) q  -- waits: shares L
-      WHERE gs.task = e.task AND gs.group_name = v_fg;
+      CROSS JOIN LATERAL (SELECT h.held, gs.queued > 0 AND NOT h.held AS waits) q;  -- waits: shares L
       IF v_fair.lvl > 0 AND NOT coalesce(v_fair.held, false) AND v_fair.used / v_fair.w >= v_fair.lvl THEN
         v_holds := v_holds || jsonb_build_object(
           'reason', 'fair_share', 'key', v_fk, 'group', v_fg, 'groupKey', substr(v_fk, strpos(v_fk, '=') + 1),

@@ -1,0 +1,30 @@
+-- Slot deltas (issue #23, W7): the group_slots counter moves of claims and finishes leave
+-- the task lock. Until now every cycle of a grouped task ended in one sorted upsert of the
+-- group_slots rows of every key it finished or claimed — ~860 rows per 100-job cycle in W7
+-- (10 keys per execution), 4.5 of the ~13.6 ms the cycle holds the task lock (private
+-- PG 15, pg_stat_statements, 2026-12-02; docs/benchmarks.md, fourteenth session). Nothing
+-- under the lock reads those counters for admission: the claim counts keys in use from the
+-- running rows, and the release of waiting rows now does too (sluice_release_rows). So the
+-- claim and the finish append what they moved here, one row per kind of move, in their own
+-- transaction (no lock on any existing row), and sluice_fold_slots adds the rows into
+-- group_slots afterwards, outside the task lock: the coordinator that logged them a moment
+-- later (server/coordinator/slot-folder.ts), the slot-fold maintenance service for what a
+-- dead member left, and the reconciler before it counts.
+--
+-- A row: every key in `keys` (repeats allowed: one entry per execution and key) moves by
+-- (d_in_flight, d_queued): a claim (+1, −1), a finish (−1, 0), a retry or release (−1, +1).
+-- group_slots + the rows not yet folded = the true counts, at every commit; a fold deletes
+-- the rows it adds in the same transaction, so each is added exactly once.
+CREATE TABLE slot_deltas (
+  id          bigserial PRIMARY KEY,
+  task        text NOT NULL,
+  keys        text[] NOT NULL,
+  d_in_flight integer NOT NULL,
+  d_queued    integer NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+-- The fold takes a task's rows oldest first.
+CREATE INDEX slot_deltas_task_idx ON slot_deltas (task, id);
+-- A queue of a few rows at a time, inserted and deleted at the cycle rate: vacuumed often.
+ALTER TABLE slot_deltas SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000,
+  autovacuum_vacuum_cost_delay = 0, autovacuum_analyze_scale_factor = 0.5);
