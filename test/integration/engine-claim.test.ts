@@ -207,6 +207,23 @@ describe('claim semantics', () => {
     expect(byTenant).toEqual({ big: 3, small: 1 });
   });
 
+  it('an override below the group default holds in one claim, though the default has room for all the key\'s rows', async () => {
+    // The ranking skips keys whose running + window rows fit the task's lowest limit
+    // (v_minlim in sluice_claim_rows): that lowest limit must count overrides, or `tiny`
+    // (2 rows, default 5, override 1) would not be ranked and both would start.
+    await applyTasks(db.pool, [
+      { name: 'override-low', partitions: 1, concurrency: 50, groups: [{ name: 'tenant', limit: 5, keyPath: 't', overrides: { tiny: 1 } }, { name: 'region', limit: 10, keyPath: 'r' }] },
+    ]);
+    const coord = await fakeCoordinator(db.pool, ['override-low']);
+    await enqueue(db.pool, 'override-low', [
+      { payload: { t: 'tiny', r: 'eu' } }, { payload: { t: 'tiny', r: 'us' } },
+      { payload: { t: 'big', r: 'eu' } }, { payload: { t: 'big', r: 'us' } },
+    ]);
+    const got = await claimExecutions(db.pool, coord, 'override-low', 50, 60_000);
+    expect(got.map((e) => e.groups.tenant).sort()).toEqual(['big', 'big', 'tiny']);
+    expect(await claimExecutions(db.pool, coord, 'override-low', 50, 60_000)).toEqual([]);
+  });
+
   it('a paused task claims nothing', async () => {
     await applyTasks(db.pool, [{ name: 'paused-task', partitions: 1, paused: true }]);
     const coord = await fakeCoordinator(db.pool, ['paused-task']);
