@@ -40,3 +40,19 @@ EXCEPTION WHEN feature_not_supported THEN
   NULL;
 END
 $$;
+
+-- What the console reads: group_slots plus the moves not yet folded, so a key's running and
+-- queued counts are right at every commit, whoever folds and when (a member that logged
+-- them and died leaves them to the slot-fold service, seconds later). Quals on task, group
+-- or key go into both arms (grouping columns); the unfolded rows are few (a member folds its
+-- own every slotFoldMs). The engine itself never reads per-key counters to decide what runs.
+CREATE VIEW group_slot_counts AS
+SELECT x.task, x.group_name, x.group_key, sum(x.in_flight)::integer AS in_flight, sum(x.queued)::integer AS queued,
+       max(x.last_used_at) AS last_used_at
+FROM (
+  SELECT gs.task, gs.group_name, gs.group_key, gs.in_flight, gs.queued, gs.last_used_at FROM group_slots gs
+  UNION ALL
+  SELECT d.task, split_part(k.gk, '=', 1), substr(k.gk, strpos(k.gk, '=') + 1), d.d_in_flight, d.d_queued, d.created_at
+  FROM slot_deltas d CROSS JOIN LATERAL unnest(d.keys) AS k(gk)
+) x
+GROUP BY x.task, x.group_name, x.group_key;

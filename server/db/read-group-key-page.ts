@@ -1,6 +1,7 @@
 // One page of a task group's keys for the Keys view, most queued first, with the group's
 // totals and (optionally) one named key's row. group_slots holds one row per key in use
-// with its live counts (queued = queued + blocked executions carrying the key).
+// with its live counts (queued = queued + blocked executions carrying the key); read through
+// group_slot_counts, which adds the claims' and finishes' moves not yet folded (slot_deltas).
 //
 // Shape: group_slots has no index on its counters, on purpose — an index naming in_flight
 // or queued would make every claim's and finish's counter update non-HOT (migration
@@ -38,7 +39,7 @@ export async function readGroupKeyPage(
 ): Promise<GroupKeyPage> {
   const r = await db.query<{ keys: number; in_flight: number; queued: number; rows: GroupKeyPageRow[] | null; focus: GroupKeyPageRow | null }>(
     `WITH g AS (
-       SELECT group_key, in_flight, queued FROM group_slots
+       SELECT group_key, greatest(in_flight, 0) AS in_flight, greatest(queued, 0) AS queued FROM group_slot_counts
        WHERE task = $1 AND group_name = $2 AND (in_flight > 0 OR queued > 0)
      ),
      page AS (
@@ -52,8 +53,8 @@ export async function readGroupKeyPage(
             (SELECT coalesce(sum(queued), 0) FROM g)::bigint AS queued,
             (SELECT json_agg(json_build_object('group_key', group_key, 'in_flight', in_flight, 'queued', queued)
                              ORDER BY queued DESC, group_key) FROM page) AS rows,
-            (SELECT json_build_object('group_key', s.group_key, 'in_flight', s.in_flight, 'queued', s.queued)
-             FROM group_slots s WHERE $6::text IS NOT NULL AND s.task = $1 AND s.group_name = $2 AND s.group_key = $6) AS focus`,
+            (SELECT json_build_object('group_key', s.group_key, 'in_flight', greatest(s.in_flight, 0), 'queued', greatest(s.queued, 0))
+             FROM group_slot_counts s WHERE $6::text IS NOT NULL AND s.task = $1 AND s.group_name = $2 AND s.group_key = $6) AS focus`,
     [task, group, opts.after?.queued ?? null, opts.after?.key ?? null, opts.limit, opts.focus],
   );
   const row = r.rows[0]!;

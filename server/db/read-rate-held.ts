@@ -3,7 +3,8 @@
 // limits chart). Reads rate_state (the scopes that started work within about a burst window,
 // or with rows parked on them; slot GC keeps it small) with the same allowance the claim
 // computes (sluice_rate_allowance over sluice_key_rate / task_runtime.rate), the rate-bound
-// keys' queued counters from group_slots and each such task's depth from partition_stats,
+// keys' queued counters from group_slots (group_slot_counts: with the moves not yet folded)
+// and each such task's depth from partition_stats,
 // by primary key: O(rate_state rows + their tasks' partitions), never a scan of executions.
 //
 // Rate-held executions (docs/operators.md "Rate-held executions" says why this shape):
@@ -44,7 +45,10 @@ export async function readRateHeld(db: Db): Promise<RateHeldRow[]> {
               coalesce(sum(greatest(gs.queued - CASE WHEN b.a < 0 THEN 0 ELSE floor(b.a)::bigint + 1 END, 0))
                          FILTER (WHERE b.group_name <> ''), 0) AS keys_held
        FROM scopes b
-       LEFT JOIN group_slots gs ON gs.task = b.task AND gs.group_name = b.group_name AND gs.group_key = b.group_key
+       LEFT JOIN LATERAL (
+         SELECT greatest(c.queued, 0) AS queued FROM group_slot_counts c
+         WHERE c.task = b.task AND c.group_name = b.group_name AND c.group_key = b.group_key
+       ) gs ON true
        WHERE b.a < 1 OR (b.parked AND b.a IS NOT NULL)
        GROUP BY b.task
      )

@@ -1,4 +1,5 @@
-// Reconciler (seed 003): recomputes one task's counters from the tables — task in_flight,
+// Reconciler (seed 003): recomputes one task's counters from the tables — task in_flight
+// and running floor,
 // per-partition depth / in_flight / spilled, per-key in_flight / queued — records every
 // mismatch in reconcile_log and repairs it; then releases rows left waiting on a key
 // with a slot that no claimable row of the key will take (sluice_release_stranded), which
@@ -37,7 +38,7 @@ export interface Mismatch {
 }
 
 export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
-  const rt = await db.query<{ in_flight: number }>('SELECT in_flight FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
+  const rt = await db.query<{ in_flight: number; running_floor: string }>('SELECT in_flight, running_floor FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
   if (rt.rows.length === 0) return [];
   await db.query('SELECT 1 FROM partition_stats WHERE task = $1 ORDER BY partition FOR UPDATE', [task]);
   // The per-key counters are group_slots plus the moves claims and finishes logged and
@@ -47,11 +48,23 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
   await db.query('SELECT 1 FROM group_slots WHERE task = $1 ORDER BY group_name, group_key FOR UPDATE', [task]);
   const out: Mismatch[] = [];
 
-  const running = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM executions WHERE task = $1 AND state = 'running'`, [task]);
+  const running = await db.query<{ n: number; lowest_keyed: string | null }>(
+    `SELECT count(*)::int AS n, min(id) FILTER (WHERE cardinality(group_keys) > 0) AS lowest_keyed
+     FROM executions WHERE task = $1 AND state = 'running'`,
+    [task],
+  );
   const actualInFlight = running.rows[0]!.n;
   if (actualInFlight !== rt.rows[0]!.in_flight) {
     out.push({ counter: 'task.in_flight', partition: null, groupName: null, groupKey: null, recorded: rt.rows[0]!.in_flight, actual: actualInFlight });
     await db.query('UPDATE task_runtime SET in_flight = $2 WHERE task = $1', [task, actualInFlight]);
+  }
+  // The running floor (migration 20261202000200000_running_floor) must be at or below every
+  // running row with a key: the claim reads keys in use from it. Above one, a key's running
+  // execution would go uncounted, so it is lowered (and logged: nothing should move it there).
+  const lowest = running.rows[0]!.lowest_keyed;
+  if (lowest !== null && BigInt(lowest) < BigInt(rt.rows[0]!.running_floor)) {
+    out.push({ counter: 'task.running_floor', partition: null, groupName: null, groupKey: null, recorded: Number(rt.rows[0]!.running_floor), actual: Number(lowest) });
+    await db.query('UPDATE task_runtime SET running_floor = $2 WHERE task = $1', [task, lowest]);
   }
 
   const parts = await db.query<{ partition: number; depth: number; in_flight: number; spilled: number; a_depth: number; a_running: number; a_spilled: number }>(

@@ -1,7 +1,8 @@
 // Metrics sampler: one read of partition_stats (+ the sampler's cursor), deltas and
 // histogram percentiles computed here, then one multi-row INSERT of samples (per
 // partition and a partition = -1 task total), one cursor upsert and one INSERT…SELECT
-// of the top group keys from group_slots. Nothing reads `executions`: the counters
+// of the top group keys from group_slots (group_slot_counts: with the moves not yet
+// folded). Nothing reads `executions`: the counters
 // were moved by enqueue/claim/finish, so a sample costs O(partitions + keys with work).
 // Rate-held executions (issue #19): the task total's `rate_held` gauge from readRateHeld
 // (rate_state, group_slots and partition_stats by key: O(rate_state rows)), never above the
@@ -180,8 +181,9 @@ export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<S
   const top = await db.query(
     `INSERT INTO metric_top_keys (task, at, group_name, group_key, in_flight, queued)
      SELECT task, $1, group_name, group_key, in_flight, queued FROM (
-       SELECT gs.*, row_number() OVER (PARTITION BY gs.task ORDER BY gs.in_flight + gs.queued DESC, gs.group_name, gs.group_key) AS rn
-       FROM group_slots gs WHERE gs.in_flight + gs.queued > 0
+       SELECT gs.task, gs.group_name, gs.group_key, greatest(gs.in_flight, 0) AS in_flight, greatest(gs.queued, 0) AS queued,
+              row_number() OVER (PARTITION BY gs.task ORDER BY greatest(gs.in_flight, 0) + greatest(gs.queued, 0) DESC, gs.group_name, gs.group_key) AS rn
+       FROM group_slot_counts gs WHERE greatest(gs.in_flight, 0) + greatest(gs.queued, 0) > 0
      ) ranked WHERE rn <= $2
      ON CONFLICT DO NOTHING`,
     [now, topKeysPerTask],

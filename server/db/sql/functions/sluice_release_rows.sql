@@ -4,8 +4,9 @@
 -- across the task's partitions, in claim order (claim_at, id: priority first, see
 -- sluice_claim_rows); every row when the key's group is no longer configured (NULL limit:
 -- nothing to wait for). Returns how many rows it released.
--- `running` is counted from the task's running rows (executions_running_idx, at most the
--- task's concurrency rows, one pass for all keys), as the claim counts keys in use — not
+-- `running` is counted from the task's running rows (executions_running_idx from the
+-- task's running floor, at most the task's concurrency live rows, one pass for all keys), as
+-- the claim counts keys in use — not
 -- from group_slots.in_flight, which lags the engine by the moves not yet folded
 -- (slot_deltas, sluice_fold_slots.sql): a lagging count would strand rows (room under-counted
 -- while a finish's −1 waits to be folded). Rows already finished in this transaction are
@@ -31,6 +32,7 @@ AS $function$
     SELECT u.gk, count(*)::integer AS n
     FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS u(gk)
     WHERE e.task = p_task AND e.state = 'running'
+      AND e.id >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = p_task)  -- the rows with a key are above it
     GROUP BY u.gk
   ) r ON r.gk = k.gk
 $function$;

@@ -1,0 +1,16 @@
+-- The running floor (issue #18, the held snapshot): a lower bound on the ids of the task's
+-- running executions, so the reads of the running rows — the claim's keys in use, the
+-- release's room, why-waiting's fair share — scan executions_running_idx (task, id) from it
+-- instead of from the start of the task's range. While another session holds a snapshot,
+-- the index keeps an entry for every execution that ran since (none removable), and the
+-- claim read them all: 24,392 buffers per claim 20 s into bench:soak's hold, half the
+-- claim's time (docs/benchmarks.md, twelfth session). Executions are claimed roughly in id
+-- order, so the live running rows sit above the floor and the entries below it are the
+-- finished ones.
+-- Invariant: every running execution of the task that carries a group key has id >=
+-- running_floor (the readers read keys only; keys are fixed at enqueue). Only the claim
+-- makes a row running; it lowers the floor to each row it starts and, for a grouped task,
+-- raises it to the lowest id of the running rows with a key it read (under the task lock,
+-- in the same transaction). The reconciler checks it and repairs it (reconcile_log
+-- 'task.running_floor'). 0 = no bound, the value for existing rows.
+ALTER TABLE task_runtime ADD COLUMN running_floor bigint NOT NULL DEFAULT 0;
