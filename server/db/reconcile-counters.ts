@@ -38,7 +38,7 @@ export interface Mismatch {
 }
 
 export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
-  const rt = await db.query<{ in_flight: number; running_floor: string }>('SELECT in_flight, running_floor FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
+  const rt = await db.query<{ in_flight: number }>('SELECT in_flight FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
   if (rt.rows.length === 0) return [];
   await db.query('SELECT 1 FROM partition_stats WHERE task = $1 ORDER BY partition FOR UPDATE', [task]);
   // The per-key counters are group_slots plus the moves claims and finishes logged and
@@ -48,9 +48,13 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
   await db.query('SELECT 1 FROM group_slots WHERE task = $1 ORDER BY group_name, group_key FOR UPDATE', [task]);
   const out: Mismatch[] = [];
 
-  const running = await db.query<{ n: number; lowest_keyed: string | null }>(
-    `SELECT count(*)::int AS n, min(id) FILTER (WHERE cardinality(group_keys) > 0) AS lowest_keyed
-     FROM executions WHERE task = $1 AND state = 'running'`,
+  const running = await db.query<{ n: number; floor_above: boolean; floor_ms: number; earliest_ms: number | null }>(
+    `SELECT r.n, coalesce(r.earliest < t.running_floor, false) AS floor_above,
+            extract(epoch FROM t.running_floor) * 1000 AS floor_ms, extract(epoch FROM r.earliest) * 1000 AS earliest_ms
+     FROM task_runtime t,
+          (SELECT count(*)::int AS n, min(started_at) FILTER (WHERE cardinality(group_keys) > 0) AS earliest
+           FROM executions WHERE task = $1 AND state = 'running') r
+     WHERE t.task = $1`,
     [task],
   );
   const actualInFlight = running.rows[0]!.n;
@@ -58,13 +62,16 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
     out.push({ counter: 'task.in_flight', partition: null, groupName: null, groupKey: null, recorded: rt.rows[0]!.in_flight, actual: actualInFlight });
     await db.query('UPDATE task_runtime SET in_flight = $2 WHERE task = $1', [task, actualInFlight]);
   }
-  // The running floor (migration 20261202000200000_running_floor) must be at or below every
-  // running row with a key: the claim reads keys in use from it. Above one, a key's running
-  // execution would go uncounted, so it is lowered (and logged: nothing should move it there).
-  const lowest = running.rows[0]!.lowest_keyed;
-  if (lowest !== null && BigInt(lowest) < BigInt(rt.rows[0]!.running_floor)) {
-    out.push({ counter: 'task.running_floor', partition: null, groupName: null, groupKey: null, recorded: Number(rt.rows[0]!.running_floor), actual: Number(lowest) });
-    await db.query('UPDATE task_runtime SET running_floor = $2 WHERE task = $1', [task, lowest]);
+  // The running floor (migration 20261202000200000_running_floor) must be at or before the
+  // start of every running row with a key: the claim reads keys in use from it. After one, a
+  // key's running execution would go uncounted, so it is moved back (and logged, as epoch
+  // milliseconds: nothing should move it there). Compared in SQL (microseconds).
+  if (running.rows[0]!.floor_above) {
+    out.push({ counter: 'task.running_floor', partition: null, groupName: null, groupKey: null, recorded: Math.floor(Number(running.rows[0]!.floor_ms)), actual: Math.floor(Number(running.rows[0]!.earliest_ms)) });
+    await db.query(
+      `UPDATE task_runtime SET running_floor = (SELECT min(started_at) FROM executions WHERE task = $1 AND state = 'running' AND cardinality(group_keys) > 0) WHERE task = $1`,
+      [task],
+    );
   }
 
   const parts = await db.query<{ partition: number; depth: number; in_flight: number; spilled: number; a_depth: number; a_running: number; a_spilled: number }>(

@@ -145,7 +145,8 @@ DECLARE
   v_fq      integer[];           -- … and how many rows each is short of it (executions_fair_idx probes)
   v_hold    integer := 0;        -- slots the last pass leaves to other members' keys below their share
   v_nobind  boolean;             -- the limits already give every waiting key its share: claim order
-  v_run_min bigint;              -- the lowest id among the running rows read (the running floor's next value)
+  v_run_min timestamptz;         -- the earliest start among the running rows read (the running floor's next value)
+  v_started timestamptz;         -- the earliest start of the rows this claim starts
   v_minlim  integer;             -- the lowest limit of any key of the task (overrides included): a key running fewer is below its own
   -- fair share × rate limits: what the fair passes' rows spent of each rated key's allowance
   -- and of the task's own (with costs), and the keys whose allowance they used up
@@ -289,19 +290,19 @@ BEGIN
     -- keys a row, ~2 running per key of limit 5 — most of ~800 lookups a claim skipped)
     SELECT min(least((g.value ->> 'limit')::integer, (SELECT min(o.value::integer) FROM jsonb_each_text(g.value -> 'overrides') o)))
     INTO v_minlim FROM jsonb_each(v_rt.groups) g;
-    -- From the running floor (task_runtime.running_floor ≤ every running row's id; migration
-    -- 20261202000200000_running_floor): under a held snapshot the index keeps an entry for
-    -- every execution that ran since, and reading from the start of the task's range read
-    -- them all (24,392 buffers per claim 20 s into bench:soak's hold).
+    -- From the running floor (task_runtime.running_floor ≤ every running row's start;
+    -- migration 20261202000200000_running_floor): under a held snapshot the index keeps an
+    -- entry for every execution that ran since, and reading the task's whole range read them
+    -- all (24,392 buffers per claim 20 s into bench:soak's hold).
     SELECT coalesce(array_agg(r.gk), '{}'), coalesce(array_agg(r.n), '{}'),
            coalesce(array_agg(r.gk) FILTER (
              WHERE r.n >= v_minlim AND r.n >= sluice_group_limit(v_rt.groups, split_part(r.gk, '=', 1), substr(r.gk, strpos(r.gk, '=') + 1))), '{}'),
            min(r.lo)
     INTO v_run_keys, v_run_n, v_sat, v_run_min
     FROM (
-      SELECT k.gk, count(*)::integer AS n, min(e.id) AS lo
+      SELECT k.gk, count(*)::integer AS n, min(e.started_at) AS lo
       FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
-      WHERE e.task = p_task AND e.state = 'running' AND e.id >= v_rt.running_floor
+      WHERE e.task = p_task AND e.state = 'running' AND e.started_at >= v_rt.running_floor
       GROUP BY k.gk
     ) r;
     SELECT coalesce(jsonb_object_agg(k, true), '{}') INTO v_sat_obj FROM unnest(v_sat) AS k;
@@ -748,22 +749,22 @@ BEGIN
     -- session's generic plan it otherwise picked executions_claim_idx on task (rows=1
     -- estimated) and filtered the task's WHOLE backlog by id = ANY.
     WHERE e.id = ANY (v_ids) AND e.state IS NOT DISTINCT FROM 'queued' AND e.task = p_task
-    RETURNING e.id, e.partition, e.group_keys,
+    RETURNING e.id, e.partition, e.group_keys, e.started_at,
       CASE WHEN v_cost IS NULL THEN 1::double precision ELSE sluice_rate_cost(e.payload, v_cost) END AS cost
   )
   SELECT array_agg(u.id), array_agg(u.partition),
          (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)),
-         array_agg(u.cost)
-  INTO v_got, v_parts, v_gks, v_costs FROM upd u;
+         array_agg(u.cost), min(u.started_at)
+  INTO v_got, v_parts, v_gks, v_costs, v_started FROM upd u;
   IF v_got IS NULL THEN RETURN; END IF;
 
-  -- The running floor follows the running rows: down to every row started here; for a
-  -- grouped task, whose running rows with a key were all read above under this lock, up to
-  -- the lowest of those. (Its readers read keys only: a running row without any key may sit
-  -- below it. Keys are fixed at enqueue.)
+  -- The running floor follows the running rows: for a grouped task, whose running rows with
+  -- a key were all read above under this lock, up to the earliest start among them; and down
+  -- to the rows started here (they start now, so this only matters if the clock was set
+  -- back). Its readers read keys only: a running row without any key may start before it
+  -- (keys are fixed at enqueue).
   UPDATE task_runtime t SET in_flight = t.in_flight + cardinality(v_got),
-    running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 9223372036854775807) END,
-                          (SELECT min(g) FROM unnest(v_got) AS g))
+    running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 'infinity') END, v_started)
   WHERE t.task = p_task;
 
   PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)

@@ -32,7 +32,7 @@ AS $function$
     SELECT u.gk, count(*)::integer AS n
     FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS u(gk)
     WHERE e.task = p_task AND e.state = 'running'
-      AND e.id >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = p_task)  -- the rows with a key are above it
+      AND e.started_at >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = p_task)  -- the rows with a key started since
     GROUP BY u.gk
   ) r ON r.gk = k.gk
 $function$;

@@ -176,7 +176,7 @@ BEGIN
         SELECT substr(k.gk, strpos(k.gk, '=') + 1) AS gkey, count(*)::integer AS n
         FROM executions r CROSS JOIN LATERAL unnest(r.group_keys) AS k(gk)
         WHERE r.task = e.task AND r.state = 'running' AND split_part(k.gk, '=', 1) = v_fg
-          AND r.id >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = e.task)
+          AND r.started_at >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = e.task)
         GROUP BY 1
       ), gs AS (
         SELECT coalesce(s.group_key, run.gkey) AS group_key, coalesce(run.n, 0) AS in_flight, coalesce(s.queued, 0) AS queued
