@@ -6,7 +6,7 @@
 //   spilled (a row of `overflow`) → moved into executions as canceled (same id), so the
 //   id a producer holds reads `canceled`;
 // and the counters move in the same transaction: partition depth (spilled for overflow
-// rows) falls, canceled_total counts them, group_slots.queued of their keys falls. A
+// rows) falls, canceled_total counts them, their keys' queued counts fall (a slot_deltas row). A
 // canceled stream row releases its stream: the stream's next blocked execution is promoted
 // (sluice_promote_streams, the statement sluice_finish uses), and idle coordinators are
 // woken (NOTIFY sluice_enqueue) to claim it.
@@ -20,7 +20,8 @@
 // claimer and finisher of the task waits, so no queued or running row of it changes under
 // us), then the partition_stats rows of the touched partitions in order (an enqueue or a
 // spill drain in flight holds one until it commits), then the execution / overflow rows,
-// then group_slots in (group, key) order, then the stream advisory locks in order.
+// then the keys' −queued (slot_deltas rows, no group_slots row taken), then the stream
+// advisory locks in order.
 import type { Db } from './pool';
 import { ENQUEUE_CHANNEL, removeQueuedGroupKeys } from './enqueue-executions';
 import { lockTask } from './task-lock';

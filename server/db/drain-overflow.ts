@@ -1,7 +1,7 @@
 // Spill drainer: moves parked executions from `overflow` back into `executions` when
 // their partition's depth has fallen (spillDrainCount in core decides how many), oldest
 // id first, in one transaction per task: partition_stats rows locked in order → overflow
-// rows → group_slots (+queued) → stream locks → one insert (ids and enqueue times kept,
+// rows → the keys' +queued (a slot_deltas row) → stream locks → one insert (ids and enqueue times kept,
 // so latency still counts from the original enqueue; the traceparent too). A stream whose earlier row cannot
 // go yet (its partition is still full) holds its later rows back too, across partitions.
 import type { Db } from './pool';

@@ -7,8 +7,8 @@
 // (claimers and finishers of the task wait), then its partition_stats rows in order
 // (an enqueue still in flight holds one until it commits, so we see its rows), then
 // three statements: executions → dead (with dead_letters rows) in one CTE, overflow →
-// dead_letters in one CTE, counters. group_slots rows of the moved keys lose their
-// queued counts in sorted order. Rare and operator-driven; it scans the task's backlog
+// dead_letters in one CTE, counters. The moved keys lose their queued counts through
+// slot_deltas rows (folded later). Rare and operator-driven; it scans the task's backlog
 // once through executions_claim_idx / executions_stream_idx.
 import type { Db } from './pool';
 import { removeQueuedGroupKeys } from './enqueue-executions';

@@ -1,7 +1,9 @@
 // The SQL of one enqueue transaction (services/enqueue.ts runs them in this order, which
 // is the engine's lock order minus the task lock enqueue never takes):
 //   idempotency advisory locks (sorted) → partition_stats rows (sorted, FOR NO KEY UPDATE)
-//   → group_slots rows (sorted upsert) → stream advisory locks (sorted) → INSERT.
+//   → group_slots rows of a fair share group's keys (sorted upsert) → stream advisory
+//   locks (sorted) → INSERT. The other keys' +queued is a slot_deltas row, folded later
+//   (addQueuedGroupKeys).
 // Depth is read under the partition row lock and written back before commit, so two
 // producers racing for the last free depth cannot both get it (exact backpressure).
 // The batch goes in with ONE insert statement: ids are drawn in batch order from the
@@ -96,40 +98,54 @@ export async function lockPartitions(db: Db, task: string, partitions: readonly 
   return r.rows;
 }
 
-/** +queued on each (group, key) the accepted executions carry, rows created lazily, sorted. */
+/** +queued on each (group, key) the accepted executions carry. For every group but a fair
+ *  share group: one slot_deltas row (its keys one 'group=key' entry per execution and
+ *  key), folded into group_slots outside this transaction by sluice_fold_slots, as the
+ *  claim's and the finish's moves are, so the enqueue takes none of those rows. Until
+ *  2026-12-02 it upserted them all here while it held the partition_stats rows, and every
+ *  claim of those partitions waited for it (bench:soak's held snapshot: 34.6 ms per
+ *  1,000-row enqueue walking the key rows' versions; docs/benchmarks.md, fifteenth
+ *  session). The keys of the group a task shares fairly (task_runtime.groups marks it
+ *  `fair`) are still upserted here, sorted: the claim's fair pass finds the waiting keys
+ *  by group_slots.queued > 0, and a key enqueued but not yet folded would be missed by it
+ *  (a new tenant served oldest-first until the next fold). */
 export async function addQueuedGroupKeys(db: Db, task: string, groupKeys: readonly [string, string][]): Promise<void> {
   if (groupKeys.length === 0) return;
-  await db.query(
-    `INSERT INTO group_slots AS gs (task, group_name, group_key, queued, last_used_at)
-     SELECT $1, g, k, count(*), now() FROM unnest($2::text[], $3::text[]) AS x(g, k)
-     GROUP BY g, k ORDER BY g, k
-     ON CONFLICT (task, group_name, group_key) DO UPDATE SET queued = gs.queued + excluded.queued, last_used_at = now()`,
-    [task, groupKeys.map((x) => x[0]), groupKeys.map((x) => x[1])],
-  );
+  await db.query(`WITH ${queuedMoves('$1', '$2', '$3')} SELECT 1`, [task, groupKeys.map((x) => x[0]), groupKeys.map((x) => x[1])]);
 }
 
+/** addQueuedGroupKeys's statement as CTEs: task, group names and keys (one pair per
+ *  execution and group) as SQL parameters; nothing is written for an empty list. */
+const queuedMoves = (task: string, names: string, keys: string) =>
+  `q_pairs AS (
+     SELECT x.g, x.k, coalesce((SELECT t.groups FROM task_runtime t WHERE t.task = ${task}) -> x.g ? 'fair', false) AS fair
+     FROM unnest(${names}::text[], ${keys}::text[]) AS x(g, k)
+   ),
+   q_fair AS (
+     INSERT INTO group_slots AS gs (task, group_name, group_key, queued, last_used_at)
+     SELECT ${task}, g, k, count(*), now() FROM q_pairs WHERE fair
+     GROUP BY g, k ORDER BY g, k
+     ON CONFLICT (task, group_name, group_key) DO UPDATE SET queued = gs.queued + excluded.queued, last_used_at = now()
+   ),
+   q_rest AS (
+     INSERT INTO slot_deltas (task, keys, d_in_flight, d_queued)
+     SELECT ${task}, array_agg(g || '=' || k), 0, 1 FROM q_pairs WHERE NOT fair
+     HAVING count(*) > 0
+   )`;
+
 /** −queued per 'group=key' for executions that left the backlog without running (a
- *  drained task's backlog, canceled executions): the slot rows locked in (group, key)
- *  order first, then one UPDATE. Caller holds the partition_stats rows (lock order).
- *  Not clamped at 0: group_slots plus the moves not yet folded (slot_deltas) is the true
- *  count, so a requeue still to be folded may leave the row at −1 until it lands
- *  (sluice_fold_slots.sql). */
+ *  drained task's backlog, canceled executions): slot_deltas rows, one per distinct count
+ *  (its keys those with that count, d_queued = −count), folded as the enqueue's are. Not
+ *  clamped at 0: group_slots plus the moves not yet folded is the true count, so a
+ *  requeue still to be folded may leave the row at −1 until it lands (sluice_fold_slots.sql). */
 export async function removeQueuedGroupKeys(db: Db, task: string, counts: ReadonlyMap<string, number>): Promise<void> {
   if (counts.size === 0) return;
   const keys = [...counts.keys()].sort();
-  const names = keys.map((k) => k.slice(0, k.indexOf('=')));
-  const values = keys.map((k) => k.slice(k.indexOf('=') + 1));
   await db.query(
-    `SELECT 1 FROM group_slots gs JOIN unnest($2::text[], $3::text[]) AS d(gname, gkey)
-       ON gs.group_name = d.gname AND gs.group_key = d.gkey
-     WHERE gs.task = $1 ORDER BY gs.group_name, gs.group_key FOR NO KEY UPDATE OF gs`,
-    [task, names, values],
-  );
-  await db.query(
-    `UPDATE group_slots gs SET queued = gs.queued - d.n, last_used_at = now()
-     FROM unnest($2::text[], $3::text[], $4::int[]) AS d(gname, gkey, n)
-     WHERE gs.task = $1 AND gs.group_name = d.gname AND gs.group_key = d.gkey`,
-    [task, names, values, keys.map((k) => counts.get(k)!)],
+    `INSERT INTO slot_deltas (task, keys, d_in_flight, d_queued)
+     SELECT $1, array_agg(d.gk ORDER BY d.gk), 0, -d.n FROM unnest($2::text[], $3::int[]) AS d(gk, n)
+     WHERE d.n <> 0 GROUP BY d.n`,
+    [task, keys, keys.map((k) => counts.get(k)!)],
   );
 }
 
@@ -291,10 +307,8 @@ export const ENQUEUE_CHANNEL = 'sluice_enqueue';
  *  `throttled`: the accepted executions were delayed by the throttle policy (counted
  *  in throttled_total, the backpressure chart's "throttled /s").
  *  `groupKeys`: the early-insert enqueue (services/enqueue.ts) passes the accepted rows'
- *  (group, key) pairs, and their group_slots +queued goes in the same statement: the
- *  partition_stats rows are already locked by this transaction, so the statement waits
- *  for nothing but the group_slots rows, which it takes in (group, key) order as
- *  addQueuedGroupKeys does — the lock order is unchanged, one round trip is saved. */
+ *  (group, key) pairs, and their +queued delta row (addQueuedGroupKeys) goes in the same
+ *  statement: one round trip saved. */
 export async function addEnqueueCounters(
   db: Db,
   task: string,
@@ -306,12 +320,7 @@ export async function addEnqueueCounters(
   const d = deltas.filter((x) => x.accepted + x.spilled + x.shed > 0);
   if (d.length === 0) return;
   await db.query(
-    `WITH slots AS (
-       INSERT INTO group_slots AS gs (task, group_name, group_key, queued, last_used_at)
-       SELECT $1, g, k, count(*), now() FROM unnest($9::text[], $10::text[]) AS x(g, k)
-       GROUP BY g, k ORDER BY g, k
-       ON CONFLICT (task, group_name, group_key) DO UPDATE SET queued = gs.queued + excluded.queued, last_used_at = now()
-     ),
+    `WITH ${queuedMoves('$1', '$9', '$10')},
      moved AS (
        UPDATE partition_stats ps
        SET depth = ps.depth + d.accepted, spilled = ps.spilled + d.spilled,

@@ -5,8 +5,8 @@
 // Retry-After; a shed is reported per execution; a throttle delays the executions.
 //
 // Early insert (a batch without stream keys, the common case): the insert goes in BEFORE
-// the partition counter rows are locked, and the group_slots +queued upsert and the
-// counters go in one statement after the decision, so the counter rows are held for two
+// the partition counter rows are locked, and the counters and the +queued slot_deltas
+// row go in one statement after the decision, so the counter rows are held for two
 // round trips (lock + decide, write) and the commit instead of six with the insert, the
 // batch's heaviest statement, inside. Every claim and finish waits for those rows while
 // it holds the task lock (sluice_cycle locks them right after task_runtime), so an
@@ -18,7 +18,7 @@
 // and looked up, so no other transaction inserts the same key meanwhile). The decision
 // is still made on the exact depths under the lock; when it is anything but "accept
 // every row, no throttle" the transaction is rolled back and the call runs again the
-// locked way (partition_stats → group_slots → stream locks → insert), so a throttle,
+// locked way (partition_stats → a fair group's slot rows → stream locks → insert), so a throttle,
 // spill, shed or reject behaves exactly as before. The early way is only tried when the
 // depths read without a lock predict a clean accept, so a producer held back by
 // backpressure does not insert and roll back every call.
@@ -354,7 +354,8 @@ async function enqueueOnce(
         const { accepted, spilled, shed, throttledMs } = plan;
         const stageOfPartition = plan.stages;
 
-        // 4. Group slot rows (+queued), then 5. stream locks, then 6. the inserts.
+        // 4. The keys' +queued (a slot_deltas row, folded later), then 5. stream locks,
+        //    then 6. the inserts.
         await addQueuedGroupKeys(
           client,
           taskName,

@@ -69,7 +69,7 @@ describe('replay', () => {
       }
     });
     // group counters moved like any enqueue: the claim will apply the tenant limits
-    const slots = await db.pool.query(`SELECT group_key, queued FROM group_slots WHERE task = 'billing' ORDER BY group_key`);
+    const slots = await db.pool.query(`SELECT group_key, queued FROM group_slot_counts WHERE task = 'billing' ORDER BY group_key`);
     expect(slots.rows.map((r) => r.queued).reduce((a: number, b: number) => a + b, 0)).toBe(20);
     const audit = await db.pool.query(`SELECT actor_label, target_id, meta FROM audit_log WHERE action = 'dlq.replay'`);
     expect(audit.rows).toHaveLength(1);

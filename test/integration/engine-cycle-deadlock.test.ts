@@ -3,7 +3,8 @@
 // 2026-12-02 the cycle takes no slot row; the second case checks that, and the fold of its
 // logged moves against the producer instead). The
 // enqueue's own lock statements are used (lockPartitions, addQueuedGroupKeys: partition_stats
-// in order, then group_slots in order), one partition or key at a time so the test
+// in order, then a fair group's group_slots rows in order; other keys' +queued is a
+// slot_deltas row, the third case), one partition or key at a time so the test
 // decides when each lock is taken. Each case waits until the cycle really waits for a lock
 // (pg_stat_activity) before the enqueue takes its next one, so the order is not left to timing.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -80,8 +81,10 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     ]);
   });
 
-  it('group slots: the cycle takes no slot row, so a producer holding some never holds it up; the fold of its moves waits for the producer, and neither deadlocks', async () => {
-    await applyTasks(db.pool, [{ name: 'dl_gs', partitions: 2, concurrency: 10, routing: { strategy: 'hash', keyPath: 'k' }, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] }]);
+  // Only a fair share group's keys are upserted by the enqueue (the fair pass reads
+  // group_slots.queued); every other key's +queued is a slot_deltas row (next test).
+  it('group slots: the cycle takes no slot row, so a producer holding some (a fair group\'s) never holds it up; the fold of its moves waits for the producer, and neither deadlocks', async () => {
+    await applyTasks(db.pool, [{ name: 'dl_gs', partitions: 2, concurrency: 10, order: 'fair', routing: { strategy: 'hash', keyPath: 'k' }, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] }]);
     // Coordinator 1 owns partition 0; partition 1 is another coordinator's, where the producer enqueues.
     const c1 = await fakeCoordinator(db.pool, ['dl_gs'], { dl_gs: [0] });
     await fakeCoordinator(db.pool, ['dl_gs'], { dl_gs: [1] });
@@ -122,6 +125,41 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     expect(gs.rows).toEqual([
       { group_key: 'a', in_flight: 1, queued: 0 },
       { group_key: 'b', in_flight: 0, queued: 0 },
+    ]);
+  });
+
+  it('a producer of a fifo task takes no slot row: its +queued is one slot_deltas row, invisible until it commits, so a fold never waits for it', async () => {
+    await applyTasks(db.pool, [{ name: 'dl_gs2', partitions: 1, concurrency: 10, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }, { name: 'region', limit: 5, keyPath: 'r' }] }]);
+    await enqueue(db.pool, 'dl_gs2', [{ payload: { t: 'a', r: 'eu' } }, { payload: { t: 'a', r: 'us' } }]);
+    const deltas = await db.pool.query(`SELECT keys, d_in_flight, d_queued FROM slot_deltas WHERE task = 'dl_gs2'`);
+    expect(deltas.rows).toHaveLength(1);
+    expect({ ...deltas.rows[0], keys: [...deltas.rows[0].keys].sort() }).toEqual({ keys: ['region=eu', 'region=us', 'tenant=a', 'tenant=a'], d_in_flight: 0, d_queued: 1 });
+    expect((await db.pool.query(`SELECT 1 FROM group_slots WHERE task = 'dl_gs2'`)).rows).toHaveLength(0);
+    // the console's view counts them at once
+    const view = await db.pool.query(`SELECT group_name, group_key, in_flight, queued FROM group_slot_counts WHERE task = 'dl_gs2' ORDER BY 1, 2`);
+    expect(view.rows).toEqual([
+      { group_name: 'region', group_key: 'eu', in_flight: 0, queued: 1 },
+      { group_name: 'region', group_key: 'us', in_flight: 0, queued: 1 },
+      { group_name: 'tenant', group_key: 'a', in_flight: 0, queued: 2 },
+    ]);
+    await foldSlotDeltas(db.pool, 'dl_gs2');
+    // A producer mid-transaction (partition locked, +queued written) holds no slot row: a
+    // fold, even the reconciler's waiting one, completes without it.
+    await producer.query('BEGIN');
+    await lockPartitions(producer, 'dl_gs2', [0]);
+    await addQueuedGroupKeys(producer, 'dl_gs2', [['tenant', 'a'], ['region', 'eu']]);
+    const waited = await Promise.race([
+      db.pool.query(`SELECT sluice_fold_slots('dl_gs2', true) AS n`).then((r) => Number(r.rows[0].n)),
+      sleep(5_000).then(() => 'the fold waited for the producer' as const),
+    ]);
+    expect(waited).toBe(0); // the producer's row is not committed: nothing to fold yet
+    await producer.query('COMMIT');
+    await foldSlotDeltas(db.pool, 'dl_gs2');
+    const gs = await db.pool.query(`SELECT group_name, group_key, queued FROM group_slots WHERE task = 'dl_gs2' ORDER BY 1, 2`);
+    expect(gs.rows).toEqual([
+      { group_name: 'region', group_key: 'eu', queued: 2 },
+      { group_name: 'region', group_key: 'us', queued: 1 },
+      { group_name: 'tenant', group_key: 'a', queued: 3 },
     ]);
   });
 });

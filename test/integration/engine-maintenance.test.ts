@@ -22,6 +22,7 @@ import type { MaintenanceService } from '../../server/coordinator/maintenance/se
 import { histogramQuantile } from '../../server/db/write-metric-samples';
 import { cancelExecutions } from '../../server/db/cancel-executions';
 import { withTransaction } from '../../server/db/pool';
+import { foldSlotDeltas } from '../../server/db/fold-slot-deltas';
 import { rollupMetricSamples } from '../../server/db/rollup-metric-samples';
 import { rollupMetricRollups } from '../../server/db/rollup-metric-rollups';
 import { rollupMetricSeries } from '../../server/db/rollup-metric-series';
@@ -43,6 +44,7 @@ describe('maintenance services', () => {
   it('reconciler repairs injected drift in every counter and logs each mismatch', async () => {
     await enqueue(db.pool, 'mt', Array.from({ length: 10 }, (_, i) => ({ payload: { t: `x${i % 2}` } })));
     await claimExecutions(db.pool, coord, 'mt', 3, 60_000);
+    await foldSlotDeltas(db.pool, 'mt'); // the enqueue's and the claim's moves, as a member folds them
     await db.pool.query(`UPDATE task_runtime SET in_flight = 17 WHERE task = 'mt'`);
     await db.pool.query(`UPDATE partition_stats SET depth = depth + 40, in_flight = 9 WHERE task = 'mt' AND partition = 1`);
     await db.pool.query(`UPDATE group_slots SET in_flight = 4, queued = 0 WHERE task = 'mt' AND group_key = 'x0'`);

@@ -25,7 +25,7 @@ const one = async <T = Record<string, unknown>>(sql: string, params: unknown[] =
 const n = async (sql: string, params: unknown[] = []) => Number((await one<{ n: unknown }>(sql, params)).n);
 const depth = (task: string) => n(`SELECT coalesce(sum(depth), 0) AS n FROM partition_stats WHERE task = $1`, [task]);
 const queuedOf = (task: string, key: string) =>
-  n(`SELECT coalesce(sum(queued), 0) AS n FROM group_slots WHERE task = $1 AND group_name || '=' || group_key = $2`, [task, key]);
+  n(`SELECT coalesce(sum(queued), 0) AS n FROM group_slot_counts WHERE task = $1 AND group_name || '=' || group_key = $2`, [task, key]);
 const stateOf = async (id: number) => (await one<{ state: string }>('SELECT state FROM executions WHERE id = $1', [id]))?.state;
 const audits = (action: string) => n(`SELECT count(*) AS n FROM audit_log WHERE action = $1`, [action]);
 

@@ -132,7 +132,7 @@ describe('slot counter moves, logged and folded', () => {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM task_runtime WHERE task = 'sf-lock' FOR NO KEY UPDATE`);
       const fold = await Promise.race([foldSlotDeltas(db.pool, 'sf-lock'), sleep(5_000).then(() => 'waited' as const)]);
-      expect(fold).toBe(1);
+      expect(fold).toBe(2); // the enqueue's +queued and the claim's moves
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
@@ -151,7 +151,8 @@ describe('slot counter moves, logged and folded', () => {
     const folding = await db.pool.connect();
     try {
       await folding.query('BEGIN');
-      expect((await folding.query(`SELECT id FROM slot_deltas WHERE task = 'sf-rec' ORDER BY id FOR UPDATE`)).rows).toHaveLength(1);
+      // (the enqueue's +queued row and the claim's)
+      expect((await folding.query(`SELECT id FROM slot_deltas WHERE task = 'sf-rec' ORDER BY id FOR UPDATE`)).rows).toHaveLength(2);
       // … while a second claim logs more, and the reconciler runs on its own transaction.
       // Skipping the locked rows it would count group_slots without the first claim's moves
       // and "repair" them (then the fold would add them again).
@@ -170,7 +171,7 @@ describe('slot counter moves, logged and folded', () => {
       expect(early).toBe('waiting'); // it waits for the fold's rows, not skipping them
       // the fold goes on: its rows (and the second claim's, which the waiting reconciler
       // has not locked yet), then their slot rows
-      expect(await foldSlotDeltas(folding, 'sf-rec')).toBe(2);
+      expect(await foldSlotDeltas(folding, 'sf-rec')).toBe(3);
       await folding.query('COMMIT');
       expect(await reconciling).toEqual([]);
     } finally {
@@ -185,6 +186,7 @@ describe('slot counter moves, logged and folded', () => {
     await applyTasks(db.pool, [{ name: 'sf-gc', partitions: 1, concurrency: 10, groups: [{ name: 'tenant', limit: 5, keyPath: 't' }] }]);
     const me = await fakeCoordinator(db.pool, ['sf-gc']);
     await enqueue(db.pool, 'sf-gc', [{ payload: { t: 'x' } }]);
+    expect(await foldSlotDeltas(db.pool, 'sf-gc')).toBe(1); // the enqueue's +queued: the key's row
     const [e] = await claimExecutions(db.pool, me, 'sf-gc', 1, 60_000);
     const r = await finishAndClaimExecutions(db.pool, me, 'sf-gc', [{ id: e!.id, leaseToken: e!.leaseToken, outcome: 'succeeded' }], 0, 60_000);
     expect(r.applied.size).toBe(1);
@@ -194,10 +196,10 @@ describe('slot counter moves, logged and folded', () => {
     await db.pool.query(`UPDATE group_slots SET last_used_at = now() - interval '1 hour' WHERE task = 'sf-gc'`);
     expect(await gcGroupSlots(db.pool, 60_000)).toBeGreaterThanOrEqual(1);
     expect((await db.pool.query(`SELECT 1 FROM group_slots WHERE task = 'sf-gc'`)).rows).toHaveLength(0);
-    // a claim of a new execution of the key, logged before the row existed again
+    // an enqueue and a claim of a new execution of the key, logged before the row existed again
     await enqueue(db.pool, 'sf-gc', [{ payload: { t: 'x' } }, { payload: { t: 'x' } }]);
     expect(await claimExecutions(db.pool, me, 'sf-gc', 1, 60_000)).toHaveLength(1);
-    expect(await foldSlotDeltas(db.pool, 'sf-gc')).toBe(1);
+    expect(await foldSlotDeltas(db.pool, 'sf-gc')).toBe(2);
     expect((await db.pool.query(`SELECT in_flight, queued FROM group_slots WHERE task = 'sf-gc'`)).rows).toEqual([{ in_flight: 1, queued: 1 }]);
     expect(await drift('sf-gc')).toEqual([]);
   });
