@@ -26,7 +26,12 @@ export function retention(s: RetentionSettings, samplesRetainMs: number): Mainte
         const c = executionCutoffs(s, own);
         const plan: [FinishedState, number][] = [['succeeded', c.succeededMs], ['canceled', c.canceledMs], ['dead', c.windowMs]];
         for (const [state, retainMs] of plan) {
-          const r = await inBatches(() => deleteFinishedExecutionsBatch(db, task, state, retainMs, c.windowMs, s.batch), s.batch, deadline);
+          let from: Date | null = null; // each batch goes on from the last one's finished_at
+          const r = await inBatches(async () => {
+            const b = await deleteFinishedExecutionsBatch(db, task, state, retainMs, c.windowMs, s.batch, from);
+            from = b.last;
+            return b.n;
+          }, s.batch, deadline);
           executions[state] += r.done;
           complete &&= r.exhausted;
         }
