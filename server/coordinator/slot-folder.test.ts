@@ -46,11 +46,33 @@ describe('SlotFolder', () => {
     expect(calls).toHaveLength(1); // the first fold has not returned
     release();
     await vi.advanceTimersByTimeAsync(0);
-    await vi.advanceTimersByTimeAsync(100);
+    // that fold took 500 ms: the next waits 5 × as long, at most 2 s
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(calls).toHaveLength(2);
     release();
     await vi.advanceTimersByTimeAsync(0);
     expect(most).toBe(1);
+  });
+
+  it('paces itself by its own cost: after a fold of d ms the next waits max(everyMs, 5 × d), at most 2 s', async () => {
+    vi.useFakeTimers();
+    const durations = [30, 1, 80, 1];
+    const calls: number[] = [];
+    const { f } = folder(async () => {
+      calls.push(Date.now());
+      const d = durations.shift() ?? 0;
+      await new Promise((r) => setTimeout(r, d)); // a query: never synchronous
+      f.touched('a'); // the member claimed meanwhile
+      return 1;
+    });
+    const t0 = Date.now();
+    f.touched('a');
+    await vi.advanceTimersByTimeAsync(1200);
+    // at 100 a 30 ms fold, then 150 ms; at 280 a 1 ms fold, then everyMs; at 381 an 80 ms
+    // fold, then 400 ms; at 861 a 1 ms fold, then everyMs
+    expect(calls.slice(0, 5).map((c) => c - t0)).toEqual([100, 280, 381, 861, 962]);
   });
 
   it('a task that filled a whole fold batch is folded again; a failed fold is kept, retried with backoff and logged once', async () => {
