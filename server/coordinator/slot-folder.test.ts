@@ -46,7 +46,7 @@ describe('SlotFolder', () => {
     expect(calls).toHaveLength(1); // the first fold has not returned
     release();
     await vi.advanceTimersByTimeAsync(0);
-    // that fold took 500 ms: the next waits 5 × as long, at most 2 s
+    // that fold took 500 ms: the next waits 15 × as long, at most 2 s
     await vi.advanceTimersByTimeAsync(1999);
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -56,9 +56,9 @@ describe('SlotFolder', () => {
     expect(most).toBe(1);
   });
 
-  it('paces itself by its own cost: after a fold of d ms the next waits max(everyMs, 5 × d), at most 2 s', async () => {
+  it('paces itself by its own cost: after a fold of d ms the next waits max(everyMs, 15 × d), at most 2 s', async () => {
     vi.useFakeTimers();
-    const durations = [30, 1, 80, 1];
+    const durations = [10, 1, 200, 1];
     const calls: number[] = [];
     const { f } = folder(async () => {
       calls.push(Date.now());
@@ -69,10 +69,10 @@ describe('SlotFolder', () => {
     });
     const t0 = Date.now();
     f.touched('a');
-    await vi.advanceTimersByTimeAsync(1200);
-    // at 100 a 30 ms fold, then 150 ms; at 280 a 1 ms fold, then everyMs; at 381 an 80 ms
-    // fold, then 400 ms; at 861 a 1 ms fold, then everyMs
-    expect(calls.slice(0, 5).map((c) => c - t0)).toEqual([100, 280, 381, 861, 962]);
+    await vi.advanceTimersByTimeAsync(3000);
+    // at 100 a 10 ms fold, then 150 ms; at 260 a 1 ms fold, then everyMs; at 361 a 200 ms
+    // fold, then 2 s (not 3); at 2,561 a 1 ms fold, then everyMs
+    expect(calls.slice(0, 5).map((c) => c - t0)).toEqual([100, 260, 361, 2561, 2662]);
   });
 
   it('a task that filled a whole fold batch is folded again; a failed fold is kept, retried with backoff and logged once', async () => {
