@@ -8,7 +8,8 @@
 --
 -- Shape:
 --  1. cheap exit when none of my partitions has a claimable row: no lock taken, so an
---     idle poll's transaction stays read-only (no xid, no WAL flush at commit);
+--     idle poll's transaction stays read-only (no xid, no WAL flush at commit); not in a
+--     cycle, which holds the task lock already and goes straight to the ranking;
 --  2. lock the task_runtime row (its own statement: in READ COMMITTED each statement of
 --     a volatile function takes a new snapshot, so the next ones see every counter the
 --     previous claimer committed); free = least(max, concurrency − in_flight);
@@ -170,7 +171,13 @@ BEGIN
   -- while the task's rows were mostly queued seq-scanned executions from the start of the
   -- heap (finished rows first) for the first match: 15–19 ms per claim and per idle poll
   -- at 120k rows, growing with every row kept.
-  IF NOT EXISTS (
+  -- Only for a claim of its own (p_parts NULL: the claim loop, an idle poll). A cycle's claim
+  -- (p_parts given) runs after its finish, under the task lock the cycle already holds, and
+  -- the probe then only read again what the ranking reads next: under a held snapshot the
+  -- claim index keeps the entries of every row claimed since, and both walked all of them
+  -- (bench:soak's hold, 2026-12-02: 12.5 ms and 8,510 buffers per cycle for this probe, the
+  -- ranking 12.6 ms, of ~38 ms the cycle held the task lock).
+  IF p_parts IS NULL AND NOT EXISTS (
     SELECT 1 FROM partition_owners o
     CROSS JOIN LATERAL (
       SELECT 1 FROM executions e
