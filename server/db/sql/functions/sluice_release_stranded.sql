@@ -2,10 +2,16 @@
 -- (server/db/reconcile-counters.ts, counter `group.waiting_with_room`). Releases, and
 -- returns how many, the rows set aside on a key that nothing else will start: per key the
 -- oldest (limit − running − claimable) rows waiting on it, where `claimable` counts the
--- key's rows already in the claim index (queued, not waiting, due, no key of theirs at its
--- limit), which the next claims start before any row still waiting. Rate-parked rows and
--- fair-share keys are left to the claim, rows of a group no longer configured are all
--- released, as sluice_release_rows does.
+-- key's rows already in the claim index (queued, not waiting, due), which start before any
+-- row still waiting on the key. Rate-parked rows and fair-share keys are left to the claim,
+-- rows of a group no longer configured are all released, as sluice_release_rows does.
+--
+-- A claimable row counts even while another of its keys is at its limit (until 2026-12-02
+-- it did not): it starts when that key frees, before the waiting row, and its finish then
+-- hands the key on — the same order the finish's release keeps. Not counting it, the check
+-- took the queue's ordinary state for a stranded row: in W2's shape (tenant limit 20, key
+-- limit 1, the tenant full) a row of a free key waiting behind a claimable row of the same
+-- key was "released" and logged as an engine bug, 1–3 rows in every bench:soak run.
 --
 -- Why not sluice_release_waiting (limit − in_flight, the sweep a config apply uses): a
 -- finish releases `limit − in_flight` rows, but its cycle's claim may start fewer of them
@@ -38,24 +44,18 @@ BEGIN
   SELECT array_agg(DISTINCT w.waiting_on) INTO v_keys
   FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL;
   IF v_keys IS NULL THEN RETURN 0; END IF;
-  -- The task's running rows counted once per key; keys at their limit now (`sat`): a
-  -- claimable row carrying one is skipped by the claim, so it fills no slot of its other keys.
+  -- The task's running rows and its claimable rows, counted once per key.
   WITH running AS (
     SELECT k.gk, count(*)::integer AS n
     FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
     WHERE e.task = p_task AND e.state = 'running'
     GROUP BY k.gk
   ),
-  sat AS (
-    SELECT coalesce(array_agg(r.gk) FILTER (
-             WHERE r.n >= sluice_group_limit(v_groups, split_part(r.gk, '=', 1), substr(r.gk, strpos(r.gk, '=') + 1))), '{}') AS keys
-    FROM running r
-  ),
   claimable AS (
     SELECT k.gk, count(*)::integer AS n
     FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
     WHERE e.task = p_task AND e.state = 'queued' AND e.waiting_on IS NULL AND e.run_at <= now()
-      AND NOT (e.group_keys && (SELECT sat.keys FROM sat)) AND k.gk = ANY (v_keys)
+      AND k.gk = ANY (v_keys)
     GROUP BY k.gk
   )
   -- room per key: sluice_release_room with the key's running and claimable rows as used
