@@ -10,8 +10,9 @@
 //
 // Paced by its own cost: the next fold waits at least FOLD_PACE × the last one's duration
 // (at most MAX_PACE_MS), so folding takes at most ~1/16 of a member's time with the
-// database (m members folding one task: about m/16 of a backend). A fold updates the same key rows each time, and while a snapshot is held none
-// of their old versions can be pruned, so every fold walks longer version chains: in
+// database (m members folding one task: about m/16 of a backend). A fold updates the same
+// key rows each time, and while a snapshot is held none of their old versions can be
+// pruned, so every fold walks longer version chains: in
 // bench:soak's held minute (2026-12-02) folds took 43 ms each, 14 a second across three
 // members, 12.5 s of database time in 20 s — a third of the 2-core machine taken from the
 // claims. Folding less often there also makes each fold cheaper (fewer versions per key).

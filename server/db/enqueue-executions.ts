@@ -140,7 +140,7 @@ const queuedMoves = (task: string, names: string, keys: string) =>
  *  requeue still to be folded may leave the row at −1 until it lands (sluice_fold_slots.sql). */
 export async function removeQueuedGroupKeys(db: Db, task: string, counts: ReadonlyMap<string, number>): Promise<void> {
   if (counts.size === 0) return;
-  const keys = [...counts.keys()].sort();
+  const keys = [...counts.keys()];
   await db.query(
     `INSERT INTO slot_deltas (task, keys, d_in_flight, d_queued)
      SELECT $1, array_agg(d.gk ORDER BY d.gk), 0, -d.n FROM unnest($2::text[], $3::int[]) AS d(gk, n)
