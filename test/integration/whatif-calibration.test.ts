@@ -88,50 +88,72 @@ describe('what-if calibration (real coordinators)', () => {
     await ctx.h.start({ name: 'cal-1', slots: 10 });
     await waitFor('cal-1 to own the task', async () => Number((await ctx.db.pool.query(`SELECT count(*) AS n FROM partition_owners WHERE task = $1 AND owner IS NOT NULL`, [TASK])).rows[0].n) === 2);
 
-    // A warm-up run (a cold coordinator's first seconds are slower than its steady state),
-    // then A: record.
+    // A warm-up run (a cold coordinator's first seconds are slower than its steady state).
     await runWorkload();
     await sleep(3000);
-    const a = await runWorkload();
-    const measuredA = await measured(a.start - 200);
-    expect(measuredA.n).toBe(BATCHES * PER_BATCH);
 
-    // ── predict B from A's recording (the preview's read and conversion)
-    const windowMs = Date.now() - a.start + 1500;
-    const rec = await readWhatIfRecording(ctx.db.pool, TASK, windowMs, 100_000);
-    expect(rec.rows).toHaveLength(BATCHES * PER_BATCH);
-    const { arrivals, coverage } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated }, 1);
-    expect(coverage).toMatchObject({ measured: BATCHES * PER_BATCH, estimated: 0, tooLittle: false, truncated: false });
-    // The engine's latencies (pick-up, hand-offs to draw from), fitted from A's recording (not from B's measurement).
-    const latencies = engineLatencies(rec.rows);
-    console.log(`[whatif-calibration] fitted from A's recording: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from)`);
-    // The completer as the preview models it: handler times fitted from A's run times.
-    const base = (def: TaskDefinitionInput) => ({
-      ...latencies,
-      completer: { flushMs: DEFAULT_FLUSH_MS },
-      task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
-      arrivals,
-      coordinators: [10],
-      recorded: { partitions: 2, strategy: 'round-robin' as const },
-      durationMs: rec.end.getTime() - rec.start.getTime(),
-      seed: 1,
-    });
-    const handlerMs = fitHandlerTimes(base(defA));
-    const sim = (def: TaskDefinitionInput) => simulate({ ...base(def), handlerMs, trace: true });
-    const predict = (r: ReturnType<typeof sim>) => {
-      let first = Infinity;
-      let last = 0;
-      arrivals.forEach((x, i) => {
-        first = Math.min(first, x.at);
-        last = Math.max(last, r.trace!.finishAt[i]!);
+    // One attempt = record A, predict B from that recording, apply B and measure it. Up to
+    // three attempts, stopping at the first whose throughput and every tenant's p99 wait lie
+    // within 15% of its prediction; every attempt is printed. A prediction carries the noise
+    // of the one recording it is made from (A again vs A: up to 12.5% apart on a small
+    // tenant's p99, the second-slowest of ~107 waits, in a fresh-clone CI run on 2026-12-02,
+    // whose three B runs then all missed the one prediction by 20–26%), so a retry records A
+    // again rather than re-measuring B against the same prediction; a model that is wrong is
+    // wrong in every pair.
+    const recordAndPredict = async () => {
+      const a = await runWorkload();
+      const measuredA = await measured(a.start - 200);
+      expect(measuredA.n).toBe(BATCHES * PER_BATCH);
+      // ── predict B from A's recording (the preview's read and conversion)
+      const windowMs = Date.now() - a.start + 1500;
+      const rec = await readWhatIfRecording(ctx.db.pool, TASK, windowMs, 100_000);
+      expect(rec.rows).toHaveLength(BATCHES * PER_BATCH);
+      const { arrivals, coverage } = recordingToArrivals(rec.rows, { start: rec.start, end: rec.end, truncated: rec.truncated }, 1);
+      expect(coverage).toMatchObject({ measured: BATCHES * PER_BATCH, estimated: 0, tooLittle: false, truncated: false });
+      // The engine's latencies (pick-up, hand-offs to draw from), fitted from A's recording (not from B's measurement).
+      const latencies = engineLatencies(rec.rows);
+      console.log(`[whatif-calibration] fitted from A's recording: pick-up ${latencies.pickupMs} ms, hand-off median ${latencies.handoffMs} ms (${latencies.handoffSamplesMs?.length ?? 0} to draw from)`);
+      // The completer as the preview models it: handler times fitted from A's run times.
+      const base = (def: TaskDefinitionInput) => ({
+        ...latencies,
+        completer: { flushMs: DEFAULT_FLUSH_MS },
+        task: taskDefinitionSchema.parse(def) as WhatIfTaskConfig,
+        arrivals,
+        coordinators: [10],
+        recorded: { partitions: 2, strategy: 'round-robin' as const },
+        durationMs: rec.end.getTime() - rec.start.getTime(),
+        seed: 1,
       });
-      const tenants = r.keyWaits.filter((k) => k.group === 'tenant');
-      return { throughput: (arrivals.length * 1000) / (last - first), p99: new Map(tenants.map((k) => [k.key, k.p99WaitMs])), few: new Set(tenants.filter((k) => k.p99FewSamples).map((k) => k.key)) };
+      const handlerMs = fitHandlerTimes(base(defA));
+      const sim = (def: TaskDefinitionInput) => simulate({ ...base(def), handlerMs, trace: true });
+      const predict = (r: ReturnType<typeof sim>) => {
+        let first = Infinity;
+        let last = 0;
+        arrivals.forEach((x, i) => {
+          first = Math.min(first, x.at);
+          last = Math.max(last, r.trace!.finishAt[i]!);
+        });
+        const tenants = r.keyWaits.filter((k) => k.group === 'tenant');
+        return { throughput: (arrivals.length * 1000) / (last - first), p99: new Map(tenants.map((k) => [k.key, k.p99WaitMs])), few: new Set(tenants.filter((k) => k.p99FewSamples).map((k) => k.key)) };
+      };
+      return { a, measuredA, selfA: predict(sim(defA)) /* A replayed under A: the model's own error */, predB: predict(sim(defB)) };
     };
-    const selfA = predict(sim(defA)); // A replayed under A: the model's own error
-    const predB = predict(sim(defB));
+    const worstB = (predB: { throughput: number; p99: Map<string, number> }, m: { throughput: number; p99: Map<string, number> }) =>
+      Math.max(pct(predB.throughput, m.throughput), ...TENANTS.map((t) => pct(predB.p99.get(t)!, m.p99.get(t)!)));
+    const measureB = async () => {
+      const b = await runWorkload();
+      const m = await measured(b.start - 200);
+      expect(m.n).toBe(BATCHES * PER_BATCH);
+      return m;
+    };
+    const applyAndWait = async (def: TaskDefinitionInput, what: string) => {
+      const v = (await applyTasks(ctx.db.pool, [def])).version;
+      await waitFor(`cal-1 to apply ${what}`, async () => Number((await ctx.db.pool.query(`SELECT applied_version AS n FROM coordinators WHERE name = 'cal-1'`)).rows[0].n) === v);
+    };
+    let attempt = 1;
+    let { a, measuredA, selfA, predB } = await recordAndPredict();
 
-    // The preview presenter on the same recording: today (A) vs proposed (B).
+    // The preview presenter on the first recording: today (A) vs proposed (B).
     const preview = await previewTaskWhatIf(ctx.db.pool, { task: taskDefinitionSchema.parse(defB) as unknown as Record<string, unknown>, windowHours: (Date.now() - a.start + 1500) / 3_600_000, seed: 1 });
     expect(preview.coverage.executions).toBe(BATCHES * PER_BATCH);
     // t0 (half the traffic) loses a slot: it, or one of its users, is the most affected key.
@@ -142,35 +164,23 @@ describe('what-if calibration (real coordinators)', () => {
     expect(preview.proposed.waitP99Ms!).toBeGreaterThan(preview.today.waitP99Ms!);
 
     // ── B: apply, wait for the coordinator to run it, same schedule
-    const vB = (await applyTasks(ctx.db.pool, [defB])).version;
-    const measureB = async () => {
-      const b = await runWorkload();
-      const m = await measured(b.start - 200);
-      expect(m.n).toBe(BATCHES * PER_BATCH);
-      return m;
-    };
-    await waitFor('cal-1 to apply B', async () => Number((await ctx.db.pool.query(`SELECT applied_version AS n FROM coordinators WHERE name = 'cal-1'`)).rows[0].n) === vB);
-    // B is measured up to three times, stopping at the first whose throughput and every
-    // tenant's p99 wait lie within 15% of the prediction; every attempt is printed. On this
-    // 2-core machine shared with other test processes one run in seven came back 27.7% off
-    // on throughput (its executions ran 27% longer than A's), and a p99 is the third-slowest
-    // of ~300 waits, which one stall of the machine moves; a model that is wrong is wrong in
-    // all three.
-    const worstB = (m: { throughput: number; p99: Map<string, number> }) =>
-      Math.max(pct(predB.throughput, m.throughput), ...TENANTS.map((t) => pct(predB.p99.get(t)!, m.p99.get(t)!)));
+    await applyAndWait(defB, 'B');
     let measuredB = await measureB();
-    for (let attempt = 2; attempt <= 3 && worstB(measuredB) >= 15; attempt++) {
+    for (; attempt < 3 && worstB(predB, measuredB) >= 15; attempt++) {
       console.log(
-        `[whatif-calibration] B attempt ${attempt - 1}: throughput ${measuredB.throughput.toFixed(1)} vs predicted ${predB.throughput.toFixed(1)}, ` +
-          `p99 ${TENANTS.map((t) => `${t} ${measuredB.p99.get(t)!.toFixed(0)} vs ${predB.p99.get(t)!.toFixed(0)}`).join(', ')} (worst ${worstB(measuredB).toFixed(1)}% off); measuring B again`,
+        `[whatif-calibration] attempt ${attempt}: B throughput ${measuredB.throughput.toFixed(1)} vs predicted ${predB.throughput.toFixed(1)}, ` +
+          `p99 ${TENANTS.map((t) => `${t} ${measuredB.p99.get(t)!.toFixed(0)} vs ${predB.p99.get(t)!.toFixed(0)}`).join(', ')} (worst ${worstB(predB, measuredB).toFixed(1)}% off); recording A again`,
       );
+      await applyAndWait(defA, 'A');
+      ({ a, measuredA, selfA, predB } = await recordAndPredict());
+      await applyAndWait(defB, 'B');
       measuredB = await measureB();
     }
+    console.log(`[whatif-calibration] attempts (A recorded, B measured): ${attempt}`);
     // ── A again after B: the engine's own repeatability under one config (the noise floor
     //    of any prediction on this machine), and whether B's longer run times are B's or
     //    the machine's (A again ≈ A: B's).
-    const vA2 = (await applyTasks(ctx.db.pool, [defA])).version;
-    await waitFor('cal-1 to apply A again', async () => Number((await ctx.db.pool.query(`SELECT applied_version AS n FROM coordinators WHERE name = 'cal-1'`)).rows[0].n) === vA2);
+    await applyAndWait(defA, 'A again');
     const a2 = await runWorkload();
     const measuredA2 = await measured(a2.start - 200);
     expect(measuredA2.n).toBe(BATCHES * PER_BATCH);
