@@ -1207,27 +1207,43 @@ export function simulate(input: SimulationInput): SimulationResult {
 
 /**
  * Handler times for the completer model (SimulationInput.completer): each execution's
- * recorded run time less the flush wait it had under the recorded schedule. That wait is not
- * recorded (a run time is claim → finish written), so it is found by replaying the recorded
- * config with the completer: start from handler = run, replay, take each execution's
- * simulated wait for its batch (finish − claim − handler), handler = run − that wait, and
- * again (`rounds` replays; the waits are a few ms against runs of tens, so it settles fast).
+ * recorded run time less the flush wait the recorded schedule gave it. That wait is not
+ * recorded (a run time is claim → finish written), so it is fitted by replaying the recorded
+ * config with the completer: one offset W for every execution, handler = max(0, run − W),
+ * moved each replay by how far the replay's mean run time (finish − claim) lies from the
+ * recording's (`rounds` replays; the waits are a few ms against runs of tens, so it settles
+ * fast). One offset, not each execution's own simulated wait: until 2026-12-02 each run
+ * lost the wait its replay gave it, and where the replay put waits the engine had not (its
+ * handlers end together; the replay's, from recorded run times spread by the finish's own
+ * write, do not), the fitted handlers came out shorter than the handler can be (p10 38 ms
+ * for a 40 ms sleep), a near-saturated key ran 3–4% faster than the engine and its p99 was
+ * predicted 15–25% low (docs/benchmarks.md, sixteenth session).
  * `input` is the recorded config's simulation (its arrivals, coordinators, latencies and
  * completer); its `handlerMs`, `trace` and `scratch` are ignored.
  */
 export function fitHandlerTimes(input: SimulationInput, rounds = 3): Float64Array {
   const cols = Array.isArray(input.arrivals) ? toArrivalColumns(input.arrivals as readonly WhatIfArrival[]) : (input.arrivals as WhatIfArrivalColumns);
   const run = cols.runMs;
-  let handler = Float64Array.from(run);
-  for (let r = 0; r < rounds; r++) {
+  const n = cols.length;
+  let recorded = 0;
+  for (let i = 0; i < n; i++) recorded += run[i]!;
+  recorded = n > 0 ? recorded / n : 0;
+  let offset = 0;
+  const handler = Float64Array.from(run);
+  for (let r = 0; r < rounds && n > 0; r++) {
     const { trace } = simulate({ ...input, arrivals: cols, handlerMs: handler, trace: true, scratch: undefined });
-    const next = new Float64Array(cols.length);
-    for (let i = 0; i < cols.length; i++) {
+    let sum = 0;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
       const claim = trace!.claimAt[i]!;
       const fin = trace!.finishAt[i]!;
-      next[i] = Number.isNaN(claim) || Number.isNaN(fin) ? handler[i]! : Math.max(0, run[i]! - (fin - claim - handler[i]!));
+      if (Number.isNaN(claim) || Number.isNaN(fin)) continue;
+      sum += fin - claim;
+      m++;
     }
-    handler = next;
+    if (m === 0) break;
+    offset = Math.max(0, offset + sum / m - recorded);
+    for (let i = 0; i < n; i++) handler[i] = Math.max(0, run[i]! - offset);
   }
   return handler;
 }
