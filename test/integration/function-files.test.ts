@@ -190,6 +190,7 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_release_oldest', // new: the one UPDATE every release ends in
       'sluice_finish_rows', // new: sluice_finish's body, with the slot counters left to sluice_cycle (one upsert per cycle)
       'sluice_fold_slots', // new: slot counters folded from slot_deltas outside the task lock (20261202000100000_slot_deltas)
+      'sluice_run_keys_plus', // new: a claim pass's kept rows counted as running (fair passes; the look-again round, 2026-12-02)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -73,9 +73,12 @@ describe('router properties (fast-check)', () => {
       fc.asyncProperty(fc.oneof(anyInput, fc.record({ id, password: text })), async (input) => outcome(caller.users.resetPassword(input as never))),
       { numRuns: 30 },
     );
-    // The admin is still there and still an admin: no input demoted the last one.
-    const me = await db.pool.query(`SELECT role, active FROM users WHERE id = $1`, [admin.id]);
-    expect(me.rows[0]).toEqual({ role: 'admin', active: true });
+    // No input demoted or deactivated the last active admin. (The admin calling may itself be
+    // demoted: the generated creates can make other admins, and then that is allowed — a
+    // fresh-clone run on 2026-12-02 did exactly that, and the old check, "the caller is still
+    // an admin", failed on a correct answer.)
+    const admins = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE role = 'admin' AND active`);
+    expect(admins.rows[0]!.n).toBeGreaterThanOrEqual(1);
   });
 
   it('tokens and audit: any input → success or 4xx; anonymous and viewer callers get 401/403', async () => {

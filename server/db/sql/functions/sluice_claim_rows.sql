@@ -581,12 +581,7 @@ BEGIN
           v_sat_obj := v_sat_obj || v_rout;
         END IF;
         IF v_ids IS NOT NULL THEN
-          SELECT array_agg(z.gk), array_agg(z.n) INTO v_run_keys, v_run_n FROM (
-            SELECT u.gk, sum(u.n)::integer AS n FROM (
-              SELECT r.gk, r.n FROM unnest(v_run_keys, v_run_n) AS r(gk, n)
-              UNION ALL
-              SELECT k.gk, 1 FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk) WHERE e.id = ANY (v_ids)
-            ) u GROUP BY u.gk) z;
+          SELECT r.keys, r.n INTO v_run_keys, v_run_n FROM sluice_run_keys_plus(v_run_keys, v_run_n, v_ids) r;
           v_prev := v_prev || v_ids;
         END IF;
         v_fpass := v_fpass + 1;
@@ -687,12 +682,7 @@ BEGIN
       IF v_fg IS NULL AND NOT v_grate AND v_task_spec IS NULL AND v_full IS NOT NULL AND v_ids IS NOT NULL AND v_pass < 3
          AND cardinality(v_ids) < v_free - cardinality(v_prev) - v_hold AND v_cands >= v_window AND v_skipped < v_window
          AND (SELECT count(*) FROM jsonb_object_keys(v_full)) <= 8 THEN
-        SELECT array_agg(z.gk), array_agg(z.n) INTO v_run_keys, v_run_n FROM (
-          SELECT u.gk, sum(u.n)::integer AS n FROM (
-            SELECT r.gk, r.n FROM unnest(v_run_keys, v_run_n) AS r(gk, n)
-            UNION ALL
-            SELECT k.gk, 1 FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk) WHERE e.id = ANY (v_ids)
-          ) u GROUP BY u.gk) z;
+        SELECT r.keys, r.n INTO v_run_keys, v_run_n FROM sluice_run_keys_plus(v_run_keys, v_run_n, v_ids) r;
         v_prev := v_prev || v_ids;
         v_ids := NULL;
         v_skip_obj := v_skip_obj || v_full;
