@@ -159,8 +159,8 @@ export interface SimulationInput {
    * milliseconds add up along a key's queue.
    */
   completer?: { flushMs: number };
-  /** With `completer`: each execution's handler time (its run time less the flush wait it
-   *  had when recorded; fitHandlerTimes); default `runMs`. */
+  /** With `completer`: each execution's handler time (its run time less the recording's
+   *  mean flush wait, one offset for all; fitHandlerTimes); default `runMs`. */
   handlerMs?: ArrayLike<number>;
 }
 

@@ -142,7 +142,7 @@ export async function previewTaskWhatIf(db: Db, input: z.output<typeof whatIfInp
     durationMs,
     seed: input.seed,
   });
-  // Handler times: the recorded run times less the flush waits today's config gave them.
+  // Handler times: the recorded run times less the mean flush wait today's config gave them.
   const handlerMs = fitHandlerTimes(base(today));
   const run = (task: TaskDefinition) => simulate({ ...base(task), handlerMs, scratch });
   const a = run(today);

@@ -673,7 +673,10 @@ BEGIN
       -- filled (more of their rows in the window than they had room for: v_full): then
       -- the rows behind them are unread, though they may be claimable now. Keep this
       -- round's rows (they count as running for the next round's ranking, as a fair
-      -- pass's do), skip those keys, and look once more (rounds ≤ 3). Without it a task
+      -- pass's do), skip those keys, and look once more (rounds ≤ 3) — only when at most 8
+      -- keys filled it, and reading at most 4 × window + 64 rows per partition: unbounded,
+      -- W2 skew re-read thousands of the flood's rows behind every short round (659 vs 1,992
+      -- jobs/s, docs/benchmarks.md, sixteenth session). Without it a task
       -- whose oldest rows all wait on one key left slots idle until the next finish or
       -- poll: a row held by its user key (limit 1) started 16–26 ms after its user's
       -- finish at p90–p99, one held by its tenant 5–6 ms (the what-if calibration's
