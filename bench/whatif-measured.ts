@@ -24,7 +24,7 @@ import { fitHandlerTimes, MIN_P99_SAMPLES, simulate, toArrivalColumns, type What
 import { DEFAULT_FLUSH_MS } from '../server/core/coordinator-timings';
 import { taskDefinitionSchema, type TaskDefinitionInput } from '../server/core/task-definition';
 import { percentile } from '../server/core/metrics';
-import { WHATIF_TENANTS, whatIfBatch, whatIfConfigA } from './support/whatif-workload';
+import { WHATIF_TENANTS, whatIfBatch, whatIfConfigA, whatIfProducerPool } from './support/whatif-workload';
 
 const TASK = 'whatif-bench';
 const TENANTS = WHATIF_TENANTS;
@@ -59,6 +59,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
   const pgServer = await startTestPostgres('benchwhatif');
   const url = urlForDatabase(pgServer.adminUrl, pgServer.templateDb);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const producer = whatIfProducerPool(url);
   const harness = new CoordinatorHarness(url);
   const apply = async (def: TaskDefinitionInput) => {
     const { version } = await applyConfig(pool, SYSTEM_ACTOR, { tasks: [def] }, { message: 'bench:whatif' });
@@ -77,7 +78,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
   const workload = async (): Promise<number> => {
     const start = Date.now();
     for (let b = 0; b < batches; b++) {
-      await enqueue(pool, TASK, whatIfBatch(b));
+      await enqueue(producer, TASK, whatIfBatch(b));
       await sleep(400);
     }
     const deadline = Date.now() + 120_000;
@@ -204,6 +205,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
   } finally {
     await harness.stopAll();
     await pool.end();
+    await producer.end();
     await pgServer.stop();
   }
 }

@@ -3,6 +3,7 @@
 // (test/integration/whatif-calibration.test.ts): W2-shaped — tenants × users, a tenant
 // limit of 3 and 1 per user, half the traffic on t0 — arriving in batches of PER_BATCH,
 // handlers sleeping SLEEP_MS.
+import pg from 'pg';
 import type { TaskDefinitionInput } from '../../server/core/task-definition';
 
 export const WHATIF_TENANTS = ['t0', 't1', 't2', 't3'];
@@ -30,4 +31,20 @@ export function whatIfBatch(b: number) {
     const t = n % 2 === 0 ? 't0' : WHATIF_TENANTS[1 + (n % 3)]!;
     return { payload: { t, u: `${t}-u${n % 10}`, sleepMs: WHATIF_SLEEP_MS } };
   });
+}
+
+/**
+ * The calibration's producer: its own small pool whose commits do not wait for the WAL's
+ * fsync (`synchronous_commit = off`, per session). An execution's wait is measured from its
+ * run_at, the enqueue transaction's start, but nobody can claim it before that transaction
+ * commits; on this machine a durable commit of a 40-row batch took 5–23 ms and, now and then,
+ * 196 and 399 ms (IO:WALSync; 2 of 400 batches, 2026-12-03), and each such batch's pick-up
+ * (first start − run_at) followed its enqueue's duration to the millisecond. A disk stall on
+ * the producer's commit is not something a config change moves, nor the engine's scheduling
+ * that the simulator is calibrated against, and one such batch was a small tenant's whole p99
+ * (A again vs A 45% apart). The coordinators' own commits are asynchronous already
+ * (server/db/coordinator-pool.ts).
+ */
+export function whatIfProducerPool(url: string): pg.Pool {
+  return new pg.Pool({ connectionString: url, max: 2, application_name: 'whatif-producer', options: '-c synchronous_commit=off' });
 }
