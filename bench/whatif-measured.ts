@@ -43,6 +43,8 @@ export const CHANGES: { name: string; def: TaskDefinitionInput }[] = [
 
 interface Measured {
   throughput: number;
+  /** Mean run time (claimed → finish written), all rows and t0's: what the replay takes from A's recording. */
+  runMs: { all: number; t0: number };
   p99: Map<string, number>;
   count: Map<string, number>;
 }
@@ -89,15 +91,17 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
     return start;
   };
   const measure = async (since: number): Promise<Measured> => {
-    const r = await pool.query<{ t: string; wait_ms: number; ready: Date; finished: Date }>(
-      `SELECT groups->>'tenant' AS t, extract(epoch FROM started_at - run_at) * 1000 AS wait_ms, run_at AS ready, finished_at AS finished
+    const r = await pool.query<{ t: string; wait_ms: number; run_ms: number; ready: Date; finished: Date }>(
+      `SELECT groups->>'tenant' AS t, extract(epoch FROM started_at - run_at) * 1000 AS wait_ms, extract(epoch FROM finished_at - started_at) * 1000 AS run_ms, run_at AS ready, finished_at AS finished
        FROM executions WHERE task = $1 AND run_at >= to_timestamp($2 / 1000.0)`,
       [TASK, since - 200],
     );
     const first = Math.min(...r.rows.map((x) => x.ready.getTime()));
     const last = Math.max(...r.rows.map((x) => x.finished.getTime()));
     const of = (t: string) => r.rows.filter((x) => x.t === t).map((x) => Number(x.wait_ms));
-    return { throughput: (r.rows.length * 1000) / (last - first), p99: new Map(TENANTS.map((t) => [t, percentile(of(t), 99)!])), count: new Map(TENANTS.map((t) => [t, of(t).length])) };
+    const mean = (xs: { run_ms: number }[]) => xs.reduce((a, x) => a + Number(x.run_ms), 0) / Math.max(1, xs.length);
+    const runMs = { all: mean(r.rows), t0: mean(r.rows.filter((x) => x.t === 't0')) };
+    return { runMs, throughput: (r.rows.length * 1000) / (last - first), p99: new Map(TENANTS.map((t) => [t, percentile(of(t), 99)!])), count: new Map(TENANTS.map((t) => [t, of(t).length])) };
   };
   const pct = (p: number, a: number) => (Math.abs(p - a) / Math.max(a, 1)) * 100;
   try {
@@ -175,7 +179,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
       await sleep(1000);
       const m = await measure(await workload());
       compare(c.name, p, old, pm, m);
-      log(`${c.name}: measured`);
+      log(`${c.name}: measured (mean run ${m.runMs.all.toFixed(1)} ms, t0 ${m.runMs.t0.toFixed(1)}; A recorded ${measuredA.runMs.all.toFixed(1)}, t0 ${measuredA.runMs.t0.toFixed(1)})`);
     }
     await apply(A);
     await sleep(1000);
