@@ -141,12 +141,21 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
       const r = simulate({ ...common, task: parse(def), ...MODELS[model], trace: true });
       let first = Infinity;
       let last = 0;
+      let run = 0;
+      let runT0 = 0;
+      let nT0 = 0;
       for (let i = 0; i < columns.length; i++) {
         first = Math.min(first, columns.at[i]!);
         last = Math.max(last, r.trace!.finishAt[i]!);
+        const ran = r.trace!.finishAt[i]! - r.trace!.claimAt[i]!;
+        run += ran;
+        if (arrivals[i]!.keys?.tenant === 't0') {
+          runT0 += ran;
+          nT0++;
+        }
       }
       const tenants = r.keyWaits.filter((k) => k.group === 'tenant');
-      return { throughput: (columns.length * 1000) / (last - first), p99: new Map(tenants.map((k) => [k.key, k.p99WaitMs])), few: new Set(tenants.filter((k) => k.p99FewSamples).map((k) => k.key)) };
+      return { runMs: { all: run / columns.length, t0: runT0 / Math.max(1, nT0) }, throughput: (columns.length * 1000) / (last - first), p99: new Map(tenants.map((k) => [k.key, k.p99WaitMs])), few: new Set(tenants.filter((k) => k.p99FewSamples).map((k) => k.key)) };
     };
     type Other = { predicted: number; errorPct: number };
     type Row = { change: string; what: string; predicted: number; measured: number; errorPct: number; compared: boolean; medianHandoff?: Other; noCompleter?: Other };
@@ -179,7 +188,7 @@ export async function runMeasured(opts: { batches: number; log: (m: string) => v
       await sleep(1000);
       const m = await measure(await workload());
       compare(c.name, p, old, pm, m);
-      log(`${c.name}: measured (mean run ${m.runMs.all.toFixed(1)} ms, t0 ${m.runMs.t0.toFixed(1)}; A recorded ${measuredA.runMs.all.toFixed(1)}, t0 ${measuredA.runMs.t0.toFixed(1)})`);
+      log(`${c.name}: measured (mean run ${m.runMs.all.toFixed(1)} ms, t0 ${m.runMs.t0.toFixed(1)}; predicted ${p.runMs.all.toFixed(1)}, t0 ${p.runMs.t0.toFixed(1)}; A recorded ${measuredA.runMs.all.toFixed(1)}, t0 ${measuredA.runMs.t0.toFixed(1)})`);
     }
     await apply(A);
     await sleep(1000);

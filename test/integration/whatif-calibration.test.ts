@@ -2,7 +2,7 @@
 // W2-shaped workload (tenants × users, a tenant limit and 1 per user, 50% of the traffic on
 // one tenant, arriving in batches) runs under config A; from A's recording (read back from
 // executions, as the preview does) the simulator predicts config B (tenant limit lowered,
-// one tenant overridden up); then B runs on the same schedule and the prediction is
+// t0 overridden down to 1, t1 up to 4); then B runs on the same schedule and the prediction is
 // compared with what B did: throughput (executions ÷ first ready → last finish) and the
 // p99 wait (ready → claimed) of each tenant key, the group whose limits changed. Then A
 // runs again: A again vs A is the engine's own repeatability, the noise floor of any
@@ -38,7 +38,14 @@ const PER_BATCH = WHATIF_PER_BATCH;
 const SLEEP_MS = WHATIF_SLEEP_MS;
 
 const defA: TaskDefinitionInput = whatIfConfigA(TASK);
-const defB: TaskDefinitionInput = { ...defA, groups: [{ name: 'tenant', limit: 2, keyPath: 't', overrides: { t1: 4 } }, { name: 'user', limit: 1, keyPath: 'u' }] };
+// B: t0 (half the traffic, 50/s) overridden to 1 slot (~22/s: 2.3× over its capacity), t1 up
+// to 4, t2 and t3 down to 2. Until 2026-12-03 t0 kept the tenant limit of 2 (~43.5/s: 1.15×
+// over), where its p99 is the backlog left at the end and a 1% error in its start rate is
+// ~8% in the p99: the engine's own B runs were 14% apart there (2,524 vs 2,894 ms, one CI
+// run, three attempts), so the test could not tell the model's error from the engine's noise.
+// At 2.3× the same 1% is ~1.8%. The near-critical point stays measured in bench:whatif
+// (limit down), with its error reported there.
+const defB: TaskDefinitionInput = { ...defA, groups: [{ name: 'tenant', limit: 2, keyPath: 't', overrides: { t0: 1, t1: 4 } }, { name: 'user', limit: 1, keyPath: 'u' }] };
 
 
 let producerPool: ReturnType<typeof whatIfProducerPool> | null = null;
@@ -187,7 +194,7 @@ describe('what-if calibration (real coordinators)', () => {
     // The preview presenter on the first recording: today (A) vs proposed (B).
     const preview = await previewTaskWhatIf(ctx.db.pool, { task: taskDefinitionSchema.parse(defB) as unknown as Record<string, unknown>, windowHours: (Date.now() - a.start + 1500) / 3_600_000, seed: 1 });
     expect(preview.coverage.executions).toBe(BATCHES * PER_BATCH);
-    // t0 (half the traffic) loses a slot: it, or one of its users, is the most affected key.
+    // t0 (half the traffic) loses two slots: it, or one of its users, is the most affected key.
     // (The preview lists five keys; t0's five users can fill them, so the tenant key itself
     // need not be listed: a fresh-clone CI on an idle machine showed only t0's users.)
     expect(preview.keys[0]!.key).toMatch(/^t0/);
