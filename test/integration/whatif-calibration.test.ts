@@ -30,9 +30,9 @@ const TASK = 'whatif-bench';
 const TENANTS = WHATIF_TENANTS;
 // bench:whatif's size: every small tenant ~320 executions, so its p99 is not its one slowest
 // batch (with 16 batches, ~107 each, a single batch's pick-up — its enqueue's commit — or
-// hand-off was the p99: 5 runs on 2026-12-03 missed 15% on t1 in 6 of 11 attempts, B's t1
-// 69–90 ms against 57–65 predicted; with 48, three runs passed on the first attempt, worst
-// figure 8.9, 7.0 and 4.6%).
+// hand-off was the p99: 5 runs on 2026-12-03 missed 15% in 7 of 11 attempts, five of them
+// B's t1, 69–90 ms against 57–62 predicted; with 48, three runs passed on the first
+// attempt, worst figure 8.9, 7.0 and 4.6%).
 const BATCHES = 48;
 const PER_BATCH = WHATIF_PER_BATCH;
 const SLEEP_MS = WHATIF_SLEEP_MS;
