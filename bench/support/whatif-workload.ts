@@ -37,12 +37,12 @@ export function whatIfBatch(b: number) {
  * The calibration's producer: its own small pool whose commits do not wait for the WAL's
  * fsync (`synchronous_commit = off`, per session). An execution's wait is measured from its
  * run_at, the enqueue transaction's start, but nobody can claim it before that transaction
- * commits; on this machine a durable commit of a 40-row batch took 5–23 ms and, now and then,
- * 196 and 399 ms (IO:WALSync; 2 of 400 batches, 2026-12-03), and each such batch's pick-up
- * (first start − run_at) followed its enqueue's duration to the millisecond. A disk stall on
- * the producer's commit is not something a config change moves, nor the engine's scheduling
- * that the simulator is calibrated against, and one such batch was a small tenant's whole p99
- * (A again vs A 45% apart). The coordinators' own commits are asynchronous already
+ * commits: on this machine a 40-row enqueue took 5–23 ms and a batch's pick-up (first start −
+ * run_at) was within 2 ms of it in 380 of 400 timed batches; twice in 400 others the pick-up
+ * was 196 and 399 ms while the only statement running was a COMMIT in IO:WALSync (2026-12-03).
+ * A disk stall on the producer's commit is not something a config change moves, nor the
+ * engine's scheduling that the simulator is calibrated against, and one such batch was a
+ * small tenant's whole p99 (A again vs A 45% apart). The coordinators' own commits are asynchronous already
  * (server/db/coordinator-pool.ts).
  */
 export function whatIfProducerPool(url: string): pg.Pool {
