@@ -117,7 +117,7 @@ try {
   await pool.query(`INSERT INTO partition_stats (task, partition, depth, in_flight, spilled)
      SELECT task, partition, count(*) FILTER (WHERE state IN ('queued', 'blocked')), count(*) FILTER (WHERE state = 'running'), 0
        FROM executions GROUP BY task, partition
-     ON CONFLICT (task, partition) DO UPDATE SET depth = excluded.depth, in_flight = excluded.in_flight`);
+     ON CONFLICT (task, partition) DO UPDATE SET depth = excluded.depth, in_flight = excluded.in_flight, claim_floor = '-infinity'`);
   await pool.query(`UPDATE partition_stats ps SET spilled = o.n FROM (SELECT task, partition, count(*) AS n FROM overflow GROUP BY 1, 2) o
      WHERE ps.task = o.task AND ps.partition = o.partition`);
   await pool.query(`INSERT INTO group_slots (task, group_name, group_key, in_flight, queued)

@@ -7,7 +7,7 @@
 import type { Db } from './pool';
 // eslint-disable-next-line sluice/architecture -- the arrow Db → Core is for types; how many rows may drain is core's rule, applied per partition row read here
 import { spillDrainCount } from '../core/backpressure';
-import { addQueuedGroupKeys, insertExecutions, jitOffForLargeBatch, lockStreams } from './enqueue-executions';
+import { addQueuedGroupKeys, claimFloorOffsets, insertExecutions, jitOffForLargeBatch, lockStreams, lowerClaimFloorSql } from './enqueue-executions';
 
 export interface DrainResult {
   task: string;
@@ -49,29 +49,31 @@ export async function drainOverflow(db: Db, task: string, maxDepth: number, limi
   await db.query('DELETE FROM overflow WHERE id = ANY ($1::bigint[])', [take.map((r) => r.id)]);
   await addQueuedGroupKeys(db, task, take.flatMap((r) => Object.entries(r.groups) as [string, string][]));
   await lockStreams(db, task, take.map((r) => r.stream_key).filter((s): s is string => s !== null));
-  await insertExecutions(
-    db,
-    task,
-    take.map((r) => ({
-      id: r.id,
-      partition: r.partition,
-      payload: r.payload,
-      groups: r.groups,
-      streamKey: r.stream_key,
-      idempotencyKey: r.idempotency_key,
-      delayMs: Math.max(0, r.run_at.getTime() - Date.now()),
-      enqueuedAt: r.enqueued_at,
-      traceparent: r.traceparent,
-      priority: r.priority,
-      priorityLeadMs: Number(r.priority_lead_ms),
-    })),
-  );
+  const newRows = take.map((r) => ({
+    id: r.id,
+    partition: r.partition,
+    payload: r.payload,
+    groups: r.groups,
+    streamKey: r.stream_key,
+    idempotencyKey: r.idempotency_key,
+    delayMs: Math.max(0, r.run_at.getTime() - Date.now()),
+    enqueuedAt: r.enqueued_at,
+    traceparent: r.traceparent,
+    priority: r.priority,
+    priorityLeadMs: Number(r.priority_lead_ms),
+  }));
+  await insertExecutions(db, task, newRows);
   const per = new Map<number, number>();
   for (const r of take) per.set(r.partition, (per.get(r.partition) ?? 0) + 1);
+  // the drained rows are claimable (or blocked behind their stream) with the claim_at they
+  // were enqueued with: each partition's claim floor comes down to them, under the row lock
+  // taken above (migration 20261203000100000_claim_floor)
+  const floors = claimFloorOffsets(newRows);
   await db.query(
-    `UPDATE partition_stats ps SET depth = ps.depth + d.n, spilled = greatest(ps.spilled - d.n, 0), updated_at = now()
-     FROM unnest($2::int[], $3::int[]) AS d(partition, n) WHERE ps.task = $1 AND ps.partition = d.partition`,
-    [task, [...per.keys()], [...per.values()]],
+    `UPDATE partition_stats ps SET depth = ps.depth + d.n, spilled = greatest(ps.spilled - d.n, 0), updated_at = now(),
+       ${lowerClaimFloorSql('d.floor_ms')}
+     FROM unnest($2::int[], $3::int[], $4::float8[]) AS d(partition, n, floor_ms) WHERE ps.task = $1 AND ps.partition = d.partition`,
+    [task, [...per.keys()], [...per.values()], [...per.keys()].map((p) => floors.get(p) ?? null)],
   );
   return { task, drained: take.length };
 }

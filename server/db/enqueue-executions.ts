@@ -176,6 +176,32 @@ export interface NewExecutionRow {
   priorityLeadMs?: number;
 }
 
+/**
+ * Per partition, the least (delayMs − priorityLeadMs) of rows about to be inserted: their
+ * claim_at is run_at − lead with run_at = now() + delay (insertExecutions), so the least
+ * claim_at in the partition is now() + this. The partition's claim floor must come down to it
+ * in the same transaction, under the partition_stats row lock the enqueue holds
+ * (addEnqueueCounters' claimFloorMs; migration 20261203000100000_claim_floor).
+ */
+export function claimFloorOffsets(rows: readonly NewExecutionRow[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const r of rows) {
+    const v = r.delayMs - (r.priorityLeadMs ?? 0);
+    const seen = out.get(r.partition);
+    if (seen === undefined || v < seen) out.set(r.partition, v);
+  }
+  return out;
+}
+
+/** The claim floor's lowering as the SET clauses of an UPDATE of partition_stats `ps`: to
+ *  (now() + offset − 1 ms, id 0) unless it is below that already, the 1 ms a margin over the
+ *  microsecond rounding of the insert's own arithmetic; NULL offset: unchanged. */
+export const lowerClaimFloorSql = (offsetMs: string) => {
+  const at = `((now() AT TIME ZONE 'UTC') + make_interval(secs => ${offsetMs} / 1000.0) - interval '1 millisecond')`;
+  return `claim_floor_id = CASE WHEN ${at} <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END,
+           claim_floor = CASE WHEN ${offsetMs} IS NULL THEN ps.claim_floor ELSE least(ps.claim_floor, ${at}) END`;
+};
+
 export interface InsertedExecution {
   id: number;
   partition: number;
@@ -296,6 +322,9 @@ export interface PartitionEnqueueDelta {
   /** Staged backpressure: the partition's stage once these are in (core/backpressure-stages.ts);
    *  a change from the stored bp_stage counts in bp_stage_changes. Absent: unchanged. */
   stage?: string;
+  /** The accepted rows' least claim_at − now() in ms (claimFloorOffsets): the partition's
+   *  claim floor comes down to it. Absent: nothing claimable was inserted here. */
+  claimFloorMs?: number;
 }
 
 /** Executions a committed enqueue made claimable at once: NOTIFY sluice_enqueue with the
@@ -328,14 +357,16 @@ export async function addEnqueueCounters(
            spilled_total = ps.spilled_total + d.spilled, shed_total = ps.shed_total + d.shed,
            throttled_total = ps.throttled_total + CASE WHEN $7 THEN d.accepted ELSE 0 END, updated_at = now(),
            bp_stage = coalesce(d.stage, ps.bp_stage),
-           bp_stage_changes = ps.bp_stage_changes + (coalesce(d.stage, ps.bp_stage) <> ps.bp_stage)::int
-       FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $8::text[]) AS d(partition, accepted, spilled, shed, stage)
+           bp_stage_changes = ps.bp_stage_changes + (coalesce(d.stage, ps.bp_stage) <> ps.bp_stage)::int,
+           ${lowerClaimFloorSql('d.floor_ms')}
+       FROM unnest($2::int[], $3::int[], $4::int[], $5::int[], $8::text[], $11::float8[]) AS d(partition, accepted, spilled, shed, stage, floor_ms)
        WHERE ps.task = $1 AND ps.partition = d.partition
      )
      SELECT CASE WHEN $6 THEN pg_notify('${ENQUEUE_CHANNEL}', $1) END`,
     [
       task, d.map((x) => x.partition), d.map((x) => x.accepted), d.map((x) => x.spilled), d.map((x) => x.shed), wake, throttled,
       d.map((x) => x.stage ?? null), groupKeys.map((x) => x[0]), groupKeys.map((x) => x[1]),
+      d.map((x) => (x.accepted > 0 ? (x.claimFloorMs ?? null) : null)),
     ],
   );
 }

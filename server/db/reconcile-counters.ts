@@ -1,5 +1,5 @@
 // Reconciler (seed 003): recomputes one task's counters from the tables — task in_flight
-// and running floor,
+// and running floor, per-partition claim floor,
 // per-partition depth / in_flight / spilled, per-key in_flight / queued — records every
 // mismatch in reconcile_log and repairs it; then releases rows left waiting on a key
 // with a slot that no claimable row of the key will take (sluice_release_stranded), which
@@ -72,6 +72,38 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
       `UPDATE task_runtime SET running_floor = (SELECT min(started_at) FROM executions WHERE task = $1 AND state = 'running' AND cardinality(group_keys) > 0) WHERE task = $1`,
       [task],
     );
+  }
+
+  // The claim floor (migration 20261203000100000_claim_floor) must be at or before the
+  // (claim_at, id) of every claimable row of its partition: every scan of the head starts
+  // there, and a row before it would never be claimed. After one, it is reset to no bound
+  // (the next claim there raises it; logged as epoch milliseconds, recorded the effective
+  // floor: nothing should move it there). Under the task lock and every partition row lock, so no claim raises it and no
+  // producer lowers it meanwhile; compared in SQL (microseconds).
+  const floors = await db.query<{ partition: number; floor_ms: number; earliest_ms: number }>(
+    `SELECT ps.partition, extract(epoch FROM f.at) * 1000 AS floor_ms, extract(epoch FROM c.claim_at) * 1000 AS earliest_ms
+     FROM partition_stats ps
+     CROSS JOIN LATERAL (SELECT ((SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = $1) ->> ps.partition::text)::timestamp AS low) l
+     CROSS JOIN LATERAL (
+       SELECT CASE WHEN l.low <= ps.claim_floor THEN l.low ELSE ps.claim_floor END AS at,
+              CASE WHEN l.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END AS id) f
+     CROSS JOIN LATERAL (
+       SELECT e.claim_at, e.id FROM executions e
+       WHERE e.task = $1 AND e.partition = ps.partition AND e.state = 'queued' AND e.waiting_on IS NULL
+       ORDER BY e.claim_at, e.id LIMIT 1) c
+     WHERE ps.task = $1 AND (c.claim_at, c.id) < (f.at, f.id)
+     ORDER BY ps.partition`,
+    [task],
+  );
+  for (const f of floors.rows) {
+    // an 'infinity' floor (no claimable row when it was raised) is logged as the largest safe integer
+    const ms = (v: number) => (Number.isFinite(Number(v)) ? Math.floor(Number(v)) : Number.MAX_SAFE_INTEGER);
+    out.push({ counter: 'partition.claim_floor', partition: f.partition, groupName: null, groupKey: null, recorded: ms(f.floor_ms), actual: ms(f.earliest_ms) });
+  }
+  if (floors.rows.length > 0) {
+    await db.query(`UPDATE partition_stats SET claim_floor = '-infinity', claim_floor_id = 0 WHERE task = $1 AND partition = ANY ($2::int[])`, [
+      task, floors.rows.map((f) => f.partition),
+    ]);
   }
 
   const parts = await db.query<{ partition: number; depth: number; in_flight: number; spilled: number; a_depth: number; a_running: number; a_spilled: number }>(

@@ -13,7 +13,8 @@
 //   parkedAttempts: for "keep attempts" replays, the executions were enqueued parked a
 //     minute ahead (so no coordinator can claim them yet); this sets their attempts and
 //     releases them (run_at = now()) in one statement.
-import type { Db } from './pool';
+import { withTransaction, type Db } from './pool';
+import { lockTask } from './task-lock';
 
 export interface ReplayItemRow {
   deadLetterId: number;
@@ -92,16 +93,28 @@ export async function recordReplayBatch(db: Db, jobId: number, owner: string, ou
   return out;
 }
 
-/** Releases parked executions with the attempts they keep; only rows nobody could have claimed. */
-export async function releaseParkedExecutions(db: Db, ids: readonly number[], attempts: readonly number[]): Promise<number> {
+/** Releases parked executions of a task with the attempts they keep; only rows nobody could
+ *  have claimed. Their run_at (so their claim_at) comes down from the park to now, so their
+ *  partitions' claim floors follow, under the task lock (sluice_claim_floor_lower; migration
+ *  20261203000100000_claim_floor): one transaction. */
+export async function releaseParkedExecutions(pool: Db, task: string, ids: readonly number[], attempts: readonly number[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const r = await db.query(
-    `UPDATE executions e SET attempts = x.attempts, run_at = now()
-       FROM unnest($1::bigint[], $2::int[]) AS x(id, attempts)
-      WHERE e.id = x.id AND e.state IN ('queued', 'blocked') AND e.attempts = 0`,
-    [ids, attempts],
-  );
-  return r.rowCount ?? 0;
+  return withTransaction(pool, async (db) => {
+    await lockTask(db, task);
+    const r = await db.query<{ n: number }>(
+      `WITH moved AS (
+         UPDATE executions e SET attempts = x.attempts, run_at = now()
+           FROM unnest($1::bigint[], $2::int[]) AS x(id, attempts)
+          WHERE e.id = x.id AND e.task = $3 AND e.state IN ('queued', 'blocked') AND e.attempts = 0
+         RETURNING e.partition, e.claim_at, e.state, e.waiting_on
+       )
+       SELECT (SELECT count(*)::int FROM moved) AS n
+       FROM (SELECT sluice_claim_floor_lower($3, array_agg(m.partition), array_agg(m.claim_at))
+             FROM moved m WHERE m.state = 'queued' AND m.waiting_on IS NULL) l`,
+      [ids, attempts, task],
+    );
+    return r.rows[0]?.n ?? 0;
+  });
 }
 
 /**

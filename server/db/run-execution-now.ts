@@ -19,9 +19,16 @@ export interface RunNowResult {
 export async function runExecutionNow(db: Db, task: string, id: number): Promise<RunNowResult | null> {
   await lockTask(db, task);
   const r = await db.query<{ id: number; previous: Date; run_at: Date }>(
-    `WITH old AS (SELECT e.id, e.run_at AS previous FROM executions e WHERE e.id = $2 AND e.task = $1 AND e.state = 'queued' AND e.run_at > now())
-     UPDATE executions e SET run_at = now() FROM old WHERE e.id = old.id AND e.state = 'queued'
-     RETURNING e.id, old.previous, e.run_at`,
+    // its claim_at moves down with run_at: the partition's claim floor follows, under the
+    // task lock (sluice_claim_floor_lower; migration 20261203000100000_claim_floor)
+    `WITH old AS (SELECT e.id, e.run_at AS previous FROM executions e WHERE e.id = $2 AND e.task = $1 AND e.state = 'queued' AND e.run_at > now()),
+     moved AS (
+       UPDATE executions e SET run_at = now() FROM old WHERE e.id = old.id AND e.state = 'queued'
+       RETURNING e.id, old.previous, e.run_at, e.partition, e.claim_at, e.waiting_on
+     )
+     SELECT m.id, m.previous, m.run_at,
+            CASE WHEN m.waiting_on IS NULL THEN sluice_claim_floor_lower($1, ARRAY[m.partition], ARRAY[m.claim_at]) END AS lowered
+     FROM moved m`,
     [task, id],
   );
   const row = r.rows[0];

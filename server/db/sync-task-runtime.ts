@@ -136,8 +136,10 @@ async function shrinkPartitions(db: Db, task: string, count: number): Promise<nu
   );
   await db.query(`UPDATE overflow SET partition = partition % $2 WHERE task = $1 AND partition >= $2`, [task, count]);
   await db.query(
+    // the moved rows keep their claim_at in partitions whose claim floors knew nothing of
+    // them: no bound until the next claim there raises it (migration 20261203000100000_claim_floor)
     `UPDATE partition_stats ps SET depth = coalesce(c.depth, 0), in_flight = coalesce(c.running, 0),
-       spilled = coalesce(o.n, 0), updated_at = now()
+       spilled = coalesce(o.n, 0), updated_at = now(), claim_floor = '-infinity'
      FROM (SELECT p FROM generate_series(0, $2 - 1) p) parts
      LEFT JOIN (SELECT partition, count(*) FILTER (WHERE state IN ('queued', 'blocked')) AS depth,
                        count(*) FILTER (WHERE state = 'running') AS running

@@ -186,7 +186,7 @@ async function replayBatch(pool: pg.Pool, job: ReplayJobRow, items: ReplayItemRo
       }
     });
     if (parked.length > 0) {
-      await releaseParkedExecutions(pool, parked.map((p) => p.id), parked.map((p) => p.attempts));
+      await releaseParkedExecutions(pool, task, parked.map((p) => p.id), parked.map((p) => p.attempts));
     }
     log?.(`[dlq-replay] job ${job.id}: enqueued ${list.length} of task ${task}`);
   }

@@ -30,6 +30,7 @@ import { routeBatch } from '../core/routing';
 import { planEnqueue, type EnqueueRejection } from '../core/enqueue-plan';
 import {
   addEnqueueCounters,
+  claimFloorOffsets,
   addQueuedGroupKeys,
   addRejectedCounters,
   findByIdempotencyKeys,
@@ -293,7 +294,9 @@ async function enqueueOnce(
           return !predicted.rejection && predicted.throttledMs === 0 && predicted.accepted.length === live.length;
         };
         if (earlyInsert && live.length > 0 && live.every((i) => prepared[i]!.streamKey === null) && predictedClean()) {
-          const inserted = await insertExecutions(client, taskName, live.map((i) => row(i, 0)));
+          const liveRows = live.map((i) => row(i, 0));
+          const inserted = await insertExecutions(client, taskName, liveRows);
+          const floors = claimFloorOffsets(liveRows);
           const locked = await lockPartitions(client, taskName, live.map((i) => partitions[i]!));
           const byPartition = new Map(locked.map((l) => [l.partition, l]));
           if (byPartition.size !== new Set(live.map((i) => partitions[i]!)).size) throw new PartitionsChanged();
@@ -311,7 +314,7 @@ async function enqueueOnce(
             results[i] = { id: r.id, partition: r.partition, state: r.state, deduplicated: false };
             const p = partitions[i]!;
             const stage = plan.stages.get(p);
-            const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0, ...(stage ? { stage } : {}) };
+            const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0, claimFloorMs: floors.get(p), ...(stage ? { stage } : {}) };
             d.accepted++;
             deltas.set(p, d);
           });
@@ -366,7 +369,9 @@ async function enqueueOnce(
           taskName,
           [...accepted, ...spilled].map((i) => prepared[i]!.streamKey).filter((s): s is string => s !== null),
         );
-        const inserted = await insertExecutions(client, taskName, accepted.map((i) => row(i, throttledMs)));
+        const acceptedRows = accepted.map((i) => row(i, throttledMs));
+        const inserted = await insertExecutions(client, taskName, acceptedRows);
+        const floors = claimFloorOffsets(acceptedRows);
         accepted.forEach((i, k) => {
           const r = inserted[k]!;
           results[i] = { id: r.id, partition: r.partition, state: r.state, deduplicated: false };
@@ -384,7 +389,7 @@ async function enqueueOnce(
         const bump = (i: number, field: 'accepted' | 'spilled' | 'shed') => {
           const p = partitions[i]!;
           const stage = stageOfPartition.get(p);
-          const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0, ...(stage ? { stage } : {}) };
+          const d = deltas.get(p) ?? { partition: p, accepted: 0, spilled: 0, shed: 0, claimFloorMs: floors.get(p), ...(stage ? { stage } : {}) };
           d[field]++;
           deltas.set(p, d);
         };

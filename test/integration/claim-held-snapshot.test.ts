@@ -2,7 +2,9 @@
 // an entry for every row claimed since the snapshot (none can be removed or marked dead),
 // at the head of each partition's range. The cycle reads that head once — its ranking —
 // and not a second time for the cheap exit, which only a claim of its own (the claim loop's
-// idle poll, before it takes any lock) needs.
+// idle poll, before it takes any lock) needs; and it reads it from the partition's claim
+// floor (migration 20261203000100000_claim_floor), which each claim raises past the rows it
+// claimed, so what it walks is the rows claimed since the last claim, not since the snapshot.
 import { describe, it, expect, beforeAll } from 'vitest';
 import pg from 'pg';
 import { testDatabase, type TestDatabase } from './db';
@@ -19,7 +21,7 @@ beforeAll(async () => {
 const succeed = (rows: ClaimedExecution[]) => rows.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const }));
 
 describe('a cycle under a held snapshot', () => {
-  it('reads the claim index head once: the entries of the 2,400 rows claimed since the snapshot are walked by the ranking only', async () => {
+  it('reads the claim index from the claim floor: not the entries of the 2,400 rows claimed since the snapshot, only the last cycle\'s 200', async () => {
     await applyTasks(db.pool, [{ name: 'ch', partitions: 1, concurrency: 200, groups: [{ name: 'tenant', limit: 200, keyPath: 't' }], backpressure: { maxDepth: 100_000 } }]);
     const me = await fakeCoordinator(db.pool, ['ch']);
     await enqueue(db.pool, 'ch', Array.from({ length: 3000 }, (_, i) => ({ payload: { t: `t${i % 4}` } })));
@@ -38,10 +40,16 @@ describe('a cycle under a held snapshot', () => {
       // 2,400 claimed since the snapshot; the next cycle, measured
       const { reads, value } = await claimIndexReads(db.pool, one, (c) => finishAndClaimExecutions(c, me, 'ch', succeed(running), 200, 60_000));
       expect(value.claimed).toHaveLength(200);
-      // the ranking: the 2,400 entries, then live rows it reads (measured 2,717); with the
-      // cheap exit's walk of the same head before it, 5,118
-      expect(reads).toBeGreaterThan(2400);
-      expect(reads).toBeLessThan(3400);
+      // the ranking from the floor the last cycle left (its window: 1.5 × 200 + 16 live rows),
+      // then the raise's probe from there past the 200 rows this cycle claimed: measured 518.
+      // From the start of the range, as before the floor: the 2,400 entries, then the live
+      // rows (2,717); with the cheap exit's walk of the same head before it, 5,118.
+      expect(reads).toBeGreaterThan(316);
+      expect(reads).toBeLessThan(900);
+      // the floor is at the first row still queued
+      const first = await db.pool.query(`SELECT min(id)::int AS id FROM executions WHERE task = 'ch' AND state = 'queued'`);
+      const floor = await db.pool.query(`SELECT claim_floor_id::int AS id FROM partition_stats WHERE task = 'ch' AND partition = 0`);
+      expect(floor.rows[0].id).toBe(first.rows[0].id);
     } finally {
       await holder.query('ROLLBACK');
       await holder.end();

@@ -6,7 +6,7 @@
 // generated from run_at, as a real wait would leave it).
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
+import { applyTasks, fakeCoordinator, lowerClaimFloors } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
@@ -87,6 +87,7 @@ describe('priorities', () => {
       const low = (await enqueue(db.pool, task, [{ payload: { tag: 'low' }, priority: 0 }])).executions[0]!.id!;
       for (let round = 1; round <= 10; round++) {
         await db.pool.query(`UPDATE executions SET run_at = run_at - interval '1 second' WHERE task = $1 AND state = 'queued'`, [task]);
+        await lowerClaimFloors(db.pool, task);
         await enqueue(db.pool, task, [0, 1].map((i) => ({ payload: { tag: `high-${round}-${i}` }, priority: 3 })));
         const got = await claimExecutions(db.pool, coord, task, 2, 60_000);
         await finish(task, got);

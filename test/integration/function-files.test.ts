@@ -191,6 +191,8 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_finish_rows', // new: sluice_finish's body, with the slot counters left to sluice_cycle (one upsert per cycle)
       'sluice_fold_slots', // new: slot counters folded from slot_deltas outside the task lock (20261202000100000_slot_deltas)
       'sluice_run_keys_plus', // new: a claim pass's kept rows counted as running (fair passes; the look-again round, 2026-12-02)
+      'sluice_claim_floor_lower', // new: the claim floor lowered under the task lock (20261203000100000_claim_floor)
+      'sluice_claim_floors', // new: each partition's effective claim floor (20261203000100000_claim_floor)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -11,7 +11,7 @@ import { getTaskCharts } from '../../server/presenters/task-metrics';
 import { controlPlaneMetricsText } from '../../server/presenters/control-plane-metrics';
 import { DEFAULT_ALERT_POLICY, type AlertPolicy } from '../../server/core/alert-evaluation';
 import { isCoreError } from '../../server/core/errors';
-import { fakeCoordinator } from '../support/engine-fixtures';
+import { fakeCoordinator, lowerClaimFloors } from '../support/engine-fixtures';
 import { claimExecutions } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
 import { registerCoordinator, cleanupStaleMembers } from '../../server/db/coordinator-membership';
@@ -114,6 +114,7 @@ describe('wait vs run time', () => {
     // Ready 40 s ago (enqueued two hours ago with a delay): waited 40 s, runs a few ms.
     await enqueue(db.pool, 'backlog', Array.from({ length: 3 }, (_, i) => ({ payload: { i } })));
     await db.pool.query(`UPDATE executions SET run_at = now() - interval '40 seconds', enqueued_at = now() - interval '2 hours' WHERE task = 'backlog'`);
+    await lowerClaimFloors(db.pool, 'backlog');
     const coord = await fakeCoordinator(db.pool, ['backlog']);
     const got = await claimExecutions(db.pool, coord, 'backlog', 10, 60_000);
     expect(got).toHaveLength(3);

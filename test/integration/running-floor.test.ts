@@ -10,7 +10,7 @@
 //  * a floor after a running row's start is the reconciler's to repair, logged.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator, sleep, statsDelta } from '../support/engine-fixtures';
+import { applyTasks, fakeCoordinator, lowerClaimFloors, sleep, statsDelta } from '../support/engine-fixtures';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
 import { finishExecutions } from '../../server/db/finish-executions';
@@ -58,6 +58,7 @@ describe('the running floor', () => {
     // solo, the oldest id of all, is due again and starts now: the floor stays where the
     // running rows are (an id floor would have fallen back to it) …
     await db.pool.query(`UPDATE executions SET run_at = now() - interval '1 second' WHERE id = $1`, [solo!.id]);
+    await lowerClaimFloors(db.pool, 'rf');
     const again = await claimExecutions(db.pool, me, 'rf', 5, 60_000);
     expect(again.map((e) => e.id)).toContain(solo!.id);
     expect((await floorOf('rf')).getTime()).toBeGreaterThanOrEqual(risen.getTime());
@@ -86,6 +87,7 @@ describe('the running floor', () => {
       await enqueue(db.pool, 'rf-held', Array.from({ length: 1_600 }, (_, i) => ({ payload: { t: `t${i % 7}` } })));
       for (let i = 0; i < 30; i++) await finishExecutions(db.pool, 'rf-held', succeed(await claimExecutions(db.pool, me, 'rf-held', 50, 60_000)));
       await db.pool.query(`UPDATE executions SET run_at = now() - interval '1 second' WHERE id = $1`, [late!.id]);
+      await lowerClaimFloors(db.pool, 'rf-held');
       const running = await claimExecutions(db.pool, me, 'rf-held', 20, 60_000);
       expect(running.map((e) => e.id)).toContain(late!.id);
       // one more claim, counting what it read of executions_running_idx (one connection)

@@ -9,7 +9,7 @@
 //    that holder is released.
 import { describe, it, expect, beforeAll } from 'vitest';
 import { testDatabase, type TestDatabase } from './db';
-import { applyTasks, fakeCoordinator, sleep } from '../support/engine-fixtures';
+import { applyTasks, fakeCoordinator, lowerClaimFloors, sleep } from '../support/engine-fixtures';
 import { coordinatorTestContext, waitFor } from '../support/coordinator-harness';
 import { enqueue } from '../../server/services/enqueue';
 import { claimExecutions, type ClaimedExecution } from '../../server/db/claim-executions';
@@ -90,6 +90,7 @@ describe('why-waiting agrees with the claim (SQL level)', () => {
     expect(await claimExecutions(db.pool, me, 'st', 10, 60_000)).toEqual([]);
     // the head's retry comes due: it is claimable (the blocked row still is not), claimed, succeeds
     await db.pool.query(`UPDATE executions SET run_at = now() WHERE id = $1`, [head]);
+    await lowerClaimFloors(db.pool, 'st');
     expect((await why(db.pool, head!)).reason).toBe('claimable');
     const [h2] = await claimExecutions(db.pool, me, 'st', 10, 60_000);
     expect(h2!.id).toBe(head);
@@ -113,6 +114,7 @@ describe('why-waiting agrees with the claim (SQL level)', () => {
     expect((await why(db.pool, delayed!)).holds.map((h) => h.reason)).toEqual(['scheduled']);
     expect(await claimExecutions(db.pool, me, 'd', 10, 60_000)).toEqual([]);
     await db.pool.query(`UPDATE executions SET run_at = now() WHERE id = $1`, [delayed]);
+    await lowerClaimFloors(db.pool, 'd');
     await setTaskPaused(db.pool, SYSTEM_ACTOR, { task: 'd', paused: true });
     expect(await why(db.pool, delayed!)).toMatchObject({ reason: 'task_paused', text: 'task d is paused' });
     expect(await claimExecutions(db.pool, me, 'd', 10, 60_000)).toEqual([]);

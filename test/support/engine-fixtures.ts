@@ -46,6 +46,16 @@ export async function partitionStats(pool: pg.Pool, task: string) {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A test that moves a task's queued rows back in claim order behind the engine's back
+ * (run_at set into the past by SQL) must lower the claim floors too, as every engine path
+ * that makes a row claimable does (migration 20261203000100000_claim_floor): else the claim
+ * starts its scan above the moved rows, until the reconciler repairs the floor.
+ */
+export async function lowerClaimFloors(pool: Db, task: string): Promise<void> {
+  await pool.query(`UPDATE partition_stats SET claim_floor = '-infinity' WHERE task = $1`, [task]);
+}
+
 /** How the numeric columns of the statistics query `sql` (one row, read through `stats`)
  *  moved while `fn` ran on the connection `c`. Statistics reach the shared counters when a
  *  backend flushes them (PG 15: pg_stat_force_next_flush on that backend, applied at the

@@ -12,7 +12,9 @@
 --     cycle, which holds the task lock already and goes straight to the ranking;
 --  2. lock the task_runtime row (its own statement: in READ COMMITTED each statement of
 --     a volatile function takes a new snapshot, so the next ones see every counter the
---     previous claimer committed); free = least(max, concurrency − in_flight);
+--     previous claimer committed); free = least(max, concurrency − in_flight); every
+--     scan of an owned partition's head below starts at its claim floor (no claimable
+--     row lies before it; raised at the end, step 5);
 --  3. ungrouped task: the oldest `free` rows over my partitions (LATERAL per partition);
 --  4. grouped task: keys in use from the task's running rows (≤ concurrency), saturated
 --     keys = those at their limit; per owned partition the oldest claimable rows touching
@@ -26,7 +28,9 @@
 --  5. the first `free` kept rows become running with a fresh lease token (UPDATE by
 --     primary key); task_runtime and partition_stats counters move, in the engine's lock
 --     order: task_runtime → executions → partition_stats (sorted) → rate_state (sorted);
---     the group_slots counters' moves are logged (slot_deltas) and folded later.
+--     the group_slots counters' moves are logged (slot_deltas) and folded later; the
+--     claim floors of the partitions claimed from rise to their first claimable row
+--     (migration 20261203000100000_claim_floor: the invariant and who lowers them).
 -- Rate limits (issue #19; the blocks marked "Rate limits" below, the rule in
 -- server/core/rate-limit.ts): GCRA per scope, rate_state(task, group, key) → tat_ms, the
 -- task's own rate as (task, '', ''). After the task lock, with t = clock_timestamp() (read
@@ -166,6 +170,12 @@ DECLARE
   v_rheld_obj jsonb := '{}';          -- rate-held keys now, skipped like saturated ones
   v_costs     double precision[];     -- the claimed rows' costs, as v_got
   v_parked    text[];                 -- keys whose rows this round parked
+  -- The claim floor (issue #18; migration 20261203000100000_claim_floor)
+  v_floor     timestamp without time zone[];  -- each owned partition's (v_owned's order), as (claim_at, id):
+  v_floor_id  bigint[];                       -- no claimable row before it in the claim index's order
+  v_low       jsonb;                          -- task_runtime.claim_floor_low before this claim raises its partitions'
+  v_rel_p     integer[];                      -- partitions and claim_at of rows a release here made claimable
+  v_rel_a     timestamp without time zone[];
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -179,12 +189,16 @@ BEGIN
   -- claim index keeps the entries of every row claimed since, and both walked all of them
   -- (bench:soak's hold, 2026-12-02: 12.5 ms and 8,510 buffers per cycle for this probe, the
   -- ranking 12.6 ms, of ~38 ms the cycle held the task lock).
+  -- From each partition's claim floor (sluice_claim_floors; read here in this statement's
+  -- snapshot without a lock: a row made claimable commits with its floor's lowering).
   IF p_parts IS NULL AND NOT EXISTS (
     SELECT 1 FROM partition_owners o
+    LEFT JOIN partition_stats ps ON ps.task = o.task AND ps.partition = o.partition
     CROSS JOIN LATERAL (
       SELECT 1 FROM executions e
       WHERE e.task = o.task AND e.partition = o.partition AND e.state = 'queued'
         AND e.waiting_on IS NULL AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+        AND e.claim_at >= coalesce(least(ps.claim_floor, ((SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = p_task) ->> o.partition::text)::timestamp), '-infinity')
       ORDER BY e.claim_at, e.id  -- the claim index's order: no plan but its range scan avoids a sort of every match
       LIMIT 1
     ) x
@@ -254,8 +268,10 @@ BEGIN
             SELECT w.ctid AS tid FROM executions w
             WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
             ORDER BY w.claim_at, w.id LIMIT d.n) x)) AND e.state = 'queued'
-        RETURNING 1
-      )
+        RETURNING e.partition, e.claim_at
+      ),
+      -- the released rows' partitions' claim floors come down to them (any partition)
+      low AS (SELECT sluice_claim_floor_lower(p_task, array_agg(r.partition), array_agg(r.claim_at)) AS n FROM rel r)
       -- still parked: a row beyond the first n (this statement's snapshot still shows the
       -- released ones waiting)
       UPDATE rate_state rs
@@ -263,7 +279,7 @@ BEGIN
             SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
             ORDER BY w.waiting_on, w.claim_at, w.id OFFSET d.n LIMIT 1)
           THEN v_now_ms + d.n * (d.r ->> 'per')::double precision / (d.r ->> 'limit')::double precision END
-      FROM due d
+      FROM due d, low
       WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key;
     END IF;
   END IF;
@@ -272,15 +288,21 @@ BEGIN
   FROM partition_owners o WHERE o.owner = p_coordinator AND o.task = p_task
     AND (p_parts IS NULL OR o.partition = ANY (p_parts));
   IF v_owned IS NULL THEN RETURN; END IF;
+  -- Every scan of an owned partition's head below starts at its claim floor (issue #18,
+  -- migration 20261203000100000_claim_floor): no claimable row lies before it, and under a
+  -- held snapshot the index entries there are those of every row claimed or set aside since
+  -- (19.8 ms and 11,500 buffers of the ranking per cycle 25 s into bench:soak's hold, before).
+  -- Read again after a release here that made rows claimable.
+  SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned) f;
 
   IF v_rt.groups = '{}'::jsonb THEN
     SELECT array_agg(c.id ORDER BY c.claim_at, c.id) INTO v_ids FROM (
       SELECT x.id, x.claim_at
-      FROM unnest(v_owned) AS p(part)
+      FROM unnest(v_owned, v_floor, v_floor_id) AS p(part, fl, fid)
       CROSS JOIN LATERAL (
         SELECT e.id, e.claim_at FROM executions e
         WHERE e.task = p_task AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL
-          AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+          AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC') AND (e.claim_at, e.id) >= (p.fl, p.fid)
         ORDER BY e.claim_at, e.id
         LIMIT v_free
       ) x
@@ -371,7 +393,7 @@ BEGIN
               WHERE w.task = p_task AND w.waiting_on = b.gk AND w.state = 'queued'
               ORDER BY w.claim_at, w.id LIMIT b.d
             ) x)) AND e.state = 'queued'
-          RETURNING 1
+          RETURNING e.partition, e.claim_at
         )
         , quota AS (
           -- the keys a fair pass reads directly (executions_fair_idx, one probe per key and
@@ -392,7 +414,13 @@ BEGIN
                -- waiting keys seen: fewer than the 1,000 read)
                l.lvl IS NOT NULL AND (SELECT count(*) FROM w) < 1000
                  AND NOT EXISTS (SELECT 1 FROM f WHERE f.waits AND (f.lim IS NULL OR l.lvl * f.wt < f.lim))
-        INTO v_lvl, v_over, v_fkeys, v_fq, v_nobind FROM l, (SELECT count(*) FROM rel) r;
+               , r.p, r.a
+        INTO v_lvl, v_over, v_fkeys, v_fq, v_nobind, v_rel_p, v_rel_a
+        FROM l, (SELECT count(*) AS n, array_agg(x.partition) AS p, array_agg(x.claim_at) AS a FROM rel x) r;
+        -- the released rows are claimable from this pass on: their floors come down to them
+        IF v_rel_p IS NOT NULL AND sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a) > 0 THEN
+          SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned) f;
+        END IF;
         IF v_nobind THEN
           -- Nobody waits for anybody's share: every waiting key of the fair group can run at
           -- its limit at once within the capacity they share, so fair order cannot change who
@@ -421,7 +449,7 @@ BEGIN
                     ELSE (SELECT sluice_rate_cost(e2.payload, v_cost) FROM executions e2 WHERE e2.id = x.id) END AS cost
         FROM ((
           SELECT y.id, y.claim_at, y.group_keys, p.part, y.pos
-          FROM unnest(v_owned) AS p(part)
+          FROM unnest(v_owned, v_floor, v_floor_id) AS p(part, fl, fid)
           CROSS JOIN LATERAL (
             -- the outer LIMIT stops the scan as soon as `window` rows passed the filter;
             -- the inner one bounds what a clogged head can cost. pos: the row's place in
@@ -430,7 +458,7 @@ BEGIN
               SELECT e.id, e.claim_at, e.group_keys, row_number() OVER (ORDER BY e.claim_at, e.id) AS pos
               FROM executions e
               WHERE e.task = p_task AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL
-                AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+                AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC') AND (e.claim_at, e.id) >= (p.fl, p.fid)
               ORDER BY e.claim_at, e.id
               LIMIT v_read
             ) h
@@ -454,14 +482,14 @@ BEGIN
             SELECT y.id, y.claim_at, y.group_keys, p.part, y.pos, fk.q,
                    row_number() OVER (PARTITION BY fk.gk ORDER BY y.claim_at, y.id) AS kr
             FROM unnest(v_fkeys, v_fq) AS fk(gk, q)
-            CROSS JOIN unnest(v_owned) AS p(part)
+            CROSS JOIN unnest(v_owned, v_floor, v_floor_id) AS p(part, fl, fid)
             CROSS JOIN LATERAL (
               SELECT h.id, h.claim_at, h.group_keys, h.pos FROM (
                 SELECT e.id, e.claim_at, e.group_keys, row_number() OVER (ORDER BY e.claim_at, e.id) AS pos
                 FROM executions e
                 WHERE e.task = p_task AND e.partition = p.part AND e.fair_key = fk.gk
                   AND e.state = 'queued' AND e.waiting_on IS NULL
-                  AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+                  AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC') AND (e.claim_at, e.id) >= (p.fl, p.fid)
                 ORDER BY e.claim_at, e.id
                 LIMIT v_read
               ) h
@@ -608,9 +636,13 @@ BEGIN
                 ORDER BY w.claim_at, w.id
                 LIMIT v_free - cardinality(v_prev) - v_hold
               ) x)) AND e.state = 'queued'
-            RETURNING 1
+            RETURNING e.partition, e.claim_at
           )
-          SELECT count(*) INTO v_set FROM rel;
+          SELECT count(*), array_agg(r.partition), array_agg(r.claim_at) INTO v_set, v_rel_p, v_rel_a FROM rel r;
+          -- claimable again: their floors come down to them before the pass looks again
+          IF v_set > 0 AND sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a) > 0 THEN
+            SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned) f;
+          END IF;
           CONTINUE WHEN v_set > 0;
           EXIT;
         END IF;
@@ -637,12 +669,14 @@ BEGIN
               CROSS JOIN LATERAL (SELECT coalesce(sum(r.n), 0) AS n FROM unnest(v_run_keys, v_run_n) AS r(gk, n) WHERE r.gk = fk.gk) u
               WHERE EXISTS (
                 SELECT 1 FROM partition_owners o
+                LEFT JOIN partition_stats ps ON ps.task = o.task AND ps.partition = o.partition
                 CROSS JOIN LATERAL (
                   SELECT 1 FROM (
                     SELECT e.group_keys FROM executions e
                     WHERE e.task = p_task AND e.partition = o.partition AND e.fair_key = fk.gk
                       AND e.state = 'queued' AND e.waiting_on IS NULL
                       AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+                      AND e.claim_at >= coalesce(least(ps.claim_floor, ((SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = p_task) ->> o.partition::text)::timestamp), '-infinity')
                     ORDER BY e.claim_at, e.id
                     LIMIT 64
                   ) h WHERE NOT (v_sat_obj ?| h.group_keys) LIMIT 1
@@ -703,12 +737,12 @@ BEGIN
       END IF;
       WITH head AS (
         SELECT y.tid, y.group_keys
-        FROM unnest(v_owned) AS p(part)
+        FROM unnest(v_owned, v_floor, v_floor_id) AS p(part, fl, fid)
         CROSS JOIN LATERAL (
           SELECT e.ctid AS tid, e.group_keys FROM executions e
           WHERE e.task = p_task AND e.partition = p.part AND e.state = 'queued' AND e.waiting_on IS NULL
             AND e.id <> ALL (v_prev)  -- (fair share: rows earlier passes kept are claimed below)
-            AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
+            AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC') AND (e.claim_at, e.id) >= (p.fl, p.fid)
           ORDER BY e.claim_at, e.id
           LIMIT 512
         ) y
@@ -796,13 +830,35 @@ BEGIN
   -- to the rows started here (they start now, so this only matters if the clock was set
   -- back). Its readers read keys only: a running row without any key may start before it
   -- (keys are fixed at enqueue).
+  -- The claim floors of the partitions claimed from rise (below); their claim_floor_low
+  -- entries, lowered by releases under the task lock this claim holds, are read first and
+  -- dropped with the raise.
+  SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;
   UPDATE task_runtime t SET in_flight = t.in_flight + cardinality(v_got),
-    running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 'infinity') END, v_started)
+    running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 'infinity') END, v_started),
+    claim_floor_low = CASE WHEN t.claim_floor_low = '{}'::jsonb THEN t.claim_floor_low
+                           ELSE t.claim_floor_low - ARRAY(SELECT DISTINCT x::text FROM unnest(v_parts) x) END
   WHERE t.task = p_task;
 
   PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
   ORDER BY ps.partition FOR NO KEY UPDATE;
-  UPDATE partition_stats ps SET depth = ps.depth - d.n, in_flight = ps.in_flight + d.n, updated_at = now()
+  -- The claim floor rises to the partition's first claimable row, its (claim_at, id)
+  -- ('infinity': none), read in
+  -- this statement's snapshot, taken after the partition_stats row lock (the line above, or
+  -- sluice_cycle's before the finish): a producer that made a row claimable here either
+  -- committed before the lock (read here) or lowers the floor after this commits (least on
+  -- top of it); releases under the task lock are in v_low. The probe walks the entries of
+  -- the rows claimed since the last raise, not those of every row claimed since a held
+  -- snapshot (migration 20261203000100000_claim_floor).
+  UPDATE partition_stats ps SET depth = ps.depth - d.n, in_flight = ps.in_flight + d.n, updated_at = now(),
+    (claim_floor, claim_floor_id) = (
+      SELECT coalesce(max(x.claim_at), 'infinity'), coalesce(max(x.id), 0) FROM (
+        SELECT f.claim_at, f.id FROM executions f
+        CROSS JOIN LATERAL (SELECT (v_low ->> ps.partition::text)::timestamp AS low) l
+        WHERE f.task = p_task AND f.partition = ps.partition AND f.state = 'queued' AND f.waiting_on IS NULL
+          AND (f.claim_at, f.id) >= (CASE WHEN l.low <= ps.claim_floor THEN l.low ELSE ps.claim_floor END,
+                                     CASE WHEN l.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END)
+        ORDER BY f.claim_at, f.id LIMIT 1) x)
   FROM (SELECT p AS part, count(*) AS n FROM unnest(v_parts) p GROUP BY p) d
   WHERE ps.task = p_task AND ps.partition = d.part;
 

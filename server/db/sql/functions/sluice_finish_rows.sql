@@ -75,6 +75,7 @@ DECLARE
   v_buckets   integer[];
   v_wait_b    integer[];
   v_run_b     integer[];
+  v_lows      timestamp without time zone[];
   v_done_gks  text[];
   v_req_gks   text[];
   v_streams   text[];
@@ -111,7 +112,7 @@ BEGIN
             WHERE c.id = e.lease_owner AND c.stopped_at IS NULL
               AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)))
     RETURNING e.id, e.partition, e.group_keys, e.groups, e.stream_key, e.idempotency_key, e.payload,
-              e.attempts, e.enqueued_at, e.started_at, e.run_at,
+              e.attempts, e.enqueued_at, e.started_at, e.run_at, e.claim_at,
               CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled' ELSE i.outcome END AS outcome,
               i.error, i.stack, i.fingerprint,
               e.lease_owner AS old_owner
@@ -146,8 +147,10 @@ BEGIN
           WHERE u2.outcome NOT IN ('retry', 'release')),
          (SELECT coalesce(array_agg(k.gk), '{}') FROM upd u2 CROSS JOIN LATERAL unnest(u2.group_keys) k(gk)
           WHERE u2.outcome IN ('retry', 'release')),
-         coalesce(array_agg(DISTINCT u.stream_key) FILTER (WHERE u.stream_key IS NOT NULL AND u.outcome IN ('succeeded', 'dead', 'canceled')), '{}')
-  INTO v_ids, v_outcomes, v_parts, v_buckets, v_wait_b, v_run_b, v_done_gks, v_req_gks, v_streams
+         coalesce(array_agg(DISTINCT u.stream_key) FILTER (WHERE u.stream_key IS NOT NULL AND u.outcome IN ('succeeded', 'dead', 'canceled')), '{}'),
+         -- a requeued row's claim_at, for its partition's claim floor (below)
+         array_agg(CASE WHEN u.outcome IN ('retry', 'release') THEN u.claim_at END)
+  INTO v_ids, v_outcomes, v_parts, v_buckets, v_wait_b, v_run_b, v_done_gks, v_req_gks, v_streams, v_lows
   FROM upd u;
   IF v_ids IS NULL THEN RETURN; END IF;
 
@@ -166,6 +169,10 @@ BEGIN
       lat_hist = CASE WHEN d.buckets IS NULL THEN ps.lat_hist ELSE sluice_hist_add(ps.lat_hist, d.buckets) END,
       wait_hist = CASE WHEN d.wait_b IS NULL THEN ps.wait_hist ELSE sluice_hist_add(ps.wait_hist, d.wait_b) END,
       run_hist = CASE WHEN d.run_b IS NULL THEN ps.run_hist ELSE sluice_hist_add(ps.run_hist, d.run_b) END,
+      -- a requeued row (a retry's backoff, a hand-back keeping its place) is claimable again:
+      -- the partition's claim floor goes down to it (migration 20261203000100000_claim_floor)
+      claim_floor_id = CASE WHEN d.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END,
+      claim_floor = least(ps.claim_floor, coalesce(d.low, 'infinity')),
       updated_at = now()
   FROM (
     SELECT x.part, count(*) AS n,
@@ -177,8 +184,9 @@ BEGIN
            count(*) FILTER (WHERE x.outcome = 'canceled') AS canceled,
            array_agg(x.bucket) FILTER (WHERE x.bucket IS NOT NULL) AS buckets,
            array_agg(x.wait_b) FILTER (WHERE x.wait_b IS NOT NULL) AS wait_b,
-           array_agg(x.run_b) FILTER (WHERE x.run_b IS NOT NULL) AS run_b
-    FROM unnest(v_parts, v_outcomes, v_buckets, v_wait_b, v_run_b) AS x(part, outcome, bucket, wait_b, run_b)
+           array_agg(x.run_b) FILTER (WHERE x.run_b IS NOT NULL) AS run_b,
+           min(x.low) AS low
+    FROM unnest(v_parts, v_outcomes, v_buckets, v_wait_b, v_run_b, v_lows) AS x(part, outcome, bucket, wait_b, run_b, low)
     GROUP BY x.part
   ) d
   WHERE ps.task = p_task AND ps.partition = d.part;

@@ -31,15 +31,22 @@ BEGIN
   FOR v_key IN SELECT DISTINCT s FROM unnest(p_streams) s WHERE s IS NOT NULL ORDER BY s LOOP
     PERFORM pg_advisory_xact_lock(hashtextextended(p_task || chr(31) || v_key, 0));
   END LOOP;
-  UPDATE executions e SET state = 'queued', run_at = greatest(e.run_at, now())
-  FROM (SELECT DISTINCT s AS k FROM unnest(p_streams) s WHERE s IS NOT NULL) AS s
-  CROSS JOIN LATERAL (
-    SELECT b.id FROM executions b
-    WHERE b.task = p_task AND b.stream_key = s.k AND b.state IN ('blocked', 'queued', 'running')
-    ORDER BY b.id LIMIT 1
-  ) nxt
-  WHERE e.id = nxt.id AND e.state = 'blocked';
-  GET DIAGNOSTICS v_n = ROW_COUNT;
+  -- the promoted rows are claimable now, with claim_at = run_at − their priority's lead,
+  -- which may be below their partition's claim floor: lowered in the same statement
+  -- (sluice_claim_floor_lower; issue #18, 2026-12-03)
+  WITH promoted AS (
+    UPDATE executions e SET state = 'queued', run_at = greatest(e.run_at, now())
+    FROM (SELECT DISTINCT s AS k FROM unnest(p_streams) s WHERE s IS NOT NULL) AS s
+    CROSS JOIN LATERAL (
+      SELECT b.id FROM executions b
+      WHERE b.task = p_task AND b.stream_key = s.k AND b.state IN ('blocked', 'queued', 'running')
+      ORDER BY b.id LIMIT 1
+    ) nxt
+    WHERE e.id = nxt.id AND e.state = 'blocked'
+    RETURNING e.partition, e.claim_at
+  )
+  SELECT (SELECT count(*)::integer FROM promoted) INTO v_n
+  FROM (SELECT sluice_claim_floor_lower(p_task, array_agg(p.partition), array_agg(p.claim_at)) FROM promoted p) l;
   RETURN v_n;
 END
 $function$;

@@ -7,6 +7,9 @@
 -- current when updated. Callers: sluice_release_rows (finish, cycle, config sweep) and
 -- sluice_release_stranded (reconciler), which differ only in how they count a key's room
 -- (sluice_release_room).
+-- The released rows are claimable again with the claim_at they had, which may be below their
+-- partition's claim floor (every scan of a head starts there): sluice_claim_floor_lower
+-- lowers it, in the same statement (issue #18, 2026-12-03).
 
 CREATE OR REPLACE FUNCTION public.sluice_release_oldest(p_task text, p_keys text[], p_n integer[])
  RETURNS integer
@@ -23,7 +26,8 @@ AS $function$
         LIMIT r.n  -- NULL = no limit
       ) x
     ))
-    RETURNING 1
+    RETURNING e.partition, e.claim_at
   )
-  SELECT count(*)::integer FROM released
+  SELECT (SELECT count(*)::integer FROM released)
+  FROM (SELECT sluice_claim_floor_lower(p_task, array_agg(r.partition), array_agg(r.claim_at)) FROM released r) l
 $function$;

@@ -1,0 +1,34 @@
+-- The claim floor (issue #18, the held snapshot): a lower bound, per task and partition, on
+-- the (claim_at, id) of the partition's claimable rows (state = 'queued' AND waiting_on IS
+-- NULL: executions_claim_idx's rows, in its order). The id matters: the rows of one enqueue
+-- call share claim_at, and a floor on claim_at alone left the scan walking every claimed
+-- row of the batch being burned down. Every scan of a partition's head starts there instead of at
+-- the start of the task's range in the index. While another session holds a snapshot, the
+-- claim index keeps an entry for every row claimed (or set aside) since, none removable or
+-- markable dead, and the ranking walked them all: 19.8 ms and 11,500 buffers per cycle 25 s
+-- into bench:soak's hold, the largest part of the time a cycle held the task lock
+-- (docs/benchmarks.md, fifteenth session).
+--
+-- Invariant: at every commit, every claimable row of a partition has (claim_at, id) ≥ the
+-- partition's effective floor: (partition_stats.claim_floor, claim_floor_id), or
+-- (task_runtime.claim_floor_low ->> partition, 0) when that is not above it.
+--  * partition_stats.claim_floor is lowered to a row's claim_at, with claim_floor_id 0, by
+--    the paths that make rows claimable
+--    while holding that row's lock — the enqueue, the spill drain, a finish's retry, run now,
+--    a replay's requeue — and raised only by a claim that holds the row's lock from before
+--    the statement that reads the partition's first claimable row (a cycle locks its
+--    partitions' rows first; the claim loop's claim locks them before the statement that
+--    moves their counters), to that row's (claim_at, id) ('infinity' when there is none). A
+--    producer that made a row claimable either committed before the raise took the lock (the
+--    raise reads it) or lowers after it (least on top of the raise).
+--  * task_runtime.claim_floor_low ({"<partition>": "<timestamp>"}) is lowered by the paths
+--    that make rows claimable under the task lock in partitions whose counter rows they do
+--    not hold and, in the engine's lock order, cannot take (a finish's release of rows
+--    waiting on a freed key, in any partition; a stream's promotion; the claim's own
+--    releases). Raises hold the task lock too, so they see every such lowering and drop the
+--    entries of the partitions they raise.
+-- The reconciler checks it and repairs it (reconcile_log 'partition.claim_floor').
+-- '-infinity' = no bound, the value for existing rows.
+ALTER TABLE partition_stats ADD COLUMN claim_floor timestamp NOT NULL DEFAULT '-infinity',
+  ADD COLUMN claim_floor_id bigint NOT NULL DEFAULT 0;
+ALTER TABLE task_runtime ADD COLUMN claim_floor_low jsonb NOT NULL DEFAULT '{}';
