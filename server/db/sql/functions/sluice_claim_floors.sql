@@ -1,7 +1,7 @@
--- sluice_claim_floors(task, partitions): each partition's effective claim floor, aligned with
--- the partitions given, as (claim_at, id) pairs in two arrays: partition_stats'
--- (claim_floor, claim_floor_id), or (the task's claim_floor_low entry for it, 0) when that is
--- not above it (migration 20261203000100000_claim_floor); ('-infinity', 0) when neither is
+-- sluice_claim_floors(task, partitions, low): each partition's effective claim floor, aligned
+-- with the partitions given, as (claim_at, id) pairs in two arrays: partition_stats'
+-- (claim_floor, claim_floor_id), or (the entry for it in `low`, the task's claim_floor_low as
+-- the caller read it under the task lock, 0) when that is not above it (migration 20261203000100000_claim_floor); ('-infinity', 0) when neither is
 -- known. No claimable row of the partition lies before it in (claim_at, id) order, so every
 -- scan of the partition's head in executions_claim_idx / executions_fair_idx starts there:
 -- under a held snapshot the entries before it are those of rows claimed or set aside since,
@@ -10,7 +10,7 @@
 -- this claim's snapshot or read by its next statement's).
 -- (issue #18, 2026-12-03)
 
-CREATE OR REPLACE FUNCTION public.sluice_claim_floors(p_task text, p_parts integer[])
+CREATE OR REPLACE FUNCTION public.sluice_claim_floors(p_task text, p_parts integer[], p_low jsonb)
  RETURNS TABLE(ats timestamp without time zone[], ids bigint[])
  LANGUAGE sql
  STABLE
@@ -18,8 +18,7 @@ AS $function$
   SELECT coalesce(array_agg(f.at ORDER BY p.ord), '{}'), coalesce(array_agg(f.id ORDER BY p.ord), '{}')
   FROM unnest(p_parts) WITH ORDINALITY AS p(part, ord)
   LEFT JOIN partition_stats ps ON ps.task = p_task AND ps.partition = p.part
-  LEFT JOIN task_runtime t ON t.task = p_task
-  CROSS JOIN LATERAL (SELECT (t.claim_floor_low ->> p.part::text)::timestamp AS low) l
+  CROSS JOIN LATERAL (SELECT (p_low ->> p.part::text)::timestamp AS low) l
   CROSS JOIN LATERAL (
     SELECT CASE WHEN l.low IS NOT NULL AND l.low <= coalesce(ps.claim_floor, 'infinity') THEN l.low
                 ELSE coalesce(ps.claim_floor, '-infinity') END AS at,

@@ -173,7 +173,7 @@ DECLARE
   -- The claim floor (issue #18; migration 20261203000100000_claim_floor)
   v_floor     timestamp without time zone[];  -- each owned partition's (v_owned's order), as (claim_at, id):
   v_floor_id  bigint[];                       -- no claimable row before it in the claim index's order
-  v_low       jsonb;                          -- task_runtime.claim_floor_low before this claim raises its partitions'
+  v_low       jsonb;                          -- task_runtime.claim_floor_low as this claim last read it
   v_rel_p     integer[];                      -- partitions and claim_at of rows a release here made claimable
   v_rel_a     timestamp without time zone[];
 BEGIN
@@ -209,9 +209,12 @@ BEGIN
   ) THEN
     RETURN;
   END IF;
-  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active, t.rate, t.running_floor INTO v_rt
+  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active, t.rate, t.running_floor, t.claim_floor_low INTO v_rt
   FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
   IF NOT FOUND OR v_rt.paused OR NOT v_rt.active THEN RETURN; END IF;
+  -- (read here, not again: under a held snapshot every read of this row walks the versions
+  -- each claim and finish added since, ~1,200 buffers 25 s into bench:soak's hold)
+  v_low := v_rt.claim_floor_low;
   -- Circuit breaker (issue #23): an open breaker claims nothing, whichever member asks. The
   -- coordinators' gates (server/coordinator/breaker-gate.ts) stop asking once they have
   -- seen the trip; a member that has not yet (its notification or refresh still to come:
@@ -281,6 +284,7 @@ BEGIN
           THEN v_now_ms + d.n * (d.r ->> 'per')::double precision / (d.r ->> 'limit')::double precision END
       FROM due d, low
       WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key;
+      SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;  -- (that release may have lowered it)
     END IF;
   END IF;
 
@@ -293,7 +297,7 @@ BEGIN
   -- held snapshot the index entries there are those of every row claimed or set aside since
   -- (19.8 ms and 11,500 buffers of the ranking per cycle 25 s into bench:soak's hold, before).
   -- Read again after a release here that made rows claimable.
-  SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned) f;
+  SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
 
   IF v_rt.groups = '{}'::jsonb THEN
     SELECT array_agg(c.id ORDER BY c.claim_at, c.id) INTO v_ids FROM (
@@ -419,7 +423,8 @@ BEGIN
         FROM l, (SELECT count(*) AS n, array_agg(x.partition) AS p, array_agg(x.claim_at) AS a FROM rel x) r;
         -- the released rows are claimable from this pass on: their floors come down to them
         IF v_rel_p IS NOT NULL AND sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a) > 0 THEN
-          SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned) f;
+          SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;
+          SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
         END IF;
         IF v_nobind THEN
           -- Nobody waits for anybody's share: every waiting key of the fair group can run at
@@ -641,7 +646,8 @@ BEGIN
           SELECT count(*), array_agg(r.partition), array_agg(r.claim_at) INTO v_set, v_rel_p, v_rel_a FROM rel r;
           -- claimable again: their floors come down to them before the pass looks again
           IF v_set > 0 AND sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a) > 0 THEN
-            SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned) f;
+            SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;
+            SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
           END IF;
           CONTINUE WHEN v_set > 0;
           EXIT;
@@ -676,7 +682,7 @@ BEGIN
                     WHERE e.task = p_task AND e.partition = o.partition AND e.fair_key = fk.gk
                       AND e.state = 'queued' AND e.waiting_on IS NULL
                       AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
-                      AND e.claim_at >= coalesce(least(ps.claim_floor, ((SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = p_task) ->> o.partition::text)::timestamp), '-infinity')
+                      AND e.claim_at >= coalesce(least(ps.claim_floor, (v_low ->> o.partition::text)::timestamp), '-infinity')
                     ORDER BY e.claim_at, e.id
                     LIMIT 64
                   ) h WHERE NOT (v_sat_obj ?| h.group_keys) LIMIT 1
@@ -831,9 +837,8 @@ BEGIN
   -- back). Its readers read keys only: a running row without any key may start before it
   -- (keys are fixed at enqueue).
   -- The claim floors of the partitions claimed from rise (below); their claim_floor_low
-  -- entries, lowered by releases under the task lock this claim holds, are read first and
-  -- dropped with the raise.
-  SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;
+  -- entries, lowered by releases under the task lock this claim holds (in v_floor since),
+  -- are dropped with the raise.
   UPDATE task_runtime t SET in_flight = t.in_flight + cardinality(v_got),
     running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 'infinity') END, v_started),
     claim_floor_low = CASE WHEN t.claim_floor_low = '{}'::jsonb THEN t.claim_floor_low
@@ -847,19 +852,22 @@ BEGIN
   -- this statement's snapshot, taken after the partition_stats row lock (the line above, or
   -- sluice_cycle's before the finish): a producer that made a row claimable here either
   -- committed before the lock (read here) or lowers the floor after this commits (least on
-  -- top of it); releases under the task lock are in v_low. The probe walks the entries of
+  -- top of it); releases under the task lock are in v_floor (this claim's floors, from
+  -- partition_stats and claim_floor_low when last read, the lower of the two pairs is where
+  -- the probe starts). The probe walks the entries of
   -- the rows claimed since the last raise, not those of every row claimed since a held
   -- snapshot (migration 20261203000100000_claim_floor).
   UPDATE partition_stats ps SET depth = ps.depth - d.n, in_flight = ps.in_flight + d.n, updated_at = now(),
     (claim_floor, claim_floor_id) = (
       SELECT coalesce(max(x.claim_at), 'infinity'), coalesce(max(x.id), 0) FROM (
         SELECT f.claim_at, f.id FROM executions f
-        CROSS JOIN LATERAL (SELECT (v_low ->> ps.partition::text)::timestamp AS low) l
         WHERE f.task = p_task AND f.partition = ps.partition AND f.state = 'queued' AND f.waiting_on IS NULL
-          AND (f.claim_at, f.id) >= (CASE WHEN l.low <= ps.claim_floor THEN l.low ELSE ps.claim_floor END,
-                                     CASE WHEN l.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END)
+          AND (f.claim_at, f.id) >= (CASE WHEN (ps.claim_floor, ps.claim_floor_id) < (d.fl, d.fid) THEN ps.claim_floor ELSE d.fl END,
+                                     CASE WHEN (ps.claim_floor, ps.claim_floor_id) < (d.fl, d.fid) THEN ps.claim_floor_id ELSE d.fid END)
         ORDER BY f.claim_at, f.id LIMIT 1) x)
-  FROM (SELECT p AS part, count(*) AS n FROM unnest(v_parts) p GROUP BY p) d
+  FROM (SELECT c.part, c.n, o.fl, o.fid
+        FROM (SELECT p AS part, count(*) AS n FROM unnest(v_parts) p GROUP BY p) c
+        JOIN unnest(v_owned, v_floor, v_floor_id) AS o(part, fl, fid) ON o.part = c.part) d
   WHERE ps.task = p_task AND ps.partition = d.part;
 
   -- Every key of a claimed row: +1 in flight, −1 queued (folded by sluice_fold_slots).
