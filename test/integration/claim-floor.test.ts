@@ -134,27 +134,28 @@ describe('the claim floor', () => {
     expect(tags(await claimExecutions(db.pool, me, 'cf-stream', 2, 60_000))).toEqual(['s2', 'x1']);
   });
 
+  /** A task whose floor the last claim left at a row delayed an hour (the first row still
+   *  queued): the row's id and the coordinator. */
+  async function delayedRowAtTheFloor(task: string, tag: string) {
+    await applyTasks(db.pool, [{ name: task, partitions: 1, concurrency: 100 }]);
+    const me = await fakeCoordinator(db.pool, [task]);
+    const [delayed] = (await enqueue(db.pool, task, [{ payload: { tag }, delayMs: 3_600_000 }])).executions;
+    await enqueue(db.pool, task, [{ payload: { tag: 'n0' } }]);
+    expect(tags(await claimExecutions(db.pool, me, task, 5, 60_000))).toEqual(['n0']);
+    expect((await floorAndHead(task)).floor_id).toBe(delayed!.id);
+    return { me, id: delayed!.id! };
+  }
+
   it('run now lowers it: a delayed row, the floor the last claim left, is due at once', async () => {
-    await applyTasks(db.pool, [{ name: 'cf-now', partitions: 1, concurrency: 100 }]);
-    const me = await fakeCoordinator(db.pool, ['cf-now']);
-    const [later] = (await enqueue(db.pool, 'cf-now', [{ payload: { tag: 'later' }, delayMs: 3_600_000 }])).executions;
-    await enqueue(db.pool, 'cf-now', [{ payload: { tag: 'n0' } }]);
-    expect(tags(await claimExecutions(db.pool, me, 'cf-now', 5, 60_000))).toEqual(['n0']);
-    // the first row still queued is the delayed one, an hour ahead: the floor is there
-    expect((await floorAndHead('cf-now')).floor_id).toBe(later!.id);
-    await withTransaction(db.pool, (tx) => runExecutionNow(tx, 'cf-now', later!.id!));
+    const { me, id } = await delayedRowAtTheFloor('cf-now', 'later');
+    await withTransaction(db.pool, (tx) => runExecutionNow(tx, 'cf-now', id));
     expect(tags(await claimExecutions(db.pool, me, 'cf-now', 5, 60_000))).toEqual(['later']);
   });
 
   it('a replay\'s release lowers it: a parked row due now is claimed, not left above the floor', async () => {
-    await applyTasks(db.pool, [{ name: 'cf-replay', partitions: 1, concurrency: 100 }]);
-    const me = await fakeCoordinator(db.pool, ['cf-replay']);
     // a replay parks its rows (run_at far ahead) until it has set their attempts
-    const [parked] = (await enqueue(db.pool, 'cf-replay', [{ payload: { tag: 'replayed' }, delayMs: 3_600_000 }])).executions;
-    await enqueue(db.pool, 'cf-replay', [{ payload: { tag: 'n0' } }]);
-    expect(tags(await claimExecutions(db.pool, me, 'cf-replay', 5, 60_000))).toEqual(['n0']);
-    expect((await floorAndHead('cf-replay')).floor_id).toBe(parked!.id);
-    expect(await releaseParkedExecutions(db.pool, 'cf-replay', [parked!.id!], [2])).toBe(1);
+    const { me, id } = await delayedRowAtTheFloor('cf-replay', 'replayed');
+    expect(await releaseParkedExecutions(db.pool, 'cf-replay', [id], [2])).toBe(1);
     const got = await claimExecutions(db.pool, me, 'cf-replay', 5, 60_000);
     expect(got.map((e) => [(e.payload as { tag: string }).tag, e.attempts])).toEqual([['replayed', 3]]);
   });
