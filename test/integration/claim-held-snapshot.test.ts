@@ -56,4 +56,35 @@ describe('a cycle under a held snapshot', () => {
       await one.end();
     }
   });
+
+  it('writes the task_runtime row once per cycle (in_flight −finished +claimed in one update), and once when it claims nothing', async () => {
+    await applyTasks(db.pool, [{ name: 'ch1', partitions: 1, concurrency: 4 }]);
+    const me = await fakeCoordinator(db.pool, ['ch1']);
+    await enqueue(db.pool, 'ch1', Array.from({ length: 6 }, (_, i) => ({ payload: { i } })));
+    const c = await db.pool.connect();
+    const inFlight = async () => (await db.pool.query(`SELECT in_flight FROM task_runtime WHERE task = 'ch1'`)).rows[0].in_flight;
+    // updates of task_runtime counted by this connection's not yet reported statistics
+    const updates = async () => Number((await c.query(`SELECT n_tup_upd FROM pg_stat_xact_user_tables WHERE relname = 'task_runtime'`)).rows[0].n_tup_upd);
+    try {
+      const running = await claimExecutions(db.pool, me, 'ch1', 4, 60_000);
+      expect(await inFlight()).toBe(4);
+      await c.query('BEGIN');
+      let before = await updates();
+      const r = await finishAndClaimExecutions(c, me, 'ch1', succeed(running.slice(0, 3)), 4, 60_000);
+      expect(r.claimed).toHaveLength(2); // 3 slots freed, 2 rows left
+      expect((await updates()) - before).toBe(1);
+      await c.query('COMMIT');
+      expect(await inFlight()).toBe(3);
+      await c.query('BEGIN');
+      before = await updates();
+      const r2 = await finishAndClaimExecutions(c, me, 'ch1', succeed([running[3]!]), 4, 60_000);
+      expect(r2.claimed).toHaveLength(0); // nothing left to claim: the cycle moves the finished one itself
+      expect((await updates()) - before).toBe(1);
+      await c.query('COMMIT');
+      expect(await inFlight()).toBe(2);
+    } finally {
+      await c.query('ROLLBACK').catch(() => {});
+      c.release();
+    }
+  });
 });

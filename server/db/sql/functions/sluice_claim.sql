@@ -7,5 +7,5 @@ CREATE OR REPLACE FUNCTION public.sluice_claim(p_coordinator uuid, p_task text, 
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
  LANGUAGE sql
 AS $function$
-  SELECT * FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, NULL::integer[], false)
+  SELECT * FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, NULL::integer[], 0)
 $function$;

@@ -1,9 +1,12 @@
--- sluice_claim_rows(coordinator, task, max, lease_ms, parts, after_finish): claim up to
+-- sluice_claim_rows(coordinator, task, max, lease_ms, parts, finished): claim up to
 -- `max` queued executions of a task from the partitions this coordinator owns (and, when
 -- `parts` is not NULL, that are in `parts`). sluice_claim(coordinator, task, max,
 -- lease_ms) is this with parts NULL (the claim loop's call); sluice_cycle calls it after
 -- the finish in the same transaction with the partitions whose counter rows it locked
--- first. after_finish no longer changes anything (below: the slot counters). One call =
+-- first. `finished`: rows the caller's transaction finished whose task_runtime in_flight
+-- it has not moved (sluice_cycle's finish; 0 otherwise): counted free here, and moved with
+-- this claim's own when it claims anything (one update of the row; else the caller moves
+-- them). One call =
 -- one round trip and one commit; docs/architecture.md § "Claiming" is the long form.
 --
 -- Shape:
@@ -87,7 +90,8 @@
 --  * window 1.5 × free + 16 instead of 2 ×: 7.1–7.8 vs 8.6–8.8 ms per cycle, 92.9 vs
 --    94.2 rows claimed per 100 asked.
 -- History: this body was sluice_claim's (server/db/sql/functions/sluice_claim.sql) until
--- p_parts and p_after_finish came (the enqueue/cycle deadlock, 2026-11-24); before that file:
+-- p_parts and p_after_finish came (the enqueue/cycle deadlock, 2026-11-24; p_after_finish,
+-- unused since the slot counters' logging, became p_finished 2026-12-03); before that file:
 -- prisma/migrations 20261123000200000_engine (first),
 -- …0500000_engine_perf, …0600000_waiting_rows, …0700000_hot_slots. Priorities (claim order
 -- by claim_at): 2026-11-24, issue #19. Weighted fair share (`order: fair`, the v_fg / v_over /
@@ -108,7 +112,7 @@
 -- with LLVM on every call (a scratch UPDATE in psql: 150 ms per call, 141 ms of it JIT).
 -- None of this function's plans has such a node today (engine-plans-small-table.test.ts);
 -- this keeps a future one, or a generic plan costed on a huge table, from paying it.
-CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_parts integer[], p_after_finish boolean)
+CREATE OR REPLACE FUNCTION public.sluice_claim_rows(p_coordinator uuid, p_task text, p_max integer, p_lease_ms integer, p_parts integer[], p_finished integer)
  RETURNS TABLE(id bigint, task text, partition integer, attempts integer, payload jsonb, groups jsonb, stream_key text, idempotency_key text, lease_token uuid, enqueued_at timestamp with time zone, run_at timestamp with time zone)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -228,7 +232,7 @@ BEGIN
   IF EXISTS (SELECT 1 FROM task_breakers b WHERE b.task = p_task AND b.state = 'open') THEN
     RETURN;
   END IF;
-  v_free := least(p_max, v_rt.concurrency - v_rt.in_flight);
+  v_free := least(p_max, v_rt.concurrency - greatest(v_rt.in_flight - p_finished, 0));
   IF v_free <= 0 THEN RETURN; END IF;
 
   -- Rate limits (issue #19): the task's own allowance, and the group keys held by theirs.
@@ -804,8 +808,7 @@ BEGIN
   -- (2026-12-02; until then the claim — or, after a finish, sluice_cycle for both batches —
   -- upserted ~860 slot rows per 100-job W7 cycle under the lock: 4.5 of its 13.6 ms,
   -- docs/benchmarks.md, fourteenth session). Nothing here reads group_slots.in_flight: keys
-  -- in use come from the running rows. p_after_finish no longer changes anything and stays
-  -- for the signature. Nothing here can wait on a producer: sluice_cycle locked the
+  -- in use come from the running rows. Nothing here can wait on a producer: sluice_cycle locked the
   -- task_runtime row and the partition_stats rows of `parts` (≥ every partition claimed
   -- from) before the finish, and the queued rows of the task change only under the
   -- task_runtime lock.
@@ -839,7 +842,7 @@ BEGIN
   -- The claim floors of the partitions claimed from rise (below); their claim_floor_low
   -- entries, lowered by releases under the task lock this claim holds (in v_floor since),
   -- are dropped with the raise.
-  UPDATE task_runtime t SET in_flight = t.in_flight + cardinality(v_got),
+  UPDATE task_runtime t SET in_flight = greatest(t.in_flight - p_finished, 0) + cardinality(v_got),
     running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 'infinity') END, v_started),
     claim_floor_low = CASE WHEN t.claim_floor_low = '{}'::jsonb THEN t.claim_floor_low
                            ELSE t.claim_floor_low - ARRAY(SELECT DISTINCT x::text FROM unnest(v_parts) x) END

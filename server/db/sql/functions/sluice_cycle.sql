@@ -20,6 +20,12 @@
 --    the claim is confined to those partitions (p_parts). Neither takes a group_slots row
 --    (below). A cycle that only finishes or only claims is one pass already. test/integration/engine-cycle-deadlock.test.ts
 --    replays both interleavings.
+--  * task_runtime.in_flight (2026-12-03): one update per cycle. The finish leaves its −n to
+--    the claim (sluice_finish_rows' defer_slots), which counts those slots free and moves
+--    −n and its own +m in the update it makes anyway; a claim that claims nothing leaves it
+--    to this function. Two updates of the row per cycle were two versions, and under a held
+--    snapshot every read of the row walks every version since (~1,200 buffers a read 25 s
+--    into bench:soak's hold, 5–7 reads a cycle; docs/benchmarks.md, eighteenth session).
 --  * slot counters (2026-12-02): neither half writes group_slots; each logs its moves
 --    (slot_deltas) and sluice_fold_slots adds them in later, outside the task lock. Until
 --    then a grouped task's cycle ended in one sorted upsert of every key it finished or
@@ -62,6 +68,7 @@ DECLARE
   v_applied bigint[];
   v_n       integer := coalesce(cardinality(p_ids), 0);
   v_parts   integer[];
+  v_claimed integer;
 BEGIN
   IF v_n > 0 AND p_max > 0 THEN
     PERFORM 1 FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
@@ -78,7 +85,7 @@ BEGIN
     -- stand for "NULL for every item" in sluice_finish.
     SELECT coalesce(array_agg(f.id), '{}') INTO v_applied
     FROM sluice_finish_rows(p_task, p_ids, p_tokens, p_outcomes, coalesce(p_run_at, '{}'), coalesce(p_errors, '{}'),
-                            coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0, false) f;
+                            coalesce(p_stacks, '{}'), coalesce(p_fingerprints, '{}'), false, 0, p_max > 0) f;
     IF cardinality(v_applied) < v_n THEN
       RETURN QUERY
       SELECT i.id, NULL::integer, NULL::integer, NULL::jsonb, NULL::jsonb, NULL::text, NULL::text, NULL::uuid
@@ -88,7 +95,13 @@ BEGIN
   IF p_max > 0 THEN
     RETURN QUERY
     SELECT c.id, c.partition, c.attempts, c.payload, c.groups, c.stream_key, c.idempotency_key, c.lease_token
-    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END, false) c;
+    FROM sluice_claim_rows(p_coordinator, p_task, p_max, p_lease_ms, CASE WHEN v_n > 0 THEN coalesce(v_parts, '{}') END,
+                           coalesce(cardinality(v_applied), 0)) c;
+    -- a claim that claimed nothing left the finished rows' in_flight to us
+    GET DIAGNOSTICS v_claimed = ROW_COUNT;
+    IF v_claimed = 0 AND cardinality(v_applied) > 0 THEN
+      UPDATE task_runtime t SET in_flight = greatest(t.in_flight - cardinality(v_applied), 0) WHERE t.task = p_task;
+    END IF;
   END IF;
 END
 $function$;

@@ -12,8 +12,11 @@
 -- call; so does the promotion of finished stream heads (no group_slots row is taken any
 -- more, so nothing has to come before the streams' advisory locks). defer_slots, which made
 -- sluice_cycle do both after its claim (and write both batches' counters in one upsert),
--- no longer changes anything and stays for the signature; the reply's slot_key and
--- stream_key columns are always NULL.
+-- now means the task_runtime in_flight move is the caller's (2026-12-03, issue #18):
+-- sluice_cycle moves it once with its claim's, the finished −n and the claimed +m as one
+-- update of the row, so a cycle adds one version of it instead of two (under a held snapshot
+-- every later read of the row walks them all: ~1,200 buffers a read 25 s into bench:soak's
+-- hold). The reply's slot_key and stream_key columns are always NULL.
 -- Reply: one row per finished execution (as sluice_finish).
 --
 -- (sluice_finish's header:) sluice_finish(task, ids, tokens, outcomes, run_at, errors, stacks, fingerprints,
@@ -154,7 +157,9 @@ BEGIN
   FROM upd u;
   IF v_ids IS NULL THEN RETURN; END IF;
 
-  UPDATE task_runtime t SET in_flight = greatest(t.in_flight - cardinality(v_ids), 0) WHERE t.task = p_task;
+  IF NOT p_defer_slots THEN
+    UPDATE task_runtime t SET in_flight = greatest(t.in_flight - cardinality(v_ids), 0) WHERE t.task = p_task;
+  END IF;
 
   PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
   ORDER BY ps.partition FOR NO KEY UPDATE;
