@@ -78,26 +78,26 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
   // (claim_at, id) of every claimable row of its partition: every scan of the head starts
   // there, and a row before it would never be claimed. After one, it is reset to no bound
   // (the next claim there raises it; logged as epoch milliseconds, recorded the effective
-  // floor: nothing should move it there). Under the task lock and every partition row lock, so no claim raises it and no
-  // producer lowers it meanwhile; compared in SQL (microseconds).
+  // floor: nothing should move it there). Under the task lock and every partition row lock,
+  // so no claim raises it and no producer lowers it meanwhile; compared in SQL (microseconds).
+  // (each partition's effective floor as the claim reads it: sluice_claim_floors)
   const floors = await db.query<{ partition: number; floor_ms: number; earliest_ms: number }>(
-    `SELECT ps.partition, extract(epoch FROM f.at) * 1000 AS floor_ms, extract(epoch FROM c.claim_at) * 1000 AS earliest_ms
-     FROM partition_stats ps
-     CROSS JOIN LATERAL (SELECT ((SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = $1) ->> ps.partition::text)::timestamp AS low) l
-     CROSS JOIN LATERAL (
-       SELECT CASE WHEN l.low <= ps.claim_floor THEN l.low ELSE ps.claim_floor END AS at,
-              CASE WHEN l.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END AS id) f
+    `WITH parts AS (SELECT array_agg(partition ORDER BY partition) AS p FROM partition_stats WHERE task = $1)
+     SELECT x.part AS partition, extract(epoch FROM x.at) * 1000 AS floor_ms, extract(epoch FROM c.claim_at) * 1000 AS earliest_ms
+     FROM parts
+     CROSS JOIN LATERAL sluice_claim_floors($1, parts.p, (SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = $1)) f
+     CROSS JOIN LATERAL unnest(parts.p, f.ats, f.ids) AS x(part, at, id)
      CROSS JOIN LATERAL (
        SELECT e.claim_at, e.id FROM executions e
-       WHERE e.task = $1 AND e.partition = ps.partition AND e.state = 'queued' AND e.waiting_on IS NULL
+       WHERE e.task = $1 AND e.partition = x.part AND e.state = 'queued' AND e.waiting_on IS NULL
        ORDER BY e.claim_at, e.id LIMIT 1) c
-     WHERE ps.task = $1 AND (c.claim_at, c.id) < (f.at, f.id)
-     ORDER BY ps.partition`,
+     WHERE (c.claim_at, c.id) < (x.at, x.id)
+     ORDER BY x.part`,
     [task],
   );
+  // an 'infinity' floor (no claimable row when it was raised) is logged as the largest safe integer
+  const ms = (v: number) => (Number.isFinite(Number(v)) ? Math.floor(Number(v)) : Number.MAX_SAFE_INTEGER);
   for (const f of floors.rows) {
-    // an 'infinity' floor (no claimable row when it was raised) is logged as the largest safe integer
-    const ms = (v: number) => (Number.isFinite(Number(v)) ? Math.floor(Number(v)) : Number.MAX_SAFE_INTEGER);
     out.push({ counter: 'partition.claim_floor', partition: f.partition, groupName: null, groupKey: null, recorded: ms(f.floor_ms), actual: ms(f.earliest_ms) });
   }
   if (floors.rows.length > 0) {

@@ -12,12 +12,14 @@
 -- at or below the row is left alone, so no write at all in the usual case: that floor can
 -- only fall meanwhile (the enqueue lowers it without the task lock; raising it takes the
 -- task lock, which the caller holds), so the row stays above it. (At the same claim_at the
--- floor's id could be above the row's: lowered then too, to (claim_at, 0).) Returns how many
--- partitions' floors it lowered.
+-- floor's id could be above the row's: lowered then too, to (claim_at, 0).) Returns the
+-- task's claim_floor_low after the lowering, NULL when it lowered nothing: a caller that keeps
+-- a copy (sluice_claim_rows) takes it from here instead of reading the row again (under a
+-- held snapshot each read walks every version of it since).
 -- (issue #18, 2026-12-03)
 
 CREATE OR REPLACE FUNCTION public.sluice_claim_floor_lower(p_task text, p_parts integer[], p_ats timestamp without time zone[])
- RETURNS integer
+ RETURNS jsonb
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
@@ -25,16 +27,18 @@ CREATE OR REPLACE FUNCTION public.sluice_claim_floor_lower(p_task text, p_parts 
 AS $function$
 DECLARE
   v_obj jsonb;
+  v_low jsonb;
 BEGIN
-  IF coalesce(cardinality(p_parts), 0) = 0 THEN RETURN 0; END IF;
+  IF coalesce(cardinality(p_parts), 0) = 0 THEN RETURN NULL; END IF;
   SELECT jsonb_object_agg(m.part::text, m.at) INTO v_obj
   FROM (SELECT x.part, min(x.at) AS at FROM unnest(p_parts, p_ats) AS x(part, at) WHERE x.part IS NOT NULL AND x.at IS NOT NULL GROUP BY x.part) m
   CROSS JOIN LATERAL (SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = p_task) t
   LEFT JOIN partition_stats ps ON ps.task = p_task AND ps.partition = m.part
   WHERE m.at <= coalesce(ps.claim_floor, 'infinity')
     AND m.at < coalesce((t.claim_floor_low ->> m.part::text)::timestamp, 'infinity');
-  IF v_obj IS NULL THEN RETURN 0; END IF;
-  UPDATE task_runtime t SET claim_floor_low = t.claim_floor_low || v_obj WHERE t.task = p_task;
-  RETURN (SELECT count(*)::integer FROM jsonb_object_keys(v_obj));
+  IF v_obj IS NULL THEN RETURN NULL; END IF;
+  UPDATE task_runtime t SET claim_floor_low = t.claim_floor_low || v_obj WHERE t.task = p_task
+  RETURNING t.claim_floor_low INTO v_low;
+  RETURN v_low;
 END
 $function$;

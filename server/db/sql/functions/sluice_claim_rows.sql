@@ -180,6 +180,7 @@ DECLARE
   v_low       jsonb;                          -- task_runtime.claim_floor_low as this claim last read it
   v_rel_p     integer[];                      -- partitions and claim_at of rows a release here made claimable
   v_rel_a     timestamp without time zone[];
+  v_low_new   jsonb;                          -- claim_floor_low after a release here lowered it (else NULL)
 BEGIN
   -- Driven by my partition_owners rows, one LATERAL probe of the claim index each (a
   -- subquery with LIMIT is never flattened; with ORDER BY in the index's order, a seq scan
@@ -278,17 +279,20 @@ BEGIN
         RETURNING e.partition, e.claim_at
       ),
       -- the released rows' partitions' claim floors come down to them (any partition)
-      low AS (SELECT sluice_claim_floor_lower(p_task, array_agg(r.partition), array_agg(r.claim_at)) AS n FROM rel r)
+      low AS (SELECT sluice_claim_floor_lower(p_task, array_agg(r.partition), array_agg(r.claim_at)) AS v FROM rel r),
       -- still parked: a row beyond the first n (this statement's snapshot still shows the
       -- released ones waiting)
-      UPDATE rate_state rs
-      SET parked_until = CASE WHEN EXISTS (
-            SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
-            ORDER BY w.waiting_on, w.claim_at, w.id OFFSET d.n LIMIT 1)
-          THEN v_now_ms + d.n * (d.r ->> 'per')::double precision / (d.r ->> 'limit')::double precision END
-      FROM due d, low
-      WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key;
-      SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;  -- (that release may have lowered it)
+      parked AS (
+        UPDATE rate_state rs
+        SET parked_until = CASE WHEN EXISTS (
+              SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = d.w
+              ORDER BY w.waiting_on, w.claim_at, w.id OFFSET d.n LIMIT 1)
+            THEN v_now_ms + d.n * (d.r ->> 'per')::double precision / (d.r ->> 'limit')::double precision END
+        FROM due d
+        WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key
+        RETURNING 1)
+      SELECT low.v INTO v_low_new FROM low;
+      v_low := coalesce(v_low_new, v_low);  -- (that release may have lowered it)
     END IF;
   END IF;
 
@@ -426,8 +430,9 @@ BEGIN
         INTO v_lvl, v_over, v_fkeys, v_fq, v_nobind, v_rel_p, v_rel_a
         FROM l, (SELECT count(*) AS n, array_agg(x.partition) AS p, array_agg(x.claim_at) AS a FROM rel x) r;
         -- the released rows are claimable from this pass on: their floors come down to them
-        IF v_rel_p IS NOT NULL AND sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a) > 0 THEN
-          SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;
+        v_low_new := sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a);
+        IF v_low_new IS NOT NULL THEN
+          v_low := v_low_new;
           SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
         END IF;
         IF v_nobind THEN
@@ -649,8 +654,9 @@ BEGIN
           )
           SELECT count(*), array_agg(r.partition), array_agg(r.claim_at) INTO v_set, v_rel_p, v_rel_a FROM rel r;
           -- claimable again: their floors come down to them before the pass looks again
-          IF v_set > 0 AND sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a) > 0 THEN
-            SELECT t.claim_floor_low INTO v_low FROM task_runtime t WHERE t.task = p_task;
+          v_low_new := sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a);
+          IF v_low_new IS NOT NULL THEN
+            v_low := v_low_new;
             SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
           END IF;
           CONTINUE WHEN v_set > 0;
