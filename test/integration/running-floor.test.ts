@@ -86,7 +86,7 @@ describe('the running floor', () => {
       const [late] = (await enqueue(db.pool, 'rf-held', [{ payload: { t: 'late' }, delayMs: 60_000 }])).executions;
       await enqueue(db.pool, 'rf-held', Array.from({ length: 1_600 }, (_, i) => ({ payload: { t: `t${i % 7}` } })));
       for (let i = 0; i < 30; i++) await finishExecutions(db.pool, 'rf-held', succeed(await claimExecutions(db.pool, me, 'rf-held', 50, 60_000)));
-      await db.pool.query(`UPDATE executions SET run_at = now() - interval '1 second' WHERE id = $1`, [late!.id]);
+      await db.pool.query(`UPDATE executions SET run_at = now() - interval '1 hour' WHERE id = $1`, [late!.id]);
       await lowerClaimFloors(db.pool, 'rf-held');
       const running = await claimExecutions(db.pool, me, 'rf-held', 20, 60_000);
       expect(running.map((e) => e.id)).toContain(late!.id);
