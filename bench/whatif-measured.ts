@@ -2,7 +2,7 @@
 // changes — limit down, limit up, override, partitions ×2, routing change — on real
 // coordinators. In a fresh migrated database (DATABASE_URL's server, else an embedded
 // Postgres; dropped afterwards), one coordinator (10 slots) runs a W2-shaped workload
-// (48 batches of 40 — bench:whatif's --batches — every 400 ms: tenants × users, tenant limit 3, 1 per user, half the
+// (96 batches of 40 — bench:whatif's --batches — every 400 ms: tenants × users, tenant limit 3, 1 per user, half the
 // traffic on t0, handlers sleeping 40 ms) under config A and records it; the simulator
 // predicts each change from A's recording (the preview's read, conversion and fitted
 // latencies: pick-up, hand-offs drawn from the recording's — and, beside it, the model
