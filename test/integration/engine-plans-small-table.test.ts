@@ -97,4 +97,25 @@ describe('settings of the hot-path functions', () => {
     expect(r.rows.map((x) => x.name)).toEqual(['sluice_claim_rows', 'sluice_cycle', 'sluice_finish_rows', 'sluice_promote_streams']);
     for (const x of r.rows) expect(x.config, x.name).toEqual(expect.arrayContaining(['plan_cache_mode=force_generic_plan', 'enable_seqscan=off', 'jit=off']));
   });
+
+  it('no engine function is a VOLATILE LANGUAGE sql one (parsed and planned again on every call); the releases cache generic plans', async () => {
+    // Postgres 15 keeps a SQL function's plan only for the calling statement's run, so one
+    // called from plpgsql (or by the client) is planned anew each time: the finish's release
+    // spent 1.6 ms in three such functions per call, 0.4 ms as plpgsql (docs/benchmarks.md,
+    // twentieth session). IMMUTABLE/STABLE single expressions stay SQL: the planner inlines them.
+    const sql = await db.pool.query<{ name: string }>(
+      `SELECT p.proname AS name FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE p.proname LIKE 'sluice\\_%' AND l.lanname = 'sql' AND p.provolatile = 'v' ORDER BY 1`,
+    );
+    expect(sql.rows.map((x) => x.name)).toEqual([]);
+    const r = await db.pool.query<{ name: string; lang: string; config: string[] | null }>(
+      `SELECT p.proname AS name, l.lanname AS lang, p.proconfig AS config FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE p.proname IN ('sluice_release_oldest', 'sluice_release_rows', 'sluice_run_keys_plus') ORDER BY 1`,
+    );
+    expect(r.rows.map((x) => x.name)).toEqual(['sluice_release_oldest', 'sluice_release_rows', 'sluice_run_keys_plus']);
+    for (const x of r.rows) {
+      expect(x.lang, x.name).toBe('plpgsql');
+      expect(x.config, x.name).toEqual(expect.arrayContaining(['plan_cache_mode=force_generic_plan', 'enable_seqscan=off', 'jit=off']));
+    }
+  });
 });

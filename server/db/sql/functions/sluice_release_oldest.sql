@@ -10,11 +10,24 @@
 -- The released rows are claimable again with the claim_at they had, which may be below their
 -- partition's claim floor (every scan of a head starts there): sluice_claim_floor_lower
 -- lowers it, in the same statement (issue #18, 2026-12-03).
+-- plpgsql since 2026-12-07 (issue #20's hand-off, #18): as LANGUAGE sql, called from plpgsql,
+-- its statement was parsed and planned again on every call (Postgres 15 keeps a SQL
+-- function's plan only for the calling statement's run), and so were sluice_release_rows'
+-- and sluice_release_keys' above it: a finish that released one row spent 1.6 ms in the
+-- three (bench:whatif's workload, pg_stat_user_functions; docs/benchmarks.md, twentieth
+-- session). Settings as sluice_claim_rows (its header says why).
 
 CREATE OR REPLACE FUNCTION public.sluice_release_oldest(p_task text, p_keys text[], p_n integer[])
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
 AS $function$
+DECLARE
+  v_parts integer[];
+  v_ats   timestamp without time zone[];
+BEGIN
   WITH released AS (
     UPDATE executions e SET waiting_on = NULL
     WHERE e.ctid = ANY (ARRAY(
@@ -28,6 +41,9 @@ AS $function$
     ))
     RETURNING e.partition, e.claim_at
   )
-  SELECT (SELECT count(*)::integer FROM released)
-  FROM (SELECT sluice_claim_floor_lower(p_task, array_agg(r.partition), array_agg(r.claim_at)) FROM released r) l
+  SELECT array_agg(r.partition), array_agg(r.claim_at) INTO v_parts, v_ats FROM released r;
+  IF v_parts IS NULL THEN RETURN 0; END IF;
+  PERFORM sluice_claim_floor_lower(p_task, v_parts, v_ats);
+  RETURN cardinality(v_parts);
+END
 $function$;

@@ -21,12 +21,21 @@
 -- Rate limits (#19): a row parked on a key's rate ('rate:group=key') is released by the
 -- claim when the key's next slot comes, not here: 0 rows while the key's group still has a
 -- rate, every row once it has none (the config dropped it).
+-- plpgsql with cached generic plans since 2026-12-07 (sluice_release_oldest.sql says why).
+
 CREATE OR REPLACE FUNCTION public.sluice_release_rows(p_task text, p_groups jsonb, p_keys text[], p_net boolean)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
 AS $function$
+DECLARE
+  v_keys text[];
+  v_n    integer[];
+BEGIN
   -- room per key: sluice_release_room (fair share, rate-parked rows, a dropped group)
-  SELECT sluice_release_oldest(p_task, array_agg(k.gk), array_agg(sluice_release_room(p_groups, k.gk, coalesce(r.n, 0))))
+  SELECT array_agg(k.gk), array_agg(sluice_release_room(p_groups, k.gk, coalesce(r.n, 0))) INTO v_keys, v_n
   FROM (SELECT DISTINCT gk FROM unnest(p_keys) AS gk) k
   LEFT JOIN (
     SELECT u.gk, count(*)::integer AS n
@@ -34,5 +43,8 @@ AS $function$
     WHERE e.task = p_task AND e.state = 'running'
       AND e.started_at >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = p_task)  -- the rows with a key started since
     GROUP BY u.gk
-  ) r ON r.gk = k.gk
+  ) r ON r.gk = k.gk;
+  IF v_keys IS NULL THEN RETURN 0; END IF;
+  RETURN sluice_release_oldest(p_task, v_keys, v_n);
+END
 $function$;
