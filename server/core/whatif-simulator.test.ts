@@ -298,6 +298,28 @@ describe('simulate: hand-computed schedules', () => {
     expect(() => run({ completer: { flushMs: 5 }, handlerMs: [1, 2, Number.NaN, 4], arrivals })).toThrow(/handlerMs\[2\]/);
   });
 
+  it('the completer: one drawn hand-off per written batch — its rows’ slots free together, as the one sluice_cycle that writes them claims once', () => {
+    // Concurrency 2, two rows at a time every 100 ms, each pair's handlers end together and
+    // are written as one batch; two more rows wait behind each pair. Drawn hand-offs of 1 or
+    // 9 ms: the pair waiting behind a batch starts at one instant (the batch's draw), and
+    // across 20 batches both draws come up. Drawn per row (before 2026-12-07), a batch's rows
+    // freed their slots apart, so rows claimed in one engine cycle started apart in the
+    // replay, and the batches after them split (bench:whatif's limit down, t0: the model's
+    // mean run 0.8 ms long, its p99 8–19% high; docs/benchmarks.md, twentieth session).
+    const arrivals: WhatIfArrival[] = [];
+    for (let b = 0; b < 20; b++) for (let k = 0; k < 4; k++) arrivals.push({ at: b * 100, runMs: 10 });
+    const r = run({ task: task({ concurrency: 2 }), completer: { flushMs: 5 }, handoffSamplesMs: [1, 9], arrivals });
+    const c = claims(r);
+    const gaps = new Set<number>();
+    for (let b = 0; b < 20; b++) {
+      const i = b * 4;
+      expect(c[i + 1], `batch ${b}: first pair`).toBe(c[i]);
+      expect(c[i + 3], `batch ${b}: the pair behind it starts together`).toBe(c[i + 2]);
+      gaps.add(c[i + 2]! - r.trace!.finishAt[i]!);
+    }
+    expect(gaps).toEqual(new Set([1, 9]));
+  });
+
   it('fitted handler times: one offset off the recorded run times, so the replay’s mean run time is the recording’s', () => {
     // What the engine recorded for the schedule above: run = finish − claim = 15, 30, 30, 15.
     const recorded = [15, 30, 30, 15].map((runMs) => ({ at: 0, runMs }));

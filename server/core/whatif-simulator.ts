@@ -135,7 +135,11 @@ export interface SimulationInput {
    * The recording's hand-off latencies (whatif-recording.ts engineLatencies): when given,
    * each execution's hand-off is drawn from these (seeded, uniformly) instead of being
    * handoffMs — the engine's slow hand-offs (a flush that waits, a claim that queues on the
-   * task lock) are what a p99 wait is made of, and a median has none of them.
+   * task lock) are what a p99 wait is made of, and a median has none of them. With the
+   * completer, one draw per written batch: the engine writes a batch with one sluice_cycle,
+   * whose one claim refills every slot the batch freed, so they free together (drawn per
+   * execution until 2026-12-07, a batch's slots freed apart and the rows claimed together
+   * started apart in the replay; docs/benchmarks.md, twentieth session).
    */
   handoffSamplesMs?: ArrayLike<number>;
   /**
@@ -934,16 +938,13 @@ export function simulate(input: SimulationInput): SimulationResult {
   };
 
   const TIMER = -2 - K;
-  /** The completer writes coordinator c's batch at `now`: each finish frees its slots a
-   *  hand-off later (the release event), as a finish without the completer does. */
+  /** The completer writes coordinator c's batch at `now`: its finishes free their slots one
+   *  hand-off later (the release event), one draw for the batch (its one sluice_cycle). */
   const flushBatch = (c: number, now: number) => {
+    const h = drawn === null ? handoff : HANDOFFS![Math.floor(drawRand() * HANDOFFS!.length)]!;
     for (const i of batch[c]!) {
-      if (drawn === null) done.push(now + handoff, i);
-      else {
-        const h = HANDOFFS![Math.floor(drawRand() * HANDOFFS!.length)]!;
-        drawn[i] = h;
-        done.push(now + h, i);
-      }
+      if (drawn !== null) drawn[i] = h;
+      done.push(now + h, i);
     }
     batch[c]!.length = 0;
   };
