@@ -9,7 +9,9 @@
 -- (sluice_release_room).
 -- The released rows are claimable again with the claim_at they had, which may be below their
 -- partition's claim floor (every scan of a head starts there): sluice_claim_floor_lower
--- lowers it, in the same statement (issue #18, 2026-12-03).
+-- lowers it in the same transaction, the statement after the update (issue #18, 2026-12-03;
+-- one statement until 2026-12-07): only task-lock holders raise a floor, and the caller holds
+-- the task lock, so no raise comes between the two.
 -- plpgsql since 2026-12-07 (issue #20's hand-off, #18): as LANGUAGE sql, called from plpgsql,
 -- its statement was parsed and planned again on every call (Postgres 15 keeps a SQL
 -- function's plan only for the calling statement's run), and so were sluice_release_rows'
