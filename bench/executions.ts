@@ -113,7 +113,7 @@ try {
     [SPILLED, TASKS],
   );
   // counters from the rows, as enqueue / claim / finish keep them
-  await pool.query(`UPDATE task_runtime t SET in_flight = coalesce((SELECT count(*) FROM executions e WHERE e.task = t.task AND e.state = 'running'), 0)`);
+  await pool.query(`UPDATE task_counters t SET in_flight = coalesce((SELECT count(*) FROM executions e WHERE e.task = t.task AND e.state = 'running'), 0)`);
   await pool.query(`INSERT INTO partition_stats (task, partition, depth, in_flight, spilled)
      SELECT task, partition, count(*) FILTER (WHERE state IN ('queued', 'blocked')), count(*) FILTER (WHERE state = 'running'), 0
        FROM executions GROUP BY task, partition

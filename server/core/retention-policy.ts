@@ -113,6 +113,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   config_versions: { bounded: 'one row per configuration change an operator makes' },
   config_guards: { bounded: 'at most one row per config version (the versions applied with guard)' },
   task_runtime: { bounded: 'one row per task' },
+  task_counters: { bounded: 'one row per task (created and deleted with its task_runtime row)' },
   task_breakers: { bounded: 'one row per task with a circuit breaker' },
   partition_stats: { bounded: 'one row per task partition' },
   partition_owners: { bounded: 'one row per task partition' },

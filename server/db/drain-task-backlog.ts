@@ -21,10 +21,10 @@ export interface DrainedBacklog {
 }
 
 export async function drainTaskBacklog(db: Db, task: string, error: string, fingerprint: string): Promise<DrainedBacklog> {
-  const rt = await db.query<{ active: boolean; in_flight: number }>(
-    'SELECT active, in_flight FROM task_runtime WHERE task = $1 FOR UPDATE',
-    [task],
-  );
+  // The counters after the lock, in a statement of their own (its snapshot holds what the
+  // lock's previous holder committed)
+  const rt = await db.query<{ active: boolean }>('SELECT active FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
+  const counters = await db.query<{ in_flight: number }>('SELECT in_flight FROM task_counters WHERE task = $1', [task]);
   const row = rt.rows[0];
   if (!row) return { executions: 0, spilled: 0, running: 0 };
   if (row.active) throw new Error(`drainTaskBacklog: task "${task}" is still active; remove it from the config first`);
@@ -90,6 +90,6 @@ export async function drainTaskBacklog(db: Db, task: string, error: string, fing
   return {
     executions: moved.rows.reduce((s, r) => s + r.n, 0),
     spilled: spilled.rows.reduce((s, r) => s + r.n, 0),
-    running: row.in_flight,
+    running: counters.rows[0]?.in_flight ?? 0,
   };
 }

@@ -38,8 +38,13 @@ export interface Mismatch {
 }
 
 export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
-  const rt = await db.query<{ in_flight: number }>('SELECT in_flight FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
-  if (rt.rows.length === 0) return [];
+  const locked = await db.query('SELECT 1 FROM task_runtime WHERE task = $1 FOR UPDATE', [task]);
+  if (locked.rows.length === 0) return [];
+  // The task's counters row (migration 20261207000100000_task_counters) is created with its
+  // task_runtime row; a task without one (nothing should leave it so) gets it here, at 0,
+  // and the checks below set it right. Read after the lock, in its own statement.
+  await db.query('INSERT INTO task_counters (task) VALUES ($1) ON CONFLICT (task) DO NOTHING', [task]);
+  const rt = await db.query<{ in_flight: number }>('SELECT in_flight FROM task_counters WHERE task = $1', [task]);
   await db.query('SELECT 1 FROM partition_stats WHERE task = $1 ORDER BY partition FOR UPDATE', [task]);
   // The per-key counters are group_slots plus the moves claims and finishes logged and
   // nobody folded yet (slot_deltas): fold them first, waiting for a fold in progress (with
@@ -51,7 +56,7 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
   const running = await db.query<{ n: number; floor_above: boolean; floor_ms: number; earliest_ms: number | null }>(
     `SELECT r.n, coalesce(r.earliest < t.running_floor, false) AS floor_above,
             extract(epoch FROM t.running_floor) * 1000 AS floor_ms, extract(epoch FROM r.earliest) * 1000 AS earliest_ms
-     FROM task_runtime t,
+     FROM task_counters t,
           (SELECT count(*)::int AS n, min(started_at) FILTER (WHERE cardinality(group_keys) > 0) AS earliest
            FROM executions WHERE task = $1 AND state = 'running') r
      WHERE t.task = $1`,
@@ -60,7 +65,7 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
   const actualInFlight = running.rows[0]!.n;
   if (actualInFlight !== rt.rows[0]!.in_flight) {
     out.push({ counter: 'task.in_flight', partition: null, groupName: null, groupKey: null, recorded: rt.rows[0]!.in_flight, actual: actualInFlight });
-    await db.query('UPDATE task_runtime SET in_flight = $2 WHERE task = $1', [task, actualInFlight]);
+    await db.query('UPDATE task_counters SET in_flight = $2 WHERE task = $1', [task, actualInFlight]);
   }
   // The running floor (migration 20261202000200000_running_floor) must be at or before the
   // start of every running row with a key: the claim reads keys in use from it. After one, a
@@ -69,7 +74,7 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
   if (running.rows[0]!.floor_above) {
     out.push({ counter: 'task.running_floor', partition: null, groupName: null, groupKey: null, recorded: Math.floor(Number(running.rows[0]!.floor_ms)), actual: Math.floor(Number(running.rows[0]!.earliest_ms)) });
     await db.query(
-      `UPDATE task_runtime SET running_floor = (SELECT min(started_at) FROM executions WHERE task = $1 AND state = 'running' AND cardinality(group_keys) > 0) WHERE task = $1`,
+      `UPDATE task_counters SET running_floor = (SELECT min(started_at) FROM executions WHERE task = $1 AND state = 'running' AND cardinality(group_keys) > 0) WHERE task = $1`,
       [task],
     );
   }
@@ -85,7 +90,7 @@ export async function reconcileTask(db: Db, task: string): Promise<Mismatch[]> {
     `WITH parts AS (SELECT array_agg(partition ORDER BY partition) AS p FROM partition_stats WHERE task = $1)
      SELECT x.part AS partition, extract(epoch FROM x.at) * 1000 AS floor_ms, extract(epoch FROM c.claim_at) * 1000 AS earliest_ms
      FROM parts
-     CROSS JOIN LATERAL sluice_claim_floors($1, parts.p, (SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = $1)) f
+     CROSS JOIN LATERAL sluice_claim_floors($1, parts.p, (SELECT t.claim_floor_low FROM task_counters t WHERE t.task = $1)) f
      CROSS JOIN LATERAL unnest(parts.p, f.ats, f.ids) AS x(part, at, id)
      CROSS JOIN LATERAL (
        SELECT e.claim_at, e.id FROM executions e

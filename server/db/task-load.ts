@@ -1,5 +1,5 @@
 // How busy each task is right now, from the counters (never count(*) on executions):
-// task_runtime.in_flight (cluster-wide running) and the per-partition depth / spilled /
+// task_counters.in_flight (cluster-wide running) and the per-partition depth / spilled /
 // in-flight in partition_stats, summed per task. One grouped scan of partition_stats
 // (a few rows per task) joined to task_runtime by primary key.
 import type { Db } from './pool';
@@ -21,7 +21,7 @@ export interface TaskLoad {
 
 export async function readTaskLoad(db: Db, tasks?: readonly string[]): Promise<TaskLoad[]> {
   const r = await db.query<TaskLoad>(
-    `SELECT t.task, t.active, t.paused, t.config_version AS "configVersion", t.in_flight AS "inFlight",
+    `SELECT t.task, t.active, t.paused, t.config_version AS "configVersion", coalesce((SELECT c.in_flight FROM task_counters c WHERE c.task = t.task), 0) AS "inFlight",
             t.partitions,
             coalesce(sum(ps.depth), 0)::bigint AS depth,
             coalesce(sum(ps.spilled), 0)::bigint AS spilled,

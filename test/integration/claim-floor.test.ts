@@ -32,7 +32,7 @@ async function floorAndHead(task: string) {
     `SELECT ps.claim_floor::text AS floor, ps.claim_floor_id::int AS floor_id, t.claim_floor_low AS low,
             (SELECT e.claim_at::text FROM executions e WHERE e.task = $1 AND e.partition = 0 AND e.state = 'queued' AND e.waiting_on IS NULL ORDER BY e.claim_at, e.id LIMIT 1) AS head,
             (SELECT e.id::int FROM executions e WHERE e.task = $1 AND e.partition = 0 AND e.state = 'queued' AND e.waiting_on IS NULL ORDER BY e.claim_at, e.id LIMIT 1) AS head_id
-     FROM partition_stats ps JOIN task_runtime t ON t.task = ps.task WHERE ps.task = $1 AND ps.partition = 0`,
+     FROM partition_stats ps JOIN task_counters t ON t.task = ps.task WHERE ps.task = $1 AND ps.partition = 0`,
     [task],
   );
   return r.rows[0]!;

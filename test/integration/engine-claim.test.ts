@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 
 async function counters(task: string) {
-  const t = await db.pool.query('SELECT in_flight FROM task_runtime WHERE task = $1', [task]);
+  const t = await db.pool.query('SELECT in_flight FROM task_counters WHERE task = $1', [task]);
   await foldSlotDeltas(db.pool, task); // the claims' and finishes' logged moves, as a coordinator folds them
   const g = await db.pool.query('SELECT group_name, group_key, in_flight, queued FROM group_slots WHERE task = $1 ORDER BY 1, 2', [task]);
   return { inFlight: t.rows[0].in_flight as number, groups: g.rows };

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 
 const inFlight = async (task: string) =>
-  Number((await db.pool.query('SELECT in_flight FROM task_runtime WHERE task = $1', [task])).rows[0].in_flight);
+  Number((await db.pool.query('SELECT in_flight FROM task_counters WHERE task = $1', [task])).rows[0].in_flight);
 
 describe('finish and claim in one call', () => {
   it('refills freed slots in the same call, capped by max and by the task limit', async () => {

@@ -45,7 +45,7 @@ describe('maintenance services', () => {
     await enqueue(db.pool, 'mt', Array.from({ length: 10 }, (_, i) => ({ payload: { t: `x${i % 2}` } })));
     await claimExecutions(db.pool, coord, 'mt', 3, 60_000);
     await foldSlotDeltas(db.pool, 'mt'); // the enqueue's and the claim's moves, as a member folds them
-    await db.pool.query(`UPDATE task_runtime SET in_flight = 17 WHERE task = 'mt'`);
+    await db.pool.query(`UPDATE task_counters SET in_flight = 17 WHERE task = 'mt'`);
     await db.pool.query(`UPDATE partition_stats SET depth = depth + 40, in_flight = 9 WHERE task = 'mt' AND partition = 1`);
     await db.pool.query(`UPDATE group_slots SET in_flight = 4, queued = 0 WHERE task = 'mt' AND group_key = 'x0'`);
     await db.pool.query(`DELETE FROM group_slots WHERE task = 'mt' AND group_key = 'x1'`);
@@ -56,7 +56,7 @@ describe('maintenance services', () => {
     expect(counters).toEqual(expect.arrayContaining(['task.in_flight', 'partition.depth', 'partition.in_flight', 'group.in_flight', 'group.queued']));
     expect(log.rows.find((x: { counter: string }) => x.counter === 'task.in_flight')).toMatchObject({ recorded: 17, actual: 3 });
     const truth = await db.pool.query(`SELECT
-        (SELECT in_flight FROM task_runtime WHERE task = 'mt') AS tf,
+        (SELECT in_flight FROM task_counters WHERE task = 'mt') AS tf,
         (SELECT sum(depth)::int FROM partition_stats WHERE task = 'mt') AS d,
         (SELECT sum(in_flight)::int FROM partition_stats WHERE task = 'mt') AS pf,
         (SELECT sum(in_flight + queued)::int FROM group_slots WHERE task = 'mt') AS g`);

@@ -63,7 +63,7 @@ describe('cancel with coordinator processes', () => {
     // group_slots takes the members' logged moves when their folders run (slotFoldMs)
     await waitFor('the key\'s slot counter to be folded back to 0', async () =>
       (await q<{ in_flight: number }>(`SELECT in_flight FROM group_slots WHERE task = 'slow' AND group_key = 'acme'`))[0]!.in_flight === 0);
-    const rt = await q<{ in_flight: number }>(`SELECT in_flight FROM task_runtime WHERE task = 'slow'`);
+    const rt = await q<{ in_flight: number }>(`SELECT in_flight FROM task_counters WHERE task = 'slow'`);
     expect(rt[0]!.in_flight).toBe(0);
     expect((await q(`SELECT 1 FROM audit_log WHERE action = 'execution.cancel_request' AND target_id = $1`, [String(head)])).length).toBe(1);
     expect((await q(`SELECT 1 FROM execution_attempts WHERE execution_id = $1`, [head])).length).toBe(0);

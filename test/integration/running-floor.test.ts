@@ -1,6 +1,6 @@
 // The running floor (issue #18, migration 20261202000200000_running_floor): the claim reads
 // the task's keys in use from executions_running_idx (task, started_at) starting at
-// task_runtime.running_floor, a lower bound on when its running rows with a key started.
+// task_counters.running_floor (task_runtime.running_floor before migration 20261207000100000_task_counters), a lower bound on when its running rows with a key started.
 // What must hold:
 //  * the floor is at or before the start of every running row with a key, and follows them
 //    up as the earliest finish; a row that waited long for its key (an old id) starts now
@@ -22,7 +22,7 @@ beforeAll(async () => {
   db = await testDatabase();
 });
 
-const floorOf = async (task: string) => (await db.pool.query<{ f: Date }>(`SELECT running_floor AS f FROM task_runtime WHERE task = $1`, [task])).rows[0]!.f;
+const floorOf = async (task: string) => (await db.pool.query<{ f: Date }>(`SELECT running_floor AS f FROM task_counters WHERE task = $1`, [task])).rows[0]!.f;
 const earliestStart = async (task: string) =>
   (await db.pool.query<{ m: Date }>(`SELECT min(started_at) AS m FROM executions WHERE task = $1 AND state = 'running'`, [task])).rows[0]!.m;
 const startOf = async (id: number) => (await db.pool.query<{ s: Date }>(`SELECT started_at AS s FROM executions WHERE id = $1`, [id])).rows[0]!.s;
@@ -111,7 +111,7 @@ describe('the running floor', () => {
     const me = await fakeCoordinator(db.pool, ['rf-bad']);
     await enqueue(db.pool, 'rf-bad', [{ payload: { t: 'a' } }, { payload: { t: 'a' } }]);
     const [a1] = await claimExecutions(db.pool, me, 'rf-bad', 5, 60_000);
-    await db.pool.query(`UPDATE task_runtime SET running_floor = now() + interval '1 hour' WHERE task = $1`, ['rf-bad']);
+    await db.pool.query(`UPDATE task_counters SET running_floor = now() + interval '1 hour' WHERE task = $1`, ['rf-bad']);
     // with the floor after its start, a1 is not seen: the second `a` would start beside it
     const m = await withTransaction(db.pool, (tx) => reconcileTask(tx, 'rf-bad'));
     const started = (await startOf(a1!.id)).getTime();

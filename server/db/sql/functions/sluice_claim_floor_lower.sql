@@ -7,7 +7,7 @@
 -- (task_runtime → partition_stats sorted, the enqueue's order without the task lock), may
 -- not take now: a release of rows waiting on a key (any partition), a stream's promotion,
 -- the claim's own releases, run now, a replay's release. The caller holds the task lock.
--- The lowering goes to task_runtime.claim_floor_low, which only task-lock holders write and
+-- The lowering goes to task_counters.claim_floor_low (migration 20261207000100000_task_counters), which only task-lock holders write and
 -- the claim reads under the same lock. A partition whose partition_stats floor is already
 -- at or below the row is left alone, so no write at all in the usual case: that floor can
 -- only fall meanwhile (the enqueue lowers it without the task lock; raising it takes the
@@ -32,12 +32,12 @@ BEGIN
   IF coalesce(cardinality(p_parts), 0) = 0 THEN RETURN NULL; END IF;
   SELECT jsonb_object_agg(m.part::text, m.at) INTO v_obj
   FROM (SELECT x.part, min(x.at) AS at FROM unnest(p_parts, p_ats) AS x(part, at) WHERE x.part IS NOT NULL AND x.at IS NOT NULL GROUP BY x.part) m
-  CROSS JOIN LATERAL (SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = p_task) t
+  CROSS JOIN LATERAL (SELECT t.claim_floor_low FROM task_counters t WHERE t.task = p_task) t
   LEFT JOIN partition_stats ps ON ps.task = p_task AND ps.partition = m.part
   WHERE m.at <= coalesce(ps.claim_floor, 'infinity')
     AND m.at < coalesce((t.claim_floor_low ->> m.part::text)::timestamp, 'infinity');
   IF v_obj IS NULL THEN RETURN NULL; END IF;
-  UPDATE task_runtime t SET claim_floor_low = t.claim_floor_low || v_obj WHERE t.task = p_task
+  UPDATE task_counters t SET claim_floor_low = t.claim_floor_low || v_obj WHERE t.task = p_task
   RETURNING t.claim_floor_low INTO v_low;
   RETURN v_low;
 END

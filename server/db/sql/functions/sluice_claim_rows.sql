@@ -3,7 +3,7 @@
 -- `parts` is not NULL, that are in `parts`). sluice_claim(coordinator, task, max,
 -- lease_ms) is this with parts NULL (the claim loop's call); sluice_cycle calls it after
 -- the finish in the same transaction with the partitions whose counter rows it locked
--- first. `finished`: rows the caller's transaction finished whose task_runtime in_flight
+-- first. `finished`: rows the caller's transaction finished whose task in_flight
 -- it has not moved (sluice_cycle's finish; 0 otherwise): counted free here, and moved with
 -- this claim's own when it claims anything (one update of the row; else the caller moves
 -- them). One call =
@@ -15,7 +15,8 @@
 --     cycle, which holds the task lock already and goes straight to the ranking;
 --  2. lock the task_runtime row (its own statement: in READ COMMITTED each statement of
 --     a volatile function takes a new snapshot, so the next ones see every counter the
---     previous claimer committed); free = least(max, concurrency − in_flight); every
+--     previous claimer committed: task_counters' in_flight is read next, in its own);
+--     free = least(max, concurrency − in_flight); every
 --     scan of an owned partition's head below starts at its claim floor (no claimable
 --     row lies before it; raised at the end, step 5);
 --  3. ungrouped task: the oldest `free` rows over my partitions (LATERAL per partition);
@@ -29,8 +30,9 @@
 --     claim index; sluice_finish and sluice_release_waiting release them) and, if it
 --     found nothing at all, looks again (≤ 3 rounds);
 --  5. the first `free` kept rows become running with a fresh lease token (UPDATE by
---     primary key); task_runtime and partition_stats counters move, in the engine's lock
---     order: task_runtime → executions → partition_stats (sorted) → rate_state (sorted);
+--     primary key); task_counters and partition_stats counters move, in the engine's lock
+--     order: task_runtime (the task lock) → executions → partition_stats (sorted) →
+--     rate_state (sorted), task_counters only ever written under the task lock;
 --     the group_slots counters' moves are logged (slot_deltas) and folded later; the
 --     claim floors of the partitions claimed from rise to their first claimable row
 --     (migration 20261203000100000_claim_floor: the invariant and who lowers them).
@@ -122,6 +124,7 @@ AS $function$
 #variable_conflict use_column
 DECLARE
   v_rt      record;
+  v_tc      record;              -- the task's task_counters row (in_flight, running_floor, claim_floor_low)
   v_free    integer;
   v_owned   integer[];
   v_sat     text[];
@@ -177,7 +180,7 @@ DECLARE
   -- The claim floor (issue #18; migration 20261203000100000_claim_floor)
   v_floor     timestamp without time zone[];  -- each owned partition's (v_owned's order), as (claim_at, id):
   v_floor_id  bigint[];                       -- no claimable row before it in the claim index's order
-  v_low       jsonb;                          -- task_runtime.claim_floor_low as this claim last read it
+  v_low       jsonb;                          -- task_counters.claim_floor_low as this claim last read it
   v_rel_p     integer[];                      -- partitions and claim_at of rows a release here made claimable
   v_rel_a     timestamp without time zone[];
   v_low_new   jsonb;                          -- claim_floor_low after a release here lowered it (else NULL)
@@ -203,7 +206,7 @@ BEGIN
       SELECT 1 FROM executions e
       WHERE e.task = o.task AND e.partition = o.partition AND e.state = 'queued'
         AND e.waiting_on IS NULL AND e.run_at <= now() AND e.claim_at <= (now() AT TIME ZONE 'UTC')
-        AND e.claim_at >= coalesce(least(ps.claim_floor, ((SELECT t.claim_floor_low FROM task_runtime t WHERE t.task = p_task) ->> o.partition::text)::timestamp), '-infinity')
+        AND e.claim_at >= coalesce(least(ps.claim_floor, ((SELECT t.claim_floor_low FROM task_counters t WHERE t.task = p_task) ->> o.partition::text)::timestamp), '-infinity')
       ORDER BY e.claim_at, e.id  -- the claim index's order: no plan but its range scan avoids a sort of every match
       LIMIT 1
     ) x
@@ -214,12 +217,18 @@ BEGIN
   ) THEN
     RETURN;
   END IF;
-  SELECT t.concurrency, t.in_flight, t.paused, t.groups, t.active, t.rate, t.running_floor, t.claim_floor_low INTO v_rt
+  SELECT t.concurrency, t.paused, t.groups, t.active, t.rate INTO v_rt
   FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
   IF NOT FOUND OR v_rt.paused OR NOT v_rt.active THEN RETURN; END IF;
-  -- (read here, not again: under a held snapshot every read of this row walks the versions
-  -- each claim and finish added since, ~1,200 buffers 25 s into bench:soak's hold)
-  v_low := v_rt.claim_floor_low;
+  -- The counters in a statement of their own, after the lock: its snapshot holds what the
+  -- previous holder committed (a join in the locking statement would re-read only the
+  -- locked row after waiting, and keep task_counters' row as the first snapshot had it).
+  -- Read here, not again: under a held snapshot every read of the row walks the versions
+  -- each cycle added since (task_runtime's wide row: ~1,200 buffers 25 s into bench:soak's
+  -- hold, before these moved to task_counters; migration 20261207000100000_task_counters).
+  SELECT c.in_flight, c.running_floor, c.claim_floor_low INTO v_tc FROM task_counters c WHERE c.task = p_task;
+  IF NOT FOUND THEN RETURN; END IF;
+  v_low := v_tc.claim_floor_low;
   -- Circuit breaker (issue #23): an open breaker claims nothing, whichever member asks. The
   -- coordinators' gates (server/coordinator/breaker-gate.ts) stop asking once they have
   -- seen the trip; a member that has not yet (its notification or refresh still to come:
@@ -233,7 +242,7 @@ BEGIN
   IF EXISTS (SELECT 1 FROM task_breakers b WHERE b.task = p_task AND b.state = 'open') THEN
     RETURN;
   END IF;
-  v_free := least(p_max, v_rt.concurrency - greatest(v_rt.in_flight - p_finished, 0));
+  v_free := least(p_max, v_rt.concurrency - greatest(v_tc.in_flight - p_finished, 0));
   IF v_free <= 0 THEN RETURN; END IF;
 
   -- Rate limits (issue #19): the task's own allowance, and the group keys held by theirs.
@@ -333,7 +342,7 @@ BEGIN
     -- keys a row, ~2 running per key of limit 5 — most of ~800 lookups a claim skipped)
     SELECT min(least((g.value ->> 'limit')::integer, (SELECT min(o.value::integer) FROM jsonb_each_text(g.value -> 'overrides') o)))
     INTO v_minlim FROM jsonb_each(v_rt.groups) g;
-    -- From the running floor (task_runtime.running_floor ≤ every running row's start;
+    -- From the running floor (task_counters.running_floor ≤ every running row's start;
     -- migration 20261202000200000_running_floor): under a held snapshot the index keeps an
     -- entry for every execution that ran since, and reading the task's whole range read them
     -- all (24,392 buffers per claim 20 s into bench:soak's hold).
@@ -345,7 +354,7 @@ BEGIN
     FROM (
       SELECT k.gk, count(*)::integer AS n, min(e.started_at) AS lo
       FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS k(gk)
-      WHERE e.task = p_task AND e.state = 'running' AND e.started_at >= v_rt.running_floor
+      WHERE e.task = p_task AND e.state = 'running' AND e.started_at >= v_tc.running_floor
       GROUP BY k.gk
     ) r;
     SELECT coalesce(jsonb_object_agg(k, true), '{}') INTO v_sat_obj FROM unnest(v_sat) AS k;
@@ -848,14 +857,19 @@ BEGIN
   -- The claim floors of the partitions claimed from rise (below); their claim_floor_low
   -- entries, lowered by releases under the task lock this claim holds (in v_floor since),
   -- are dropped with the raise.
-  UPDATE task_runtime t SET in_flight = greatest(t.in_flight - p_finished, 0) + cardinality(v_got),
+  UPDATE task_counters t SET in_flight = greatest(t.in_flight - p_finished, 0) + cardinality(v_got),
     running_floor = least(CASE WHEN v_rt.groups = '{}'::jsonb THEN t.running_floor ELSE coalesce(v_run_min, 'infinity') END, v_started),
     claim_floor_low = CASE WHEN t.claim_floor_low = '{}'::jsonb THEN t.claim_floor_low
                            ELSE t.claim_floor_low - ARRAY(SELECT DISTINCT x::text FROM unnest(v_parts) x) END
   WHERE t.task = p_task;
 
-  PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
-  ORDER BY ps.partition FOR NO KEY UPDATE;
+  -- (a cycle's claim, p_parts given, runs under the lock sluice_cycle took on every partition
+  -- it may claim from: not taken again, since under a held snapshot each lock of the row walks
+  -- its versions since, as the update below does; 2026-12-07)
+  IF p_parts IS NULL THEN
+    PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
+    ORDER BY ps.partition FOR NO KEY UPDATE;
+  END IF;
   -- The claim floor rises to the partition's first claimable row, its (claim_at, id)
   -- ('infinity': none), read in
   -- this statement's snapshot, taken after the partition_stats row lock (the line above, or

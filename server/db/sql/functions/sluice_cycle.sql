@@ -20,12 +20,15 @@
 --    the claim is confined to those partitions (p_parts). Neither takes a group_slots row
 --    (below). A cycle that only finishes or only claims is one pass already. test/integration/engine-cycle-deadlock.test.ts
 --    replays both interleavings.
---  * task_runtime.in_flight (2026-12-03): one update per cycle. The finish leaves its −n to
+--  * the task's in_flight (2026-12-03): one update per cycle. The finish leaves its −n to
 --    the claim (sluice_finish_rows' defer_slots), which counts those slots free and moves
 --    −n and its own +m in the update it makes anyway; a claim that claims nothing leaves it
 --    to this function. Two updates of the row per cycle were two versions, and under a held
 --    snapshot every read of the row walks every version since (~1,200 buffers a read 25 s
 --    into bench:soak's hold, 5–7 reads a cycle; docs/benchmarks.md, eighteenth session).
+--    Since 2026-12-07 the row is task_counters' (~60 bytes a version, against task_runtime's
+--    1,669 for the soak's task), and task_runtime's row, whose lock is the task lock, is no
+--    longer updated per cycle (migration 20261207000100000_task_counters).
 --  * slot counters (2026-12-02): neither half writes group_slots; each logs its moves
 --    (slot_deltas) and sluice_fold_slots adds them in later, outside the task lock. Until
 --    then a grouped task's cycle ended in one sorted upsert of every key it finished or
@@ -100,7 +103,7 @@ BEGIN
     -- a claim that claimed nothing left the finished rows' in_flight to us
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
     IF v_claimed = 0 AND cardinality(v_applied) > 0 THEN
-      UPDATE task_runtime t SET in_flight = greatest(t.in_flight - cardinality(v_applied), 0) WHERE t.task = p_task;
+      UPDATE task_counters t SET in_flight = greatest(t.in_flight - cardinality(v_applied), 0) WHERE t.task = p_task;
     END IF;
   END IF;
 END

@@ -12,11 +12,14 @@
 -- call; so does the promotion of finished stream heads (no group_slots row is taken any
 -- more, so nothing has to come before the streams' advisory locks). defer_slots, which made
 -- sluice_cycle do both after its claim (and write both batches' counters in one upsert),
--- now means the task_runtime in_flight move is the caller's (2026-12-03, issue #18):
+-- now means the task's in_flight move is the caller's (2026-12-03, issue #18):
 -- sluice_cycle moves it once with its claim's, the finished −n and the claimed +m as one
 -- update of the row, so a cycle adds one version of it instead of two (under a held snapshot
 -- every later read of the row walks them all: ~1,200 buffers a read 25 s into bench:soak's
--- hold). The reply's slot_key and stream_key columns are always NULL.
+-- hold; the row is task_counters' since 2026-12-07, narrow, and task_runtime's is no longer
+-- updated per cycle); and that the caller (sluice_cycle) holds the partition_stats rows of every
+-- finishing row's partition already (not locked again here). The reply's slot_key and
+-- stream_key columns are always NULL.
 -- Reply: one row per finished execution (as sluice_finish).
 --
 -- (sluice_finish's header:) sluice_finish(task, ids, tokens, outcomes, run_at, errors, stacks, fingerprints,
@@ -158,11 +161,17 @@ BEGIN
   IF v_ids IS NULL THEN RETURN; END IF;
 
   IF NOT p_defer_slots THEN
-    UPDATE task_runtime t SET in_flight = greatest(t.in_flight - cardinality(v_ids), 0) WHERE t.task = p_task;
+    UPDATE task_counters t SET in_flight = greatest(t.in_flight - cardinality(v_ids), 0) WHERE t.task = p_task;
   END IF;
 
-  PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
-  ORDER BY ps.partition FOR NO KEY UPDATE;
+  -- The counter rows in the lock order's one sorted pass before the update. With defer_slots
+  -- the caller is sluice_cycle, which locked them (every finishing row's partition) before
+  -- this finish: under a held snapshot a lock of a row walks all its versions since, as the
+  -- update after it does, so it is not taken twice (2026-12-07, issue #18).
+  IF NOT p_defer_slots THEN
+    PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
+    ORDER BY ps.partition FOR NO KEY UPDATE;
+  END IF;
   UPDATE partition_stats ps
   SET in_flight = greatest(ps.in_flight - d.n, 0),
       depth = ps.depth + d.requeued,

@@ -41,7 +41,7 @@ BEGIN
     SELECT u.gk, count(*)::integer AS n
     FROM executions e CROSS JOIN LATERAL unnest(e.group_keys) AS u(gk)
     WHERE e.task = p_task AND e.state = 'running'
-      AND e.started_at >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = p_task)  -- the rows with a key started since
+      AND e.started_at >= (SELECT t.running_floor FROM task_counters t WHERE t.task = p_task)  -- the rows with a key started since
     GROUP BY u.gk
   ) r ON r.gk = k.gk;
   IF v_keys IS NULL THEN RETURN 0; END IF;

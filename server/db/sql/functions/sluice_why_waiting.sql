@@ -18,7 +18,7 @@
 --    (sluice_rate_allowance over rate_state's TAT and sluice_key_rate / task_runtime.rate)
 --    is negative is rate-held — the claim skips the key's rows (or claims nothing of the
 --    task) until its next slot, TAT − burst × T, which is reported as `nextInMs`;
---  * the task limit: task_runtime.in_flight ≥ concurrency; with `order: fair` (issue #19)
+--  * the task limit: task_counters.in_flight ≥ concurrency; with `order: fair` (issue #19)
 --    and the row's key at or over its weighted share, `fair_share` before it;
 --  * the task's circuit breaker (issue 23): coordinators do not claim a task whose breaker
 --    (task_breakers) is open, or half-open with every probe started, while the definition
@@ -78,7 +78,8 @@ BEGIN
     RETURN jsonb_build_object('reason', 'not_waiting', 'state', e.state, 'holds', '[]'::jsonb);
   END IF;
 
-  SELECT t.concurrency, t.in_flight, t.paused, t.active, t.groups, t.rate INTO rt FROM task_runtime t WHERE t.task = e.task;
+  SELECT t.concurrency, coalesce(c.in_flight, 0) AS in_flight, t.paused, t.active, t.groups, t.rate INTO rt
+  FROM task_runtime t LEFT JOIN task_counters c ON c.task = t.task WHERE t.task = e.task;
   IF NOT FOUND OR NOT rt.active THEN
     v_holds := v_holds || jsonb_build_object('reason', 'task_inactive', 'task', e.task);
   ELSIF rt.paused THEN
@@ -176,7 +177,7 @@ BEGIN
         SELECT substr(k.gk, strpos(k.gk, '=') + 1) AS gkey, count(*)::integer AS n
         FROM executions r CROSS JOIN LATERAL unnest(r.group_keys) AS k(gk)
         WHERE r.task = e.task AND r.state = 'running' AND split_part(k.gk, '=', 1) = v_fg
-          AND r.started_at >= (SELECT t.running_floor FROM task_runtime t WHERE t.task = e.task)
+          AND r.started_at >= (SELECT t.running_floor FROM task_counters t WHERE t.task = e.task)
         GROUP BY 1
       ), gs AS (
         SELECT coalesce(s.group_key, run.gkey) AS group_key, coalesce(run.n, 0) AS in_flight, coalesce(s.queued, 0) AS queued
