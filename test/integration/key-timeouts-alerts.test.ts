@@ -47,8 +47,10 @@ describe('per-key timeout', () => {
     let seen: unknown = null;
     await waitFor('leases narrowed', async () => {
       seen = await leases();
-      // started_at is stamped a little after the claim's now(): within 150 ms under.
-      const near = (r: { lease: number } | undefined, want: number) => r !== undefined && r.lease <= want && r.lease > want - 150;
+      // started_at is stamped after the claim's now() (the transaction's start), by as long as
+      // the claim waited for the task lock: 177 ms once in a full parallel integration run
+      // (2026-12-07). Within 1 s under still tells a narrowed lease from the claimed 7,000.
+      const near = (r: { lease: number } | undefined, want: number) => r !== undefined && r.lease <= want && r.lease > want - 1000;
       const [plain, slow] = seen as { tenant: string; lease: number }[];
       return near(plain, 4000) && near(slow, 7000);
     }, 2000, 25).catch((e: Error) => {
