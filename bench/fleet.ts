@@ -138,7 +138,7 @@ async function runOne(server: TestPostgres, n: number): Promise<RunResult> {
     const commits = async () =>
       Number((await pool.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [dbName])).rows[0]!.n);
     const finished = async () =>
-      Number((await pool.query<{ n: string }>('SELECT coalesce(sum(processed_total), 0) AS n FROM partition_stats')).rows[0]!.n);
+      Number((await pool.query<{ n: string }>('SELECT coalesce(sum(processed_total), 0) AS n FROM partition_outcomes')).rows[0]!.n);
 
     // The tasks are paused while the members start and take their shares of the partitions
     // (the rendezvous assignment of all of them), then resumed: the window opens at the

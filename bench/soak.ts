@@ -77,7 +77,7 @@ const w2def = (name: string, retry = false): TaskDefinitionInput =>
   w2Definition(name, retry ? { retry: { maxAttempts: 3, backoff: 'exponential', baseDelayMs: 200, maxDelayMs: 2000, jitter: 0.2 } } : {});
 
 async function processed(task: string): Promise<number> {
-  const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);
+  const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_outcomes WHERE task = $1', [task]);
   return Number(r.rows[0]!.n);
 }
 

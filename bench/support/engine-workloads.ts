@@ -111,7 +111,7 @@ export function engineBench(opts: {
   }
 
   async function processed(task: string): Promise<number> {
-    const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_stats WHERE task = $1', [task]);
+    const r = await pool.query<{ n: number }>('SELECT coalesce(sum(processed_total), 0)::bigint AS n FROM partition_outcomes WHERE task = $1', [task]);
     return Number(r.rows[0]!.n);
   }
 

@@ -116,6 +116,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   task_counters: { bounded: 'one row per task (created and deleted with its task_runtime row)' },
   task_breakers: { bounded: 'one row per task with a circuit breaker' },
   partition_stats: { bounded: 'one row per task partition' },
+  partition_outcomes: { bounded: 'one row per task partition (created and deleted with its partition_stats row)' },
   partition_owners: { bounded: 'one row per task partition' },
   metric_cursor: { bounded: 'one row per task partition' },
   metric_rollup_state: { bounded: 'one row per roll-up resolution' },

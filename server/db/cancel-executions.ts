@@ -128,11 +128,15 @@ export async function cancelExecutions(
   if (perPart.size > 0) {
     const ps = [...perPart.keys()].sort((a, b) => a - b);
     await db.query(
-      `UPDATE partition_stats ps
-       SET depth = greatest(ps.depth - d.depth, 0), spilled = greatest(ps.spilled - d.spilled, 0),
-           canceled_total = ps.canceled_total + d.depth + d.spilled, updated_at = now()
-       FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS d(part, depth, spilled)
-       WHERE ps.task = $1 AND ps.partition = d.part`,
+      // (canceled_total in partition_outcomes: migration 20261207000200000_partition_outcomes)
+      `WITH d AS (SELECT * FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS d(part, depth, spilled)),
+       ps AS (
+         UPDATE partition_stats ps
+         SET depth = greatest(ps.depth - d.depth, 0), spilled = greatest(ps.spilled - d.spilled, 0), updated_at = now()
+         FROM d WHERE ps.task = $1 AND ps.partition = d.part
+       )
+       UPDATE partition_outcomes po SET canceled_total = po.canceled_total + d.depth + d.spilled
+       FROM d WHERE po.task = $1 AND po.partition = d.part`,
       [task, ps, ps.map((p) => perPart.get(p)!.depth), ps.map((p) => perPart.get(p)!.spilled)],
     );
   }

@@ -74,11 +74,15 @@ export async function drainTaskBacklog(db: Db, task: string, error: string, fing
   if (perPartition.size > 0) {
     const parts = [...perPartition.keys()].sort((a, b) => a - b);
     await db.query(
-      `UPDATE partition_stats ps
-       SET depth = greatest(ps.depth - d.dead, 0), spilled = greatest(ps.spilled - d.spilled, 0),
-           dead_total = ps.dead_total + d.dead + d.spilled, updated_at = now()
-       FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS d(part, dead, spilled)
-       WHERE ps.task = $1 AND ps.partition = d.part`,
+      // (dead_total in partition_outcomes: migration 20261207000200000_partition_outcomes)
+      `WITH d AS (SELECT * FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS d(part, dead, spilled)),
+       ps AS (
+         UPDATE partition_stats ps
+         SET depth = greatest(ps.depth - d.dead, 0), spilled = greatest(ps.spilled - d.spilled, 0), updated_at = now()
+         FROM d WHERE ps.task = $1 AND ps.partition = d.part
+       )
+       UPDATE partition_outcomes po SET dead_total = po.dead_total + d.dead + d.spilled
+       FROM d WHERE po.task = $1 AND po.partition = d.part`,
       [task, parts, parts.map((p) => perPartition.get(p)!.dead), parts.map((p) => perPartition.get(p)!.spilled)],
     );
   }

@@ -35,12 +35,13 @@ export interface PartitionLiveRow {
 export async function readPartitionLive(db: Db, tasks: readonly string[] | null): Promise<PartitionLiveRow[]> {
   const r = await db.query<PartitionLiveRow>(
     `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total,
-            ps.processed_total, ps.dead_total, ps.canceled_total,
+            po.processed_total, po.dead_total, po.canceled_total,
             ps.rejected_total, ps.throttled_total, ps.shed_total, ps.spilled_total, ps.bp_stage_changes,
             o.owner AS owner_id, c.name AS owner_name, c.host AS owner_host,
             c.last_heartbeat_at AS owner_heartbeat_at, (c.stopped_at IS NOT NULL) AS owner_stopped,
             ${coordinatorLive('c')} AS owner_live
      FROM partition_stats ps
+     JOIN partition_outcomes po ON po.task = ps.task AND po.partition = ps.partition
      JOIN task_runtime tr ON tr.task = ps.task AND ps.partition < tr.partitions AND ($1::text[] IS NOT NULL OR tr.active)
      LEFT JOIN partition_owners o ON o.task = ps.task AND o.partition = ps.partition
      LEFT JOIN coordinators c ON c.id = o.owner

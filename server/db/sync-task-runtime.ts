@@ -78,8 +78,9 @@ export async function syncTaskRuntime(db: Db, tasks: readonly TaskDefinition[], 
     (oldP === null ? out.created : out.updated).push(def.name);
 
     await db.query(
-      `INSERT INTO partition_stats (task, partition, lat_hist)
-       SELECT $1, p, array_fill(0::bigint, ARRAY[17]) FROM generate_series(0, $2 - 1) p
+      // (each partition's partition_outcomes row comes with it: trigger partition_outcomes_init)
+      `INSERT INTO partition_stats (task, partition)
+       SELECT $1, p FROM generate_series(0, $2 - 1) p
        ON CONFLICT DO NOTHING`,
       [def.name, def.partitions],
     );

@@ -1,4 +1,5 @@
-// Metrics sampler: one read of partition_stats (+ the sampler's cursor), deltas and
+// Metrics sampler: one read of partition_stats with partition_outcomes (the finish-only
+// totals and histograms) and the sampler's cursor, deltas and
 // histogram percentiles computed here, then one multi-row INSERT of samples (per
 // partition and a partition = -1 task total), one cursor upsert and one INSERT…SELECT
 // of the top group keys from group_slots (group_slot_counts: with the moves not yet
@@ -81,14 +82,15 @@ export interface SampleWriteResult {
 
 export async function writeMetricSamples(db: Db, topKeysPerTask = 10): Promise<SampleWriteResult> {
   const r = await db.query<StatRow>(
-    `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total, ps.processed_total, ps.failed_total,
-            ps.retried_total, ps.dead_total, ps.shed_total, ps.rejected_total, ps.canceled_total, ps.spilled_total, ps.throttled_total,
-            ps.lat_hist, ps.wait_hist, ps.run_hist, now() AS now,
+    `SELECT ps.task, ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.arrivals_total, po.processed_total, po.failed_total,
+            po.retried_total, po.dead_total, ps.shed_total, ps.rejected_total, po.canceled_total, ps.spilled_total, ps.throttled_total,
+            po.lat_hist, po.wait_hist, po.run_hist, now() AS now,
             c.at AS c_at, c.arrivals_total AS c_arrivals, c.processed_total AS c_processed, c.failed_total AS c_failed,
             c.retried_total AS c_retried, c.dead_total AS c_dead, c.shed_total AS c_shed, c.rejected_total AS c_rejected,
             c.canceled_total AS c_canceled, c.spilled_total AS c_spills, c.throttled_total AS c_throttled, c.lat_hist AS c_hist,
             c.wait_hist AS c_wait, c.run_hist AS c_run
      FROM partition_stats ps
+     JOIN partition_outcomes po ON po.task = ps.task AND po.partition = ps.partition
      JOIN task_runtime t ON t.task = ps.task AND t.active
      LEFT JOIN metric_cursor c ON c.task = ps.task AND c.partition = ps.partition
      ORDER BY ps.task, ps.partition`,

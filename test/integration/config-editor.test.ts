@@ -294,7 +294,7 @@ describe('delete', () => {
     expect(dl.rows[0].last_error).toBe(`task "busy" was deleted in config version ${r.version} (drained by alice@example.com)`);
     const left = await db.pool.query(`SELECT count(*)::int AS n FROM executions WHERE task = 'busy' AND state IN ('queued', 'blocked', 'running')`);
     expect(left.rows[0]).toEqual({ n: 0 });
-    const ps = await db.pool.query(`SELECT sum(depth)::int AS depth, sum(dead_total)::int AS dead FROM partition_stats WHERE task = 'busy'`);
+    const ps = await db.pool.query(`SELECT sum(depth)::int AS depth, sum(po.dead_total)::int AS dead FROM partition_stats ps JOIN partition_outcomes po USING (task, partition) WHERE task = 'busy'`);
     expect(ps.rows[0]).toEqual({ depth: 0, dead: 3 });
     await foldSlotDeltas(db.pool, 'busy'); // the claim's and finish's moves, as a coordinator folds them
     const gs = await db.pool.query(`SELECT group_key, queued FROM group_slots WHERE task = 'busy' ORDER BY group_key`);

@@ -114,7 +114,7 @@ describe('claim limits under concurrent claimers', () => {
     const c = await counters('limits');
     expect(c.inFlight).toBe(0);
     expect(c.groups.every((g: { in_flight: number; queued: number }) => g.in_flight === 0 && g.queued === 0)).toBe(true);
-    const st = await db.pool.query(`SELECT sum(depth)::int d, sum(in_flight)::int f, sum(processed_total)::int p FROM partition_stats WHERE task = 'limits'`);
+    const st = await db.pool.query(`SELECT sum(depth)::int d, sum(in_flight)::int f, sum(po.processed_total)::int p FROM partition_stats ps JOIN partition_outcomes po USING (task, partition) WHERE task = 'limits'`);
     expect(st.rows[0]).toEqual({ d: 0, f: 0, p: 600 });
   }, 60_000);
 });
@@ -309,7 +309,7 @@ describe('claim semantics', () => {
       { attempt: 1, outcome: 'retry', error: 'fail 1' },
       { attempt: 2, outcome: 'dead', error: 'fail 2' },
     ]);
-    const st = await db.pool.query(`SELECT depth, in_flight, failed_total, retried_total, dead_total FROM partition_stats WHERE task = 'dlq'`);
+    const st = await db.pool.query(`SELECT depth, in_flight, po.failed_total, po.retried_total, po.dead_total FROM partition_stats ps JOIN partition_outcomes po USING (task, partition) WHERE task = 'dlq'`);
     expect(st.rows[0]).toEqual({ depth: 0, in_flight: 0, failed_total: 2, retried_total: 1, dead_total: 1 });
   });
 });

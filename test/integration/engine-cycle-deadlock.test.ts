@@ -74,7 +74,7 @@ describe('sluice_cycle and a concurrent enqueue', () => {
     const r = await cycle;
     expect(r.applied.get(running!.id)).toBe('succeeded');
     expect(r.claimed.map((e) => e.partition)).toEqual([0]);
-    const ps = await db.pool.query(`SELECT partition, depth, in_flight, processed_total::int AS done FROM partition_stats WHERE task = 'dl_ps' ORDER BY partition`);
+    const ps = await db.pool.query(`SELECT partition, depth, in_flight, po.processed_total::int AS done FROM partition_stats ps JOIN partition_outcomes po USING (task, partition) WHERE task = 'dl_ps' ORDER BY partition`);
     expect(ps.rows).toEqual([
       { partition: 0, depth: 0, in_flight: 1, done: 0 },
       { partition: 1, depth: 0, in_flight: 0, done: 1 },

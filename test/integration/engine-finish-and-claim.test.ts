@@ -47,7 +47,7 @@ describe('finish and claim in one call', () => {
     expect(await inFlight('fc')).toBe(0);
     const st = await db.pool.query(`SELECT state, count(*)::int AS n FROM executions WHERE task = 'fc' GROUP BY 1 ORDER BY 1`);
     expect(st.rows).toEqual([{ state: 'queued', n: 10 }, { state: 'succeeded', n: 10 }]);
-    const ps = await db.pool.query(`SELECT sum(depth)::int AS depth, sum(in_flight)::int AS f, sum(processed_total)::int AS done FROM partition_stats WHERE task = 'fc'`);
+    const ps = await db.pool.query(`SELECT sum(depth)::int AS depth, sum(in_flight)::int AS f, sum(po.processed_total)::int AS done FROM partition_stats ps JOIN partition_outcomes po USING (task, partition) WHERE task = 'fc'`);
     expect(ps.rows[0]).toEqual({ depth: 10, f: 0, done: 10 });
   });
 

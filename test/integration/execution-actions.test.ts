@@ -57,7 +57,7 @@ describe('cancel one execution', () => {
     const [a, b] = r.executions.map((e) => e.id!) as [number, number];
     const d0 = await depth('mail');
     const q0 = await queuedOf('mail', 'tenant=acme');
-    const c0 = await n(`SELECT sum(canceled_total) AS n FROM partition_stats WHERE task = 'mail'`);
+    const c0 = await n(`SELECT sum(canceled_total) AS n FROM partition_outcomes WHERE task = 'mail'`);
     const out = await cancelExecution(db.pool, actor, a);
     expect(out).toEqual({ id: a, task: 'mail', prior: 'queued', result: 'canceled' });
     const row = await one<{ state: string; finished_at: Date | null; cancel_requested_at: Date | null }>('SELECT * FROM executions WHERE id = $1', [a]);
@@ -65,7 +65,7 @@ describe('cancel one execution', () => {
     expect(row.finished_at).not.toBeNull();
     expect(await depth('mail')).toBe(d0 - 1);
     expect(await queuedOf('mail', 'tenant=acme')).toBe(q0 - 1);
-    expect(await n(`SELECT sum(canceled_total) AS n FROM partition_stats WHERE task = 'mail'`)).toBe(c0 + 1);
+    expect(await n(`SELECT sum(canceled_total) AS n FROM partition_outcomes WHERE task = 'mail'`)).toBe(c0 + 1);
     const audit = await one<{ actor_label: string; target_id: string; before: unknown; after: unknown }>(
       `SELECT * FROM audit_log WHERE action = 'execution.cancel' AND target_id = $1`,
       [String(a)],

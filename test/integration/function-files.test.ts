@@ -194,6 +194,7 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_claim_floor_lower', // new: the claim floor lowered under the task lock (20261203000100000_claim_floor)
       'sluice_claim_floors', // new: each partition's effective claim floor (20261203000100000_claim_floor)
       'sluice_task_counters_init', // new: the task's task_counters row with its task_runtime row (20261207000100000_task_counters)
+      'sluice_partition_outcomes_init', // new: the partition's partition_outcomes row with its partition_stats row (20261207000200000_partition_outcomes)
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

@@ -120,7 +120,7 @@ describe('wait vs run time', () => {
     expect(got).toHaveLength(3);
     await finishExecutions(db.pool, 'backlog', got.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })));
 
-    const stats = await db.pool.query(`SELECT wait_hist, run_hist, lat_hist FROM partition_stats WHERE task = 'backlog'`);
+    const stats = await db.pool.query(`SELECT wait_hist, run_hist, lat_hist FROM partition_outcomes WHERE task = 'backlog'`);
     const bucketOf = (h: number[]) => h.findIndex((n) => Number(n) > 0);
     // bounds …, 25 s, 30 s, 60 s, 300 s: 40 s lands in the ≤ 60 s bucket; two hours past the last bound
     expect(bucketOf(stats.rows[0].wait_hist)).toBe(14);

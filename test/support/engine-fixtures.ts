@@ -38,7 +38,7 @@ export async function foldAllSlotDeltas(pool: Db): Promise<void> {
 
 export async function partitionStats(pool: pg.Pool, task: string) {
   const r = await pool.query<{ partition: number; depth: number; in_flight: number; spilled: number; shed_total: number; rejected_total: number; processed_total: number }>(
-    'SELECT * FROM partition_stats WHERE task = $1 ORDER BY partition',
+    'SELECT ps.partition, ps.depth, ps.in_flight, ps.spilled, ps.shed_total, ps.rejected_total, po.processed_total FROM partition_stats ps JOIN partition_outcomes po USING (task, partition) WHERE ps.task = $1 ORDER BY ps.partition',
     [task],
   );
   return r.rows;

@@ -44,7 +44,8 @@
 -- In one transaction, in the engine's lock order (task_runtime → executions →
 -- partition_stats sorted → stream advisory locks sorted; no group_slots row): the
 -- executions update, the attempt and dead-letter inserts, counters (task in_flight,
--- partition depth/in_flight/totals and the latency histogram via sluice_hist_add; the
+-- partition depth/in_flight, and in partition_outcomes the totals and the latency
+-- histograms via sluice_hist_add; the
 -- slot counter moves logged, above), the release of rows waiting on the keys it freed
 -- (sluice_release_keys: every finish of a running row of the task goes through here, which
 -- is what keeps waiting rows live), and the promotion of each finished stream head's
@@ -175,14 +176,6 @@ BEGIN
   UPDATE partition_stats ps
   SET in_flight = greatest(ps.in_flight - d.n, 0),
       depth = ps.depth + d.requeued,
-      processed_total = ps.processed_total + d.succeeded,
-      failed_total = ps.failed_total + d.failed,
-      retried_total = ps.retried_total + d.retried,
-      dead_total = ps.dead_total + d.dead,
-      canceled_total = ps.canceled_total + d.canceled,
-      lat_hist = CASE WHEN d.buckets IS NULL THEN ps.lat_hist ELSE sluice_hist_add(ps.lat_hist, d.buckets) END,
-      wait_hist = CASE WHEN d.wait_b IS NULL THEN ps.wait_hist ELSE sluice_hist_add(ps.wait_hist, d.wait_b) END,
-      run_hist = CASE WHEN d.run_b IS NULL THEN ps.run_hist ELSE sluice_hist_add(ps.run_hist, d.run_b) END,
       -- a requeued row (a retry's backoff, a hand-back keeping its place) is claimable again:
       -- the partition's claim floor goes down to it (migration 20261203000100000_claim_floor)
       claim_floor_id = CASE WHEN d.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END,
@@ -191,6 +184,26 @@ BEGIN
   FROM (
     SELECT x.part, count(*) AS n,
            count(*) FILTER (WHERE x.outcome IN ('retry', 'release')) AS requeued,
+           min(x.low) AS low
+    FROM unnest(v_parts, v_outcomes, v_lows) AS x(part, outcome, low)
+    GROUP BY x.part
+  ) d
+  WHERE ps.task = p_task AND ps.partition = d.part;
+  -- The finish-only counters, in rows of their own (migration
+  -- 20261207000200000_partition_outcomes: under a held snapshot every read of a counter row
+  -- walks its versions since, and these made partition_stats' ~700 bytes wide), written
+  -- under the partition_stats row locks held above.
+  UPDATE partition_outcomes po
+  SET processed_total = po.processed_total + d.succeeded,
+      failed_total = po.failed_total + d.failed,
+      retried_total = po.retried_total + d.retried,
+      dead_total = po.dead_total + d.dead,
+      canceled_total = po.canceled_total + d.canceled,
+      lat_hist = CASE WHEN d.buckets IS NULL THEN po.lat_hist ELSE sluice_hist_add(po.lat_hist, d.buckets) END,
+      wait_hist = CASE WHEN d.wait_b IS NULL THEN po.wait_hist ELSE sluice_hist_add(po.wait_hist, d.wait_b) END,
+      run_hist = CASE WHEN d.run_b IS NULL THEN po.run_hist ELSE sluice_hist_add(po.run_hist, d.run_b) END
+  FROM (
+    SELECT x.part,
            count(*) FILTER (WHERE x.outcome = 'succeeded') AS succeeded,
            count(*) FILTER (WHERE x.outcome IN ('retry', 'dead')) AS failed,
            count(*) FILTER (WHERE x.outcome = 'retry') AS retried,
@@ -198,12 +211,12 @@ BEGIN
            count(*) FILTER (WHERE x.outcome = 'canceled') AS canceled,
            array_agg(x.bucket) FILTER (WHERE x.bucket IS NOT NULL) AS buckets,
            array_agg(x.wait_b) FILTER (WHERE x.wait_b IS NOT NULL) AS wait_b,
-           array_agg(x.run_b) FILTER (WHERE x.run_b IS NOT NULL) AS run_b,
-           min(x.low) AS low
-    FROM unnest(v_parts, v_outcomes, v_buckets, v_wait_b, v_run_b, v_lows) AS x(part, outcome, bucket, wait_b, run_b, low)
+           array_agg(x.run_b) FILTER (WHERE x.run_b IS NOT NULL) AS run_b
+    FROM unnest(v_parts, v_outcomes, v_buckets, v_wait_b, v_run_b) AS x(part, outcome, bucket, wait_b, run_b)
     GROUP BY x.part
   ) d
-  WHERE ps.task = p_task AND ps.partition = d.part;
+  WHERE po.task = p_task AND po.partition = d.part
+    AND (d.succeeded + d.failed + d.dead + d.canceled > 0 OR d.buckets IS NOT NULL OR d.wait_b IS NOT NULL OR d.run_b IS NOT NULL);
 
   IF cardinality(v_done_gks) + cardinality(v_req_gks) > 0 THEN
     -- The slot counters' moves, logged for sluice_fold_slots (no group_slots row is taken
@@ -212,11 +225,18 @@ BEGIN
     SELECT p_task, x.keys, -1, x.dq FROM (VALUES (v_done_gks, 0), (v_req_gks, 1)) AS x(keys, dq)
     WHERE cardinality(x.keys) > 0;
     -- Slots of these keys were freed: the oldest rows waiting on them become claimable,
-    -- as many as each key now has room for (one probe of the waiting index when the
-    -- task has no waiting rows at all).
+    -- as many as each key now has room for (not called when no row waits on any of them:
+    -- one probe of the waiting index per freed key). Per key, not one probe for the whole
+    -- task (until 2026-12-07): the index keeps an entry for every row released since a held
+    -- snapshot at the head of its key's range, and the task-wide probe walked those of
+    -- every key before the first with a row still waiting (2,587 buffers and 1.95 ms per
+    -- cycle in bench:soak's hold; a key's own range holds only its own).
     IF EXISTS (
-      SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on IS NOT NULL
-      ORDER BY w.waiting_on, w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
+      SELECT 1 FROM (SELECT DISTINCT k.gk FROM unnest(v_done_gks || v_req_gks) AS k(gk)) k
+      CROSS JOIN LATERAL (
+        SELECT 1 FROM executions w WHERE w.task = p_task AND w.state = 'queued' AND w.waiting_on = k.gk
+        ORDER BY w.claim_at, w.id LIMIT 1  -- executions_waiting_idx's order: never a seq scan
+      ) x
     ) THEN
       PERFORM sluice_release_keys(p_task, v_groups, v_done_gks || v_req_gks);
     END IF;
