@@ -148,6 +148,34 @@ describe('maintenance services', () => {
     expect(again.ran).toBe(false);
   });
 
+  it('a service paced by its cost waits paceFactor × its last run, cluster-wide, when that is longer than its interval', async () => {
+    const paced = (name: string, paceFactor?: number): MaintenanceService => ({
+      name,
+      intervalMs: 20,
+      ...(paceFactor === undefined ? {} : { paceFactor }),
+      async run() {
+        await new Promise((r) => setTimeout(r, 150));
+        return {};
+      },
+    });
+    const base = { coordinatorId: coord, staleMs: 60_000, log: () => {} };
+    const once = (svc: MaintenanceService) => runServiceOnce(db.pool, svc, { intervalMs: 20 }, base);
+    const slow = paced('paced-test', 10);
+    const plain = paced('unpaced-test');
+    expect((await once(slow)).ran).toBe(true);
+    expect((await once(plain)).ran).toBe(true);
+    await new Promise((r) => setTimeout(r, 300)); // past the 20 ms interval, well short of 10 × 150 ms
+    expect((await once(plain)).ran).toBe(true);
+    expect((await once(slow)).ran).toBe(false);
+    // the recorded duration is what it waits on: 10 × ≥ 150 ms from the last start
+    const row = await db.pool.query(`SELECT last_duration_ms AS d, extract(epoch FROM now() - last_started_at) * 1000 AS since FROM maintenance_runs WHERE name = 'paced-test'`);
+    expect(Number(row.rows[0].d)).toBeGreaterThanOrEqual(150);
+    await new Promise((r) => setTimeout(r, Math.max(0, 10 * Number(row.rows[0].d) - Number(row.rows[0].since)) + 50));
+    expect((await once(slow)).ran).toBe(true);
+    // "run now" (interval 0) ignores the pace as it ignores the interval
+    expect((await runServiceOnce(db.pool, slow, { intervalMs: 0 }, base)).ran).toBe(true);
+  });
+
   it('a service that commits in steps holds a lease: one run at a time, a dead holder blocks until it expires, a failure is recorded', async () => {
     let concurrent = 0;
     let max = 0;
