@@ -46,7 +46,7 @@ describe('SlotFolder', () => {
     expect(calls).toHaveLength(1); // the first fold has not returned
     release();
     await vi.advanceTimersByTimeAsync(0);
-    // that fold took 500 ms: the next waits 15 × as long, at most 2 s
+    // that fold took 500 ms: the next waits 40 × as long, at most 2 s
     await vi.advanceTimersByTimeAsync(1999);
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -56,7 +56,7 @@ describe('SlotFolder', () => {
     expect(most).toBe(1);
   });
 
-  it('paces itself by its own cost: after a fold of d ms the next waits max(everyMs, 15 × d), at most 2 s', async () => {
+  it('paces itself by its own cost: after a fold of d ms the next waits max(everyMs, 40 × d), at most 2 s', async () => {
     vi.useFakeTimers();
     const durations = [10, 1, 200, 1];
     const calls: number[] = [];
@@ -70,9 +70,9 @@ describe('SlotFolder', () => {
     const t0 = Date.now();
     f.touched('a');
     await vi.advanceTimersByTimeAsync(3000);
-    // at 100 a 10 ms fold, then 150 ms; at 260 a 1 ms fold, then everyMs; at 361 a 200 ms
-    // fold, then 2 s (not 3); at 2,561 a 1 ms fold, then everyMs
-    expect(calls.slice(0, 5).map((c) => c - t0)).toEqual([100, 260, 361, 2561, 2662]);
+    // at 100 a 10 ms fold, then 400 ms; at 510 a 1 ms fold, then everyMs (not 40 ms); at 611
+    // a 200 ms fold, then 2 s (not 8); at 2,811 a 1 ms fold, then everyMs
+    expect(calls.slice(0, 5).map((c) => c - t0)).toEqual([100, 510, 611, 2811, 2912]);
   });
 
   it('a task that filled a whole fold batch is folded again; a failed fold is kept, retried with backoff and logged once', async () => {

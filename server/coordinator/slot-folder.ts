@@ -9,13 +9,15 @@
 // left once.
 //
 // Paced by its own cost: the next fold waits at least FOLD_PACE × the last one's duration
-// (at most MAX_PACE_MS), so folding takes at most ~1/16 of a member's time with the
-// database (m members folding one task: about m/16 of a backend). A fold updates the same
+// (at most MAX_PACE_MS), so folding takes at most ~1/41 of a member's time with the
+// database (m members folding one task: about m/41 of a backend). A fold updates the same
 // key rows each time, and while a snapshot is held none of their old versions can be
 // pruned, so every fold walks longer version chains: in
 // bench:soak's held minute (2026-12-02) folds took 43 ms each, 14 a second across three
 // members, 12.5 s of database time in 20 s — a third of the 2-core machine taken from the
 // claims. Folding less often there also makes each fold cheaper (fewer versions per key).
+// At 15 × (until 2026-12-07) three members still folded 3.4 times a second in that minute,
+// 60 ms each: 20% of a core of the two.
 export interface SlotFolderDeps {
   everyMs: number;
   /** Fold one task's logged moves (db/fold-slot-deltas.ts); returns the delta rows folded. */
@@ -27,7 +29,7 @@ export interface SlotFolderDeps {
  *  many may have more. */
 const FOLD_BATCH = 1000;
 /** The next fold waits at least this many times the last fold's duration … */
-const FOLD_PACE = 15;
+const FOLD_PACE = 40;
 /** … but never more than this (the counters then lag by at most about that much). */
 const MAX_PACE_MS = 2000;
 
