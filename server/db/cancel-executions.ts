@@ -25,6 +25,7 @@
 import type { Db } from './pool';
 import { ENQUEUE_CHANNEL, removeQueuedGroupKeys } from './enqueue-executions';
 import { lockTask } from './task-lock';
+import { finishBacklogCounters } from './finish-backlog-counters';
 
 /** Coordinators LISTEN here; the payload is the execution id whose cancel was requested. */
 export const CANCEL_CHANNEL = 'sluice_cancel';
@@ -125,21 +126,7 @@ export async function cancelExecutions(
     p.spilled++;
     perPart.set(r.partition, p);
   }
-  if (perPart.size > 0) {
-    const ps = [...perPart.keys()].sort((a, b) => a - b);
-    await db.query(
-      // (canceled_total in partition_outcomes: migration 20261207000200000_partition_outcomes)
-      `WITH d AS (SELECT * FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS d(part, depth, spilled)),
-       ps AS (
-         UPDATE partition_stats ps
-         SET depth = greatest(ps.depth - d.depth, 0), spilled = greatest(ps.spilled - d.spilled, 0), updated_at = now()
-         FROM d WHERE ps.task = $1 AND ps.partition = d.part
-       )
-       UPDATE partition_outcomes po SET canceled_total = po.canceled_total + d.depth + d.spilled
-       FROM d WHERE po.task = $1 AND po.partition = d.part`,
-      [task, ps, ps.map((p) => perPart.get(p)!.depth), ps.map((p) => perPart.get(p)!.spilled)],
-    );
-  }
+  await finishBacklogCounters(db, task, 'canceled', perPart);
 
   // group_slots.queued counts queued + blocked executions per key (spilled rows never).
   const keyCounts = new Map<string, number>();

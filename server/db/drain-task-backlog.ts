@@ -12,6 +12,7 @@
 // once through executions_claim_idx / executions_stream_idx.
 import type { Db } from './pool';
 import { removeQueuedGroupKeys } from './enqueue-executions';
+import { finishBacklogCounters, type BacklogFinished } from './finish-backlog-counters';
 
 export interface DrainedBacklog {
   executions: number;
@@ -64,28 +65,14 @@ export async function drainTaskBacklog(db: Db, task: string, error: string, fing
     [task, error, fingerprint],
   );
 
-  const perPartition = new Map<number, { dead: number; spilled: number }>();
-  for (const r of moved.rows) perPartition.set(r.partition, { dead: r.n, spilled: 0 });
+  const perPartition = new Map<number, BacklogFinished>();
+  for (const r of moved.rows) perPartition.set(r.partition, { depth: r.n, spilled: 0 });
   for (const r of spilled.rows) {
-    const p = perPartition.get(r.partition) ?? { dead: 0, spilled: 0 };
+    const p = perPartition.get(r.partition) ?? { depth: 0, spilled: 0 };
     p.spilled += r.n;
     perPartition.set(r.partition, p);
   }
-  if (perPartition.size > 0) {
-    const parts = [...perPartition.keys()].sort((a, b) => a - b);
-    await db.query(
-      // (dead_total in partition_outcomes: migration 20261207000200000_partition_outcomes)
-      `WITH d AS (SELECT * FROM unnest($2::int[], $3::bigint[], $4::bigint[]) AS d(part, dead, spilled)),
-       ps AS (
-         UPDATE partition_stats ps
-         SET depth = greatest(ps.depth - d.dead, 0), spilled = greatest(ps.spilled - d.spilled, 0), updated_at = now()
-         FROM d WHERE ps.task = $1 AND ps.partition = d.part
-       )
-       UPDATE partition_outcomes po SET dead_total = po.dead_total + d.dead + d.spilled
-       FROM d WHERE po.task = $1 AND po.partition = d.part`,
-      [task, parts, parts.map((p) => perPartition.get(p)!.dead), parts.map((p) => perPartition.get(p)!.spilled)],
-    );
-  }
+  await finishBacklogCounters(db, task, 'dead', perPartition);
 
   // Queued counts per group key (moved executions only: spilled rows never counted there).
   const keyCounts = new Map<string, number>();
