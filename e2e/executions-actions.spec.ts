@@ -75,6 +75,9 @@ test("cancel a tenant's backlog by filter with the typed confirmation: only the 
   await page.getByRole('button', { name: 'Cancel execution' }).click();
   const one = page.getByRole('dialog', { name: `Cancel execution ${late[0]}?` });
   await one.getByRole('button', { name: 'Cancel execution' }).click();
+  // The dialog closes first: while it is still there its own button has the same name, and
+  // a locator matching two elements fails at once rather than waiting (a CI run, 2026-12-07).
+  await expect(one).toBeHidden();
   await expect(page.getByRole('button', { name: 'Cancel execution' })).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Cancel execution' })).toHaveAttribute('title', 'It is canceled: there is nothing to cancel');
   expect((await db.query(`SELECT state FROM executions WHERE id = $1`, [late[0]])).rows[0].state).toBe('canceled');
