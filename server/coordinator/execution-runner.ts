@@ -14,7 +14,7 @@ import type { TraceContextRow } from '../db/read-trace-contexts';
 import type { AttemptTracer } from './attempt-tracing';
 import type { CompletedBatch } from './completer';
 import type { CoordinatorMetrics } from './coordinator-metrics';
-import { CancelAbort, runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
+import { CancelAbort, ExecutionAbort, runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
 import type { ServedTasks } from './served-tasks';
 import type { RunningExecution, SlotLedger } from './slot-ledger';
 
@@ -62,7 +62,7 @@ export class ExecutionRunner {
 
   private start(row: ClaimedExecution, def: TaskDefinition, traces: Promise<Map<number, TraceContextRow>> | null): void {
     const { tracer, metrics, completer } = this.o;
-    const abort = new AbortController();
+    const abort = new ExecutionAbort();
     const handler = this.o.handlers[def.name]!;
     const entry: RunningExecution = { row, def, abort, done: Promise.resolve() };
     this.o.ledger.add(entry);
@@ -90,7 +90,7 @@ export class ExecutionRunner {
       // A failure retries under the current definition, per field the execution's group keys'
       // own retry policy over the task's (core/fleet-defaults.ts retryPolicyForKeys).
       const retry = res.ok ? def.retry : retryPolicyForKeys(this.o.tasks.get(def.name) ?? def, row.groups);
-      completer.add(def.name, decideAttemptFinish(row, res, res.ok ? null : abortedBy(abort.signal.reason), retry, Date.now(), Math.random));
+      completer.add(def.name, decideAttemptFinish(row, res, res.ok ? null : abortedBy(abort.reason), retry, Date.now(), Math.random));
     })();
   }
 
@@ -121,7 +121,7 @@ export class ExecutionRunner {
    *  records `canceled` and frees its slots and stream (cancel-watch.ts). */
   cancel(executionId: number): void {
     const r = this.o.ledger.get(executionId);
-    if (!r || r.abort.signal.aborted) return;
+    if (!r || r.abort.aborted) return;
     this.o.log(`execution ${executionId} canceled by an operator: aborting its handler`);
     r.abort.abort(new CancelAbort('canceled by an operator'));
   }
@@ -144,7 +144,7 @@ export class ExecutionRunner {
       // The grace timer must not outlive the wait (it held a stopped coordinator's process open).
       clearTimeout(timer);
     }
-    for (const r of ledger.executions()) if (!r.abort.signal.aborted) r.abort.abort(new ShutdownAbort('coordinator shutting down'));
+    for (const r of ledger.executions()) if (!r.abort.aborted) r.abort.abort(new ShutdownAbort('coordinator shutting down'));
     await Promise.allSettled(ledger.executions().map((r) => r.done));
   }
 }

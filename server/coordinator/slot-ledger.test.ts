@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { claimedRow, taskDef } from '../../test/support/coordinator-fakes';
 import { SlotLedger, type RunningExecution } from './slot-ledger';
+import { ExecutionAbort } from './handler-runner';
 
 const def = taskDef({ name: 't' });
-const entry = (id: number): RunningExecution => ({ row: claimedRow(id), def, abort: new AbortController(), done: Promise.resolve() });
+const entry = (id: number): RunningExecution => ({ row: claimedRow(id), def, abort: new ExecutionAbort(), done: Promise.resolve() });
 
 describe('SlotLedger', () => {
   it.each([0, -1, 1.5, Number.NaN])('refuses %s slots', (slots) => {

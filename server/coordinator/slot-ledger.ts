@@ -6,11 +6,12 @@
 import type { TaskDefinition } from '../core/task-definition';
 import type { ClaimedExecution } from '../db/claim-executions';
 import type { AttemptTrace } from './attempt-tracing';
+import type { ExecutionAbort } from './handler-runner';
 
 export interface RunningExecution {
   row: ClaimedExecution;
   def: TaskDefinition;
-  abort: AbortController;
+  abort: ExecutionAbort;
   /** Settles when the handler has returned and its finish item is handed to the completer. */
   done: Promise<void>;
   /** tracing on: the attempt's span, ended when its finish is written */
