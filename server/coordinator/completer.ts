@@ -137,6 +137,13 @@ export class Completer {
     );
   }
 
+  /** Resolves when the flush being written (if any) is done: at shutdown, a claim that rode
+   *  a flush planned before the member started draining has come back and its rows are in
+   *  the ledger, so settling the handlers waits for them too (orderlyShutdown). */
+  async idle(): Promise<void> {
+    if (this.flushing) await this.flushing;
+  }
+
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -144,5 +151,8 @@ export class Completer {
       await this.flush();
       if (this.pending() > 0) await new Promise((r) => setTimeout(r, 100));
     }
+    // A flush started by the timer with nothing buffered after it: written before the
+    // member is marked stopped and its pool closed.
+    await this.idle();
   }
 }

@@ -11,7 +11,7 @@ function steps(over: Partial<ShutdownSteps> = {}) {
     markDraining: step('markDraining'),
     settleHandlers: step('settleHandlers'),
     cancelWatch: { stop: step('cancelWatch') },
-    completer: { close: step('completer') },
+    completer: { idle: step('completerIdle'), close: step('completer') },
     slotFolder: { stop: step('slotFolder') },
     heartbeat: { stop: step('heartbeat') },
     maintenance: { stop: step('maintenance') },
@@ -30,6 +30,7 @@ const FULL = [
   'startDraining',
   'drainWatch',
   'claimLoop',
+  'completerIdle',
   'markDraining',
   'settleHandlers',
   'cancelWatch',
@@ -90,6 +91,7 @@ describe('orderlyShutdown', () => {
   it('any other failure rejects stop(), and `stopped` still resolves', async () => {
     const { s, order } = steps({
       completer: {
+        idle: async () => {},
         close: async () => {
           throw new Error('disk full');
         },

@@ -16,7 +16,9 @@ export interface ShutdownSteps {
   /** Let handlers finish within the grace period, release the rest (ExecutionRunner.settle). */
   settleHandlers(): Promise<void>;
   cancelWatch: { stop(): Promise<void> };
-  completer: { close(): Promise<void> };
+  /** idle(): the flush being written is done (a claim riding it has started its rows);
+   *  close(): everything buffered is written. */
+  completer: { idle(): Promise<void>; close(): Promise<void> };
   /** The logged per-key counter moves of the last claims and finishes, folded (slot-folder.ts). */
   slotFolder: { stop(): Promise<void> };
   heartbeat: { stop(): Promise<void> };
@@ -45,6 +47,10 @@ export function orderlyShutdown(s: ShutdownSteps): Shutdown {
     s.startDraining();
     s.drainWatch.stop();
     await s.claimLoop.stop();
+    // A flush planned before draining may carry a claim: its rows must be in the ledger
+    // before the handlers are settled, or they would start after the completer closed and
+    // stay running, leased, until the rescuer took them.
+    await s.completer.idle();
     await s.markDraining().catch(failed('drain mark'));
     await s.settleHandlers();
     await s.cancelWatch.stop();
