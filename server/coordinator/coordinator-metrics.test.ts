@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { CoordinatorMetrics } from './coordinator-metrics';
+import { CoordinatorMetrics, Histogram } from './coordinator-metrics';
 
 describe('CoordinatorMetrics', () => {
   it('declared families are exposed (HELP and TYPE, no samples) before anything is counted', () => {
@@ -20,5 +20,34 @@ describe('CoordinatorMetrics', () => {
     const text = m.render();
     expect(text.match(/# TYPE sluice_x_total counter/g)).toHaveLength(1);
     expect(text).toContain('sluice_x_total{task="a"} 3');
+  });
+
+  it('a kept histogram handle is the series observe() writes: one series, cumulative buckets', () => {
+    const m = new CoordinatorMetrics();
+    const h = m.histogram('sluice_handler_duration_seconds', { task: 'a' }, 'Handler run time');
+    h.observe(0.001); // on a bound: that bucket (le="0.001")
+    m.observe('sluice_handler_duration_seconds', { task: 'a' }, 0.003);
+    expect(m.histogram('sluice_handler_duration_seconds', { task: 'a' })).toBe(h);
+    const text = m.render();
+    expect(text).toContain('sluice_handler_duration_seconds_bucket{task="a",le="0.0005"} 0');
+    expect(text).toContain('sluice_handler_duration_seconds_bucket{task="a",le="0.001"} 1');
+    expect(text).toContain('sluice_handler_duration_seconds_bucket{task="a",le="0.005"} 2');
+    expect(text).toContain('sluice_handler_duration_seconds_count{task="a"} 2');
+  });
+});
+
+describe('Histogram', () => {
+  it.each([
+    { v: 0, bucket: 0 },
+    { v: 1, bucket: 0 },
+    { v: 1.5, bucket: 1 },
+    { v: 2, bucket: 1 },
+    { v: 5, bucket: 2 },
+    { v: 6, bucket: 3 },
+    { v: Number.NaN, bucket: 3 },
+  ])('$v goes to bucket $bucket of bounds 1, 2, 5 (+Inf last)', ({ v, bucket }) => {
+    const h = new Histogram([1, 2, 5]);
+    h.observe(v);
+    expect(h.counts.indexOf(1)).toBe(bucket);
   });
 });

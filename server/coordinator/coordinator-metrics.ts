@@ -9,8 +9,9 @@ export class Histogram {
     this.counts = new Array(bounds.length + 1).fill(0);
   }
   observe(v: number): void {
-    let i = this.bounds.findIndex((b) => v <= b);
-    if (i < 0) i = this.bounds.length;
+    const b = this.bounds;
+    let i = 0;
+    while (i < b.length && !(v <= b[i]!)) i++; // NaN: the last bucket, as before
     this.counts[i]!++;
     this.sum += v;
     this.count++;
@@ -52,13 +53,19 @@ export class CoordinatorMetrics {
   }
 
   observe(name: string, labels: Labels, seconds: number, help = ''): void {
+    this.histogram(name, labels, help).observe(seconds);
+  }
+
+  /** The series' histogram, to observe into directly: a caller observing once per execution
+   *  keeps it, instead of building the label key every time (observe). */
+  histogram(name: string, labels: Labels, help = ''): Histogram {
     if (help) this.help.set(name, help);
     let m = this.histograms.get(name);
     if (!m) this.histograms.set(name, (m = new Map()));
     const k = key(labels);
     let e = m.get(k);
     if (!e) m.set(k, (e = { labels, h: new Histogram(SECONDS) }));
-    e.h.observe(seconds);
+    return e.h;
   }
 
   gauge(name: string, help: string, read: () => { labels: Labels; value: number }[]): void {

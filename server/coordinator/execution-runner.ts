@@ -13,7 +13,7 @@ import type { LeaseCut } from '../db/narrow-leases';
 import type { TraceContextRow } from '../db/read-trace-contexts';
 import type { AttemptTracer } from './attempt-tracing';
 import type { CompletedBatch } from './completer';
-import type { CoordinatorMetrics } from './coordinator-metrics';
+import type { CoordinatorMetrics, Histogram } from './coordinator-metrics';
 import { CancelAbort, ExecutionAbort, runHandler, ShutdownAbort, type HandlerMap } from './handler-runner';
 import type { ServedTasks } from './served-tasks';
 import type { RunningExecution, SlotLedger } from './slot-ledger';
@@ -38,7 +38,16 @@ const abortedBy = (reason: unknown): AbortedBy =>
   reason instanceof ShutdownAbort ? 'shutdown' : reason instanceof CancelAbort ? 'cancel' : null;
 
 export class ExecutionRunner {
+  /** sluice_handler_duration_seconds per task, kept (one observation per execution). */
+  private readonly durations = new Map<string, Histogram>();
+
   constructor(private readonly o: ExecutionRunnerOptions) {}
+
+  private handlerDuration(task: string): Histogram {
+    let h = this.durations.get(task);
+    if (!h) this.durations.set(task, (h = this.o.metrics.histogram('sluice_handler_duration_seconds', { task }, 'Handler run time')));
+    return h;
+  }
 
   /** Runs rows claimed under `def` (by the claim loop or a refill). */
   startClaimed(rows: ClaimedExecution[], def: TaskDefinition): void {
@@ -61,7 +70,7 @@ export class ExecutionRunner {
   }
 
   private start(row: ClaimedExecution, def: TaskDefinition, traces: Promise<Map<number, TraceContextRow>> | null): void {
-    const { tracer, metrics, completer } = this.o;
+    const { tracer, completer } = this.o;
     const abort = new ExecutionAbort();
     const handler = this.o.handlers[def.name]!;
     const entry: RunningExecution = { row, def, abort, done: Promise.resolve() };
@@ -86,7 +95,7 @@ export class ExecutionRunner {
         );
       if (traces && tracer) entry.trace = tracer.begin(row, def, (await traces).get(row.id), claimedAt);
       const res = await (entry.trace ? entry.trace.run(call) : call());
-      metrics.observe('sluice_handler_duration_seconds', { task: def.name }, res.ms / 1000, 'Handler run time');
+      this.handlerDuration(def.name).observe(res.ms / 1000);
       // A failure retries under the current definition, per field the execution's group keys'
       // own retry policy over the task's (core/fleet-defaults.ts retryPolicyForKeys).
       const retry = res.ok ? def.retry : retryPolicyForKeys(this.o.tasks.get(def.name) ?? def, row.groups);
