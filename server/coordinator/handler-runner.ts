@@ -107,12 +107,7 @@ export function runHandler(
       settle({ ok: false, ms: performance.now() - t0, timedOut: reason instanceof TimeoutError, error: asError(reason ?? new Error('aborted')) });
     });
     const full: HandlerContext = {
-      executionId: ctx.executionId,
-      attempt: ctx.attempt,
-      idempotencyKey: ctx.idempotencyKey,
-      groups: ctx.groups,
-      streamKey: ctx.streamKey,
-      partition: ctx.partition,
+      ...ctx,
       get signal() {
         return abort.signal;
       },
