@@ -35,6 +35,9 @@ describe('sharesBind (fair passes, or claim order when the limits already give e
     { name: 'weights count: at L = 10 a weight-2 key with limit 21 has a share of 20, below it', capacity: 40, ks: [key('a', 0, 2, true, 21), key('b', 0, 1, true, 10), key('c', 0, 1, true, 10)], binds: true },
     { name: '… and does not at L = 10 (share 20)', capacity: 40, ks: [key('a', 0, 2, true, 20), key('b', 0, 1, true, 10), key('c', 0, 1, true, 10)], binds: false },
     { name: 'nobody waiting: no level, the fair passes decide (they find nothing)', capacity: 12, ks: [key('a', 3, 1, false, 3)], binds: true },
+    { name: 'W6 once the small tenants ran dry: one key waits, below its limit — nobody to share with', capacity: 50, ks: [key('t0', 40, 1, true, 200), key('t1', 2, 1, false, 200)], binds: false },
+    { name: 'one key waiting without a limit: the same', capacity: 50, ks: [key('t0', 0, 1, true), key('t1', 3, 1, false)], binds: false },
+    { name: 'two keys waiting, one without a limit: binds', capacity: 50, ks: [key('t0', 0, 1, true), key('t1', 3, 1, true, 200)], binds: true },
   ])('$name', ({ capacity, ks, binds }) => expect(sharesBind(capacity, ks)).toBe(binds));
 
   it('when nothing binds, fairClaim keeps claim order: the flood\'s oldest rows first, as fifo would', () => {
@@ -83,10 +86,18 @@ describe('fairClaim (the SQL fair passes, one window)', () => {
     {
       name: 'rows without a key of the fair group are not shared: they go first',
       window: 'aa-a',
-      ks: [key('a', 0)],
+      ks: [key('a', 0), key('b', 0)],
       capacity: 4,
       free: 2,
       got: '-a',
+    },
+    {
+      name: '… unless one key alone waits: nobody to share with, claim order',
+      window: 'aa-a',
+      ks: [key('a', 0)],
+      capacity: 4,
+      free: 2,
+      got: 'aa',
     },
   ])('$name', ({ window, ks, capacity, free, got }) => {
     const w = windowOf(window);

@@ -33,9 +33,12 @@
 // passes (`sharesBind` false; the SQL's v_nobind). In W2 with fair share by tenant (10
 // tenants × limit 20 = the concurrency 200) that was every claim: the fair passes probed
 // each tenant for the one or two rows its limit had room for, 41% of W1 against W2's 59%.
+// So too when exactly one key waits: the slots the others leave are all its own whatever
+// the order (W6 once the nine small tenants ran dry: ~89% of its burn-down, the flooding
+// tenant alone, read through the fair passes).
 // Every concurrency limit stays as it was (rows of saturated keys are never candidates; the
 // per-key ranking admits all-or-nothing); only who goes first changes. Rows carrying no key
-// of G are not shared: they go first, in claim order. `order: 'fifo'` (the default) is claim
+// of G are not shared: while shares bind they go first, in claim order. `order: 'fifo'` (the default) is claim
 // order alone: priority, then oldest first.
 
 export const CLAIM_ORDERS = ['fifo', 'fair'] as const;
@@ -85,13 +88,17 @@ export function keysOverShare(capacity: number, keys: readonly FairKey[]): strin
 /**
  * Whether fair order can change who runs: false when some key waits and every waiting key's
  * share of the capacity (L × weight) is at least its limit, so the limits alone let all of
- * them run at their limits at once (then the claim goes in claim order). True while a
- * waiting key has no limit or a share below it — or when nobody waits (no level).
+ * them run at their limits at once, or when exactly one key waits (it has nobody to share
+ * the free slots with); then the claim goes in claim order. True while two or more keys
+ * wait and one of them has no limit or a share below it — or when nobody waits (no level).
  */
 export function sharesBind(capacity: number, keys: readonly FairKey[]): boolean {
   const L = fairLevel(capacity, keys);
   if (L === null) return true;
-  return keys.some((k) => k.waiting && (k.limit === undefined || k.limit === null || L * k.weight < k.limit));
+  const waiting = keys.filter((k) => k.waiting);
+  // one key waiting has nobody to share with: every slot the others leave is its own
+  if (waiting.length === 1) return false;
+  return waiting.some((k) => k.limit === undefined || k.limit === null || L * k.weight < k.limit);
 }
 
 export interface FairCandidate {

@@ -306,6 +306,28 @@ describe('the per-key entry point (executions_fair_idx)', () => {
     }
   });
 
+  it('one tenant alone waiting has nobody to share with: claim order, no key probed; a second tenant brings the fair passes back', async () => {
+    await applyTasks(db.pool, [{ name: 'fs-alone', partitions: 2, concurrency: 8, order: 'fair', groups: [{ name: 'tenant', limit: 100, keyPath: 't' }] }]);
+    await enqueue(db.pool, 'fs-alone', Array.from({ length: 40 }, (_, i) => ({ payload: { t: 't0', i } })));
+    const fairReads = `SELECT coalesce(sum(idx_tup_read), 0) AS reads FROM pg_stat_user_indexes WHERE indexrelname = 'executions_fair_idx'`;
+    const c = await db.pool.connect();
+    try {
+      const coord = await fakeCoordinator(db.pool, ['fs-alone']);
+      const alone = await statsDelta(db.pool, c, fairReads, (cl) => claimExecutions(cl, coord, 'fs-alone', 6, 60_000));
+      // the oldest six in claim order, as oldest-first would take them, without a fair pass
+      expect(alone.value.map((e) => (e.payload as { i: number }).i)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(alone.delta.reads).toBe(0);
+      // t1 arrives: two keys wait, t0 holds 6 of 8 (over its share of 4), so both free slots
+      // go to t1 through the fair passes, although t0's rows are older
+      await enqueue(db.pool, 'fs-alone', Array.from({ length: 4 }, () => ({ payload: { t: 't1' } })));
+      const shared = await statsDelta(db.pool, c, fairReads, (cl) => claimExecutions(cl, coord, 'fs-alone', 8, 60_000));
+      expect(countBy(tenantsOf(shared.value))).toEqual({ t1: 2 });
+      expect(shared.delta.reads).toBeGreaterThan(0);
+    } finally {
+      c.release();
+    }
+  });
+
   it('a change of the fair group rewrites the waiting rows\' fair_key: fifo → fair by tenant → fair by region → fifo', async () => {
     const def = (order: 'fifo' | 'fair', fairGroup?: string) => ({
       name: 'fs-switch', partitions: 2, concurrency: 4, order, ...(fairGroup ? { fairGroup } : {}),

@@ -431,10 +431,12 @@ BEGIN
         )
         SELECT l.lvl, coalesce((SELECT jsonb_object_agg(f.gk, true) FROM f WHERE f.waits AND f.n / f.wt >= l.lvl), '{}'),
                (SELECT array_agg(q.gk ORDER BY q.o) FROM quota q), (SELECT array_agg(q.q ORDER BY q.o) FROM quota q),
-               -- the limits already give every waiting key its share (L × weight ≥ limit; all
-               -- waiting keys seen: fewer than the 1,000 read)
+               -- the limits already give every waiting key its share (L × weight ≥ limit), or
+               -- one key alone waits (nobody to share with); all waiting keys seen: fewer than
+               -- the 1,000 read
                l.lvl IS NOT NULL AND (SELECT count(*) FROM w) < 1000
-                 AND NOT EXISTS (SELECT 1 FROM f WHERE f.waits AND (f.lim IS NULL OR l.lvl * f.wt < f.lim))
+                 AND ((SELECT count(*) FROM f WHERE f.waits) = 1
+                      OR NOT EXISTS (SELECT 1 FROM f WHERE f.waits AND (f.lim IS NULL OR l.lvl * f.wt < f.lim)))
                , r.p, r.a
         INTO v_lvl, v_over, v_fkeys, v_fq, v_nobind, v_rel_p, v_rel_a
         FROM l, (SELECT count(*) AS n, array_agg(x.partition) AS p, array_agg(x.claim_at) AS a FROM rel x) r;
@@ -446,7 +448,8 @@ BEGIN
         END IF;
         IF v_nobind THEN
           -- Nobody waits for anybody's share: every waiting key of the fair group can run at
-          -- its limit at once within the capacity they share, so fair order cannot change who
+          -- its limit at once within the capacity they share, or one key alone waits (W6 once
+          -- the small tenants ran dry), so fair order cannot change who
           -- runs and this claim goes in claim order, as a fifo task's (the rule: sharesBind in
           -- server/core/fair-share.ts). The release above (set-aside rows of keys below their
           -- share) has run. W2 with fair share by tenant (10 × limit 20 = concurrency 200):
