@@ -181,6 +181,32 @@ describe('finish and claim in one call', () => {
     expect(dl.rows).toEqual([{ fingerprint: 'fp-boom', stack: 'Error: boom\n    at h' }]);
   });
 
+  it('a batch with no dead row inserts no dead letter statement (its DLQ stats trigger does not fire); a dead row in the batch inserts one, with its letter', async () => {
+    await applyTasks(db.pool, [{ name: 'fcdl', partitions: 1, concurrency: 10, retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 } }]);
+    const me = await fakeCoordinator(db.pool, ['fcdl']);
+    await enqueue(db.pool, 'fcdl', Array.from({ length: 6 }, (_, i) => ({ payload: { i } })));
+    // a statement trigger beside the DLQ stats one, counting INSERT statements on dead_letters
+    await db.pool.query(`CREATE TABLE fcdl_inserts (n integer NOT NULL); INSERT INTO fcdl_inserts VALUES (0);
+      CREATE FUNCTION fcdl_count() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE fcdl_inserts SET n = n + 1; RETURN NULL; END $$;
+      CREATE TRIGGER fcdl_count AFTER INSERT ON dead_letters FOR EACH STATEMENT EXECUTE FUNCTION fcdl_count();`);
+    const inserts = async () => (await db.pool.query<{ n: number }>('SELECT n FROM fcdl_inserts')).rows[0]!.n;
+    try {
+      const got = await claimExecutions(db.pool, me, 'fcdl', 6, 60_000);
+      const item = (e: (typeof got)[number], outcome: 'succeeded' | 'retry' | 'dead') => ({ id: e.id, leaseToken: e.leaseToken, outcome, ...(outcome === 'succeeded' ? {} : { error: `Error: ${e.id}`, fingerprint: `fp-${e.id}` }) });
+      await finishAndClaimExecutions(db.pool, me, 'fcdl', [item(got[0]!, 'succeeded'), item(got[1]!, 'succeeded')], 0, 60_000);
+      expect(await inserts()).toBe(0);
+      await finishAndClaimExecutions(db.pool, me, 'fcdl', [item(got[2]!, 'succeeded'), item(got[3]!, 'dead'), item(got[4]!, 'dead')], 0, 60_000);
+      expect(await inserts()).toBe(1);
+      const dl = await db.pool.query('SELECT execution_id AS id, last_error, fingerprint, attempts, payload FROM dead_letters WHERE task = $1 ORDER BY execution_id', ['fcdl']);
+      expect(dl.rows).toEqual([got[3]!, got[4]!].map((e) => ({ id: e.id, last_error: `Error: ${e.id}`, fingerprint: `fp-${e.id}`, attempts: 1, payload: e.payload })));
+      // the DLQ stats (the trigger that no longer fires on empty inserts) count both
+      const stats = await db.pool.query<{ n: number }>('SELECT coalesce(sum(count), 0)::int AS n FROM dlq_fingerprint_stats WHERE task = $1', ['fcdl']);
+      expect(stats.rows[0]!.n).toBe(2);
+    } finally {
+      await db.pool.query('DROP TRIGGER fcdl_count ON dead_letters; DROP FUNCTION fcdl_count(); DROP TABLE fcdl_inserts');
+    }
+  });
+
   it('sluice_hist_add adds bucket counts to a 17-bucket histogram', async () => {
     const h = async (hist: number[], buckets: number[]) =>
       (await db.pool.query<{ h: string[] }>('SELECT sluice_hist_add($1::bigint[], $2::int[]) AS h', [hist, buckets])).rows[0]!.h.map(Number);
