@@ -10,7 +10,9 @@
 //      (BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1; …held), which stops vacuum from
 //      removing any dead tuple newer than it.
 // Per minute: arrivals and finishes per second, pickup p99 (enqueue → handler start, first
-// attempts), executions table + index size, its dead tuples. JSON keys:
+// attempts), the enqueue calls' own p99 (part of every pickup), this process's event-loop
+// delay (p99 and max: producer, coordinators and handlers share the loop), executions table
+// + index size, its dead tuples. JSON keys:
 //   soak_rate_ratio_held   succeeded/s while the snapshot is held ÷ before it
 //   soak_rate_ratio_after  succeeded/s after it ends ÷ before it
 //   soak_size_growth_pct   executions table + index size at the end vs when the hold starts
@@ -33,6 +35,7 @@ import type { TaskDefinitionInput } from '../server/core/task-definition';
 import type { Handler } from '../server/coordinator/handler-runner';
 import { percentile } from '../server/core/metrics';
 import { w2Definition } from './support/engine-workloads';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 function usage(msg: string): never {
   console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--rate N] [--json FILE]`);
@@ -141,16 +144,26 @@ interface Sample {
   sizeBytes: number;
   deadTuples: number;
   liveTuples: number;
+  /** this process's event-loop delay since the previous sample, ms (p99, max): the producer,
+   *  the three coordinators and their handlers share it, so a stall here delays pickups
+   *  whatever the database does */
+  loopP99: number;
+  loopMax: number;
 }
 const samples: Sample[] = [];
 let enqueued = 0;
+const loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
 async function sample(): Promise<void> {
+  const loopP99 = loop.count > 0 ? loop.percentile(99) / 1e6 : 0;
+  const loopMax = loop.count > 0 ? loop.max / 1e6 : 0;
+  loop.reset();
   await pool.query('SELECT pg_stat_clear_snapshot()');
   const r = await pool.query<{ size: string; dead: string; live: string }>(
     `SELECT pg_total_relation_size('executions') AS size, coalesce(n_dead_tup, 0) AS dead, coalesce(n_live_tup, 0) AS live
        FROM pg_stat_user_tables WHERE relname = 'executions'`,
   );
-  samples.push({ at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live) });
+  samples.push({ at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live), loopP99, loopMax });
 }
 await sample();
 
@@ -160,6 +173,7 @@ await sample();
 let stopped = false;
 // How long each enqueue call took (part of every pickup: `at` is taken before the call).
 const enqueueMs: number[] = [];
+const enqueueAt: number[] = [];
 const producer = (async () => {
   const TICK = 100;
   while (!stopped && Date.now() - t0 < RUN_MS) {
@@ -168,6 +182,7 @@ const producer = (async () => {
       const now = Date.now();
       await enqueue(pool, 'soak', Array.from({ length: due }, () => ({ payload: w2payload({ at: now }) })));
       enqueueMs.push(Date.now() - now);
+      enqueueAt.push(now);
       enqueued += due;
     }
     await new Promise((r) => setTimeout(r, TICK));
@@ -206,6 +221,9 @@ interface Row {
   arrivalsPerS: number;
   succeededPerS: number;
   pickupP99: number | null;
+  enqueueP99: number | null;
+  loopP99: number;
+  loopMax: number;
   sizeMb: number;
   deadTuples: number;
   liveTuples: number;
@@ -223,6 +241,9 @@ for (let i = 1; i < samples.length; i++) {
     arrivalsPerS: (b.enqueued - a.enqueued) / secs,
     succeededPerS: (b.processed - a.processed) / secs,
     pickupP99: percentile(p, 99) ?? null,
+    enqueueP99: percentile(enqueueMs.filter((_, j) => enqueueAt[j]! >= a.at && enqueueAt[j]! < b.at), 99) ?? null,
+    loopP99: b.loopP99,
+    loopMax: b.loopMax,
     sizeMb: b.sizeBytes / 1048576,
     deadTuples: b.deadTuples,
     liveTuples: b.liveTuples,
@@ -271,10 +292,10 @@ await pgServer.stop();
 
 const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
 console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = ${Math.round((100 * rate) / capacity)}% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
-console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
+console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'enqueue p99'.padStart(11)} ${'loop p99/max'.padStart(13)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
 for (const r of rows) {
   console.log(
-    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${(r.pickupP99 === null ? '—' : `${r.pickupP99.toFixed(0)} ms`).padStart(10)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
+    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${(r.pickupP99 === null ? '—' : `${r.pickupP99.toFixed(0)} ms`).padStart(10)} ${(r.enqueueP99 === null ? '—' : `${r.enqueueP99.toFixed(0)} ms`).padStart(11)} ${`${r.loopP99.toFixed(0)}/${r.loopMax.toFixed(0)} ms`.padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
   );
 }
 console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
