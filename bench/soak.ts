@@ -11,8 +11,9 @@
 //      removing any dead tuple newer than it.
 // Per minute: arrivals and finishes per second, pickup p99 (enqueue → handler start, first
 // attempts), the enqueue calls' own p99 (part of every pickup), this process's event-loop
-// delay (p99 and max: producer, coordinators and handlers share the loop), executions table
-// + index size, its dead tuples. JSON keys:
+// delay (p99 and max: producer, coordinators and handlers share the loop), how long a
+// succeeded row held its slots (claim → finish, p50/p99 of the rows finished in the 5 s
+// before the bucket's end), executions table + index size, its dead tuples. JSON keys:
 //   soak_rate_ratio_held   succeeded/s while the snapshot is held ÷ before it
 //   soak_rate_ratio_after  succeeded/s after it ends ÷ before it
 //   soak_size_growth_pct   executions table + index size at the end vs when the hold starts
@@ -149,6 +150,10 @@ interface Sample {
    *  whatever the database does */
   loopP99: number;
   loopMax: number;
+  /** how long a succeeded row held its slots (claim → finish: started_at → finished_at), ms,
+   *  p50 and p99 over the rows finished in the 5 s before the sample */
+  slotP50: number | null;
+  slotP99: number | null;
 }
 const samples: Sample[] = [];
 let enqueued = 0;
@@ -163,7 +168,16 @@ async function sample(): Promise<void> {
     `SELECT pg_total_relation_size('executions') AS size, coalesce(n_dead_tup, 0) AS dead, coalesce(n_live_tup, 0) AS live
        FROM pg_stat_user_tables WHERE relname = 'executions'`,
   );
-  samples.push({ at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live), loopP99, loopMax });
+  const slot = await pool.query<{ p50: number | null; p99: number | null }>(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x.ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY x.ms) AS p99
+       FROM (SELECT 1000 * extract(epoch FROM finished_at - started_at) AS ms FROM executions
+              WHERE finished_at > now() - interval '5 seconds' AND state = 'succeeded' AND task = 'soak') x`,
+  );
+  const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  samples.push({
+    at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live),
+    loopP99, loopMax, slotP50: num(slot.rows[0]?.p50), slotP99: num(slot.rows[0]?.p99),
+  });
 }
 await sample();
 
@@ -224,6 +238,7 @@ interface Row {
   enqueueP99: number | null;
   loopP99: number;
   loopMax: number;
+  slot: string;
   sizeMb: number;
   deadTuples: number;
   liveTuples: number;
@@ -244,6 +259,7 @@ for (let i = 1; i < samples.length; i++) {
     enqueueP99: percentile(enqueueMs.filter((_, j) => enqueueAt[j]! >= a.at && enqueueAt[j]! < b.at), 99) ?? null,
     loopP99: b.loopP99,
     loopMax: b.loopMax,
+    slot: b.slotP50 === null || b.slotP99 === null ? '—' : `${b.slotP50.toFixed(0)}/${b.slotP99.toFixed(0)} ms`,
     sizeMb: b.sizeBytes / 1048576,
     deadTuples: b.deadTuples,
     liveTuples: b.liveTuples,
@@ -292,10 +308,10 @@ await pgServer.stop();
 
 const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
 console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = ${Math.round((100 * rate) / capacity)}% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
-console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'enqueue p99'.padStart(11)} ${'loop p99/max'.padStart(13)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
+console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'enqueue p99'.padStart(11)} ${'loop p99/max'.padStart(13)} ${'slot p50/p99'.padStart(13)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
 for (const r of rows) {
   console.log(
-    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${(r.pickupP99 === null ? '—' : `${r.pickupP99.toFixed(0)} ms`).padStart(10)} ${(r.enqueueP99 === null ? '—' : `${r.enqueueP99.toFixed(0)} ms`).padStart(11)} ${`${r.loopP99.toFixed(0)}/${r.loopMax.toFixed(0)} ms`.padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
+    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${(r.pickupP99 === null ? '—' : `${r.pickupP99.toFixed(0)} ms`).padStart(10)} ${(r.enqueueP99 === null ? '—' : `${r.enqueueP99.toFixed(0)} ms`).padStart(11)} ${`${r.loopP99.toFixed(0)}/${r.loopMax.toFixed(0)} ms`.padStart(13)} ${r.slot.padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
   );
 }
 console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
