@@ -173,10 +173,9 @@ async function sample(): Promise<void> {
        FROM (SELECT 1000 * extract(epoch FROM finished_at - started_at) AS ms FROM executions
               WHERE finished_at > now() - interval '5 seconds' AND state = 'succeeded' AND task = 'soak') x`,
   );
-  const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
   samples.push({
     at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live),
-    loopP99, loopMax, slotP50: num(slot.rows[0]?.p50), slotP99: num(slot.rows[0]?.p99),
+    loopP99, loopMax, slotP50: slot.rows[0]!.p50, slotP99: slot.rows[0]!.p99,  // float8: a number, NULL with no rows
   });
 }
 await sample();
@@ -186,8 +185,7 @@ await sample();
 // takes 10,000 per call; a run at 16:28 UTC died on a 10,001-row catch-up).
 let stopped = false;
 // How long each enqueue call took (part of every pickup: `at` is taken before the call).
-const enqueueMs: number[] = [];
-const enqueueAt: number[] = [];
+const enqueues: { at: number; ms: number }[] = [];
 const producer = (async () => {
   const TICK = 100;
   while (!stopped && Date.now() - t0 < RUN_MS) {
@@ -195,8 +193,7 @@ const producer = (async () => {
     if (due > 0) {
       const now = Date.now();
       await enqueue(pool, 'soak', Array.from({ length: due }, () => ({ payload: w2payload({ at: now }) })));
-      enqueueMs.push(Date.now() - now);
-      enqueueAt.push(now);
+      enqueues.push({ at: now, ms: Date.now() - now });
       enqueued += due;
     }
     await new Promise((r) => setTimeout(r, TICK));
@@ -238,7 +235,8 @@ interface Row {
   enqueueP99: number | null;
   loopP99: number;
   loopMax: number;
-  slot: string;
+  slotP50: number | null;
+  slotP99: number | null;
   sizeMb: number;
   deadTuples: number;
   liveTuples: number;
@@ -249,17 +247,19 @@ for (let i = 1; i < samples.length; i++) {
   const a = samples[i - 1]!;
   const b = samples[i]!;
   const secs = (b.at - a.at) / 1000;
-  const p = pickups.filter((x) => x.at >= a.at && x.at < b.at).map((x) => x.ms);
+  // the durations (pickups, enqueue calls) that began in this bucket
+  const msIn = (xs: { at: number; ms: number }[]) => xs.filter((x) => x.at >= a.at && x.at < b.at).map((x) => x.ms);
   rows.push({
     from: a.at - t0,
     to: b.at - t0,
     arrivalsPerS: (b.enqueued - a.enqueued) / secs,
     succeededPerS: (b.processed - a.processed) / secs,
-    pickupP99: percentile(p, 99) ?? null,
-    enqueueP99: percentile(enqueueMs.filter((_, j) => enqueueAt[j]! >= a.at && enqueueAt[j]! < b.at), 99) ?? null,
+    pickupP99: percentile(msIn(pickups), 99) ?? null,
+    enqueueP99: percentile(msIn(enqueues), 99) ?? null,
     loopP99: b.loopP99,
     loopMax: b.loopMax,
-    slot: b.slotP50 === null || b.slotP99 === null ? '—' : `${b.slotP50.toFixed(0)}/${b.slotP99.toFixed(0)} ms`,
+    slotP50: b.slotP50,
+    slotP99: b.slotP99,
     sizeMb: b.sizeBytes / 1048576,
     deadTuples: b.deadTuples,
     liveTuples: b.liveTuples,
@@ -309,14 +309,16 @@ await pgServer.stop();
 const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
 console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = ${Math.round((100 * rate) / capacity)}% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
 console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'enqueue p99'.padStart(11)} ${'loop p99/max'.padStart(13)} ${'slot p50/p99'.padStart(13)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
+const ms = (...v: (number | null)[]) => (v.some((x) => x === null) ? '—' : `${v.map((x) => x!.toFixed(0)).join('/')} ms`);
 for (const r of rows) {
   console.log(
-    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${(r.pickupP99 === null ? '—' : `${r.pickupP99.toFixed(0)} ms`).padStart(10)} ${(r.enqueueP99 === null ? '—' : `${r.enqueueP99.toFixed(0)} ms`).padStart(11)} ${`${r.loopP99.toFixed(0)}/${r.loopMax.toFixed(0)} ms`.padStart(13)} ${r.slot.padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
+    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${ms(r.pickupP99).padStart(10)} ${ms(r.enqueueP99).padStart(11)} ${ms(r.loopP99, r.loopMax).padStart(13)} ${ms(r.slotP50, r.slotP99).padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
   );
 }
 console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
 console.log(`  executions size at the hold's start ${(sizeRef / 1048576).toFixed(1)} MB, at the end ${(sizeEnd / 1048576).toFixed(1)} MB (${results.soak_size_growth_pct}%)`);
 console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
+const enqueueMs = enqueues.map((x) => x.ms);
 console.log(`  enqueue call (part of each pickup): p50 ${percentile(enqueueMs, 50)?.toFixed(0)} ms, p99 ${percentile(enqueueMs, 99)?.toFixed(0)} ms over ${enqueueMs.length} calls`);
 console.log(`  vacuum service: ${vac.rows[0] ? `${vac.rows[0].runs} runs, last ${JSON.stringify(vac.rows[0].r)}` : 'never ran'}; reconciler repairs ${JSON.stringify(repairs.rows)}`);
 console.log(`  goals: held ≥ 0.90, after ≥ 0.98, size growth within ±20%, pickup p99 ≤ 25 ms`);
