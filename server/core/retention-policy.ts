@@ -123,6 +123,7 @@ export const TABLE_RETENTION: Record<string, { rule: string } | { bounded: strin
   group_key_finish_cursor: { bounded: 'one row' },
   dlq_fingerprint_stats: { bounded: 'one row per (task, error fingerprint), kept by triggers on dead_letters' },
   maintenance_runs: { bounded: 'one row per maintenance service' },
+  vacuum_state: { bounded: 'one row per table of the schema the vacuum service has vacuumed' },
   users: { bounded: 'managed by admins' },
   api_tokens: { bounded: 'managed by admins' },
   webhook_targets: { bounded: 'managed by admins' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { vacuumCandidates, type ServerVacuumSettings, type TableVacuumStats } from './vacuum-policy';
+import { vacuumPlan, type ServerVacuumSettings, type TableVacuumStats } from './vacuum-policy';
 
 const OFF: ServerVacuumSettings = { autovacuum: false, threshold: 50, scaleFactor: 0.2, analyzeThreshold: 50, analyzeScaleFactor: 0.1, naptimeMs: 60_000 };
 const NOW = Date.parse('2026-11-25T04:00:00Z');
@@ -11,7 +11,7 @@ const t = (table: string, live: number, dead: number, reloptions: string[] | nul
   table, live, dead, reloptions, modSinceAnalyze: 0, lastVacuumAt: null, ...o,
 });
 
-describe('vacuumCandidates: only where autovacuum will not, past the table threshold', () => {
+describe('vacuumPlan: only where autovacuum will not, past the table threshold', () => {
   it.each([
     // [what, server, table, vacuumed?]
     ['autovacuum on: never, however many dead tuples', ON, t('executions', 7_701, 27_289, EXEC_OPTS), false],
@@ -28,11 +28,11 @@ describe('vacuumCandidates: only where autovacuum will not, past the table thres
     ['off, past its threshold but vacuumed 59 s ago (naptime 60 s)', OFF, t('task_runtime', 10, 400, null, { lastVacuumAt: NOW - 59_000 }), false],
     ['off, past its threshold and vacuumed 60 s ago', OFF, t('task_runtime', 10, 400, null, { lastVacuumAt: NOW - 60_000 }), true],
   ] as const)('%s', (_what, server, table, vacuumed) => {
-    expect(vacuumCandidates([table], server, NOW).map((c) => c.table)).toEqual(vacuumed ? [table.table] : []);
+    expect(vacuumPlan([table], server, NOW).todo.map((c) => c.table)).toEqual(vacuumed ? [table.table] : []);
   });
 
   it('analyzes too only past the analyze threshold (50 + 0.1 × live changes, the table\'s own first)', () => {
-    const got = (mods: number, opts: string[] | null = null) => vacuumCandidates([t('g', 1_000, 500, opts, { modSinceAnalyze: mods })], OFF, NOW)[0]!.analyze;
+    const got = (mods: number, opts: string[] | null = null) => vacuumPlan([t('g', 1_000, 500, opts, { modSinceAnalyze: mods })], OFF, NOW).todo[0]!.analyze;
     expect(got(150)).toBe(false);
     expect(got(151)).toBe(true);
     expect(got(151, ['autovacuum_analyze_scale_factor=0.5'])).toBe(false);
@@ -40,12 +40,36 @@ describe('vacuumCandidates: only where autovacuum will not, past the table thres
   });
 
   it('most dead tuples first, with the limit and the reason', () => {
-    const got = vacuumCandidates([t('a', 0, 300), t('executions', 7_701, 27_289, EXEC_OPTS, { modSinceAnalyze: 30_000 }), t('b', 0, 900), t('c', 0, 10)], OFF, NOW);
+    const got = vacuumPlan([t('a', 0, 300), t('executions', 7_701, 27_289, EXEC_OPTS, { modSinceAnalyze: 30_000 }), t('b', 0, 900), t('c', 0, 10)], OFF, NOW).todo;
     expect(got).toEqual([
       { table: 'executions', dead: 27_289, live: 7_701, limit: 5_154, reason: 'autovacuum off', analyze: true },
       { table: 'b', dead: 900, live: 0, limit: 50, reason: 'autovacuum off', analyze: false },
       { table: 'a', dead: 300, live: 0, limit: 50, reason: 'autovacuum off', analyze: false },
     ]);
-    expect(vacuumCandidates([t('x', 0, 300, ['autovacuum_enabled=false'])], ON, NOW)[0]!.reason).toBe('autovacuum_enabled = false');
+    expect(vacuumPlan([t('x', 0, 300, ['autovacuum_enabled=false'])], ON, NOW).todo[0]!.reason).toBe('autovacuum_enabled = false');
+  });
+});
+
+describe('vacuumPlan: the xmin horizon', () => {
+  // executions at bench:soak's hold: 200,000 live, threshold 5,000 + 0.02 × 200,000 = 9,000
+  const held = (o: Partial<TableVacuumStats>) => t('executions', 200_000, 500_000, EXEC_OPTS, o);
+  it.each([
+    // [what, table, horizon now, vacuumed?, held?]
+    ['no record of its own: the threshold and the naptime alone', held({ lastVacuumAt: NOW - 61_000 }), 1_000, true, false],
+    ['the horizon has not moved since its last vacuum: held, however many dead tuples', held({ lastVacuumAt: NOW - 300_000, own: { horizon: 1_000, leftDead: 450_000 } }), 1_000, false, true],
+    ['… nor when the reading is older than the record', held({ lastVacuumAt: NOW - 300_000, own: { horizon: 1_000, leftDead: 450_000 } }), 999, false, true],
+    ['the horizon moved and its last vacuum left 450,000 (> 9,000): at once, within the naptime', held({ lastVacuumAt: NOW - 5_000, own: { horizon: 1_000, leftDead: 450_000 } }), 1_001, true, false],
+    ['the horizon moved, its last vacuum left 9,000 (not over the threshold): the naptime holds', held({ lastVacuumAt: NOW - 5_000, own: { horizon: 1_000, leftDead: 9_000 } }), 5_000, false, false],
+    ['… and past the naptime it is vacuumed', held({ lastVacuumAt: NOW - 60_000, own: { horizon: 1_000, leftDead: 9_000 } }), 5_000, true, false],
+    ['horizon unknown: the naptime holds whatever the record says', held({ lastVacuumAt: NOW - 5_000, own: { horizon: 1_000, leftDead: 450_000 } }), undefined, false, false],
+    ['under its threshold: neither vacuumed nor reported held', t('executions', 200_000, 9_000, EXEC_OPTS, { own: { horizon: 1_000, leftDead: 0 } }), 1_000, false, false],
+  ] as const)('%s', (_what, table, horizon, vacuumed, isHeld) => {
+    const plan = vacuumPlan([table], OFF, NOW, horizon);
+    expect(plan.todo.map((c) => c.table)).toEqual(vacuumed ? ['executions'] : []);
+    expect(plan.held).toEqual(isHeld ? ['executions'] : []);
+  });
+
+  it('where autovacuum runs, nothing is held or vacuumed by Sluice', () => {
+    expect(vacuumPlan([held({ own: { horizon: 1_000, leftDead: 450_000 } })], ON, NOW, 1_000)).toEqual({ todo: [], held: [] });
   });
 });

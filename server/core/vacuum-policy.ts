@@ -15,6 +15,18 @@
 // leaves it alone: two vacuums of one table wait for each other, and autovacuum's own
 // cost-based pacing is the operator's choice (the dead-tuples health rule says when it falls
 // behind).
+//
+// The xmin horizon (2026-12-07, issue #18's held snapshot): while a session holds a snapshot,
+// a VACUUM can remove no row version that died after it, so vacuuming the same table again
+// under the same horizon is a full scan that frees nothing (bench:soak's hold: executions,
+// 140–280 MB, scanned for nothing). And the naptime then delays the one vacuum that matters:
+// the first after the hold ends, when everything that died during it becomes removable at
+// once; in the minute the table waited for it, its churn went to new pages (a 3-minute soak
+// grew 161 → 431 MB, most of it after the hold). So with the horizon and what Sluice's own
+// last vacuum of a table recorded (vacuum_state: the horizon it ran under and the dead tuples
+// it left): a table whose horizon has not moved since is left alone and reported held; a
+// table whose last vacuum left more dead tuples than its threshold is vacuumed as soon as the
+// horizon has moved, naptime or not. Anything else as above.
 
 export interface TableVacuumStats {
   table: string;
@@ -26,6 +38,10 @@ export interface TableVacuumStats {
   lastVacuumAt: number | null;
   /** pg_class.reloptions, as 'name=value' strings (null: none set). */
   reloptions: readonly string[] | null;
+  /** What Sluice's own last vacuum of the table recorded, when it is the table's last vacuum
+   *  of either kind: the xmin horizon it ran under (a 64-bit transaction id) and the dead
+   *  tuples it could not remove. Absent or null: none, or another vacuum ran since. */
+  own?: { horizon: number; leftDead: number } | null;
 }
 
 export interface ServerVacuumSettings {
@@ -69,19 +85,38 @@ function relNumber(opts: readonly string[] | null, name: string, fallback: numbe
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
-/** The tables to vacuum now (epoch ms `now`), most dead tuples first: those autovacuum will
- *  not vacuum (server off, or the table's autovacuum_enabled false), whose dead tuples pass
- *  the table's vacuum threshold and that were not vacuumed within the naptime. Empty where
- *  autovacuum runs. */
-export function vacuumCandidates(tables: readonly TableVacuumStats[], server: ServerVacuumSettings, now: number): VacuumCandidate[] {
+export interface VacuumPlan {
+  /** To vacuum now, most dead tuples first. */
+  todo: VacuumCandidate[];
+  /** Past their threshold, but the horizon has not moved since Sluice's last vacuum of them:
+   *  another would free nothing. */
+  held: string[];
+}
+
+/** The tables to vacuum now (epoch ms `now`; `horizon`, the database's xmin horizon as a
+ *  64-bit transaction id, unknown when absent): those autovacuum will not vacuum (server
+ *  off, or the table's autovacuum_enabled false), whose dead tuples pass the table's vacuum
+ *  threshold, that were not vacuumed within the naptime — unless their last vacuum left
+ *  more than the threshold behind — and whose horizon has moved since. Empty where autovacuum
+ *  runs. */
+export function vacuumPlan(tables: readonly TableVacuumStats[], server: ServerVacuumSettings, now: number, horizon?: number): VacuumPlan {
   const out: VacuumCandidate[] = [];
+  const held: string[] = [];
   for (const t of tables) {
     const tableOff = relopt(t.reloptions, 'autovacuum_enabled')?.toLowerCase();
     const disabled = tableOff === 'false' || tableOff === 'off' || tableOff === '0';
     if (server.autovacuum && !disabled) continue;
     const limit = relNumber(t.reloptions, 'autovacuum_vacuum_threshold', server.threshold) + relNumber(t.reloptions, 'autovacuum_vacuum_scale_factor', server.scaleFactor) * Math.max(0, t.live);
     if (t.dead <= limit) continue;
-    if (t.lastVacuumAt !== null && now - t.lastVacuumAt < server.naptimeMs) continue;
+    const own = t.own ?? null;
+    if (own !== null && horizon !== undefined && horizon <= own.horizon) {
+      held.push(t.table);
+      continue;
+    }
+    // its last vacuum was held back (left more than the threshold): now that the horizon has
+    // moved, at once
+    const heldBack = own !== null && horizon !== undefined && own.leftDead > limit;
+    if (t.lastVacuumAt !== null && now - t.lastVacuumAt < server.naptimeMs && !heldBack) continue;
     const analyzeLimit =
       relNumber(t.reloptions, 'autovacuum_analyze_threshold', server.analyzeThreshold) +
       relNumber(t.reloptions, 'autovacuum_analyze_scale_factor', server.analyzeScaleFactor) * Math.max(0, t.live);
@@ -91,5 +126,5 @@ export function vacuumCandidates(tables: readonly TableVacuumStats[], server: Se
       analyze: t.modSinceAnalyze > analyzeLimit,
     });
   }
-  return out.sort((a, b) => b.dead - a.dead || (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
+  return { todo: out.sort((a, b) => b.dead - a.dead || (a.table < b.table ? -1 : a.table > b.table ? 1 : 0)), held };
 }

@@ -5,7 +5,29 @@
 import type { Db } from './pool';
 import type { ServerVacuumSettings, TableVacuumStats } from '../core/vacuum-policy';
 
-export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSettings; schema: string; nowMs: number; tables: TableVacuumStats[] }> {
+// The database's xmin horizon as a 64-bit transaction id: the oldest xmin or xid any other
+// session of this database holds (pg_stat_activity), a replication slot's xmin, a prepared
+// transaction's xid — else the next transaction id. A 32-bit xid is placed in the epoch of
+// the snapshot's xmax (the one before when it is above xmax's low half: older than the wrap),
+// so a horizon held by one session reads the same number at every run.
+const HORIZON_SQL = `
+  WITH n AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS nx),
+  h AS (
+    SELECT a.backend_xmin AS x FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+    UNION ALL SELECT a.backend_xid FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()
+    UNION ALL SELECT s.xmin FROM pg_replication_slots s
+    UNION ALL SELECT p.transaction FROM pg_prepared_xacts p WHERE p.database = current_database()
+  )
+  SELECT coalesce(min(CASE WHEN h.x::text::bigint <= n.nx % 4294967296 THEN n.nx - n.nx % 4294967296 + h.x::text::bigint
+                           ELSE n.nx - n.nx % 4294967296 - 4294967296 + h.x::text::bigint END), min(n.nx)) AS horizon
+  FROM n LEFT JOIN h ON h.x IS NOT NULL`;
+
+export async function readHorizon(db: Db): Promise<number> {
+  const r = await db.query<{ horizon: string }>(HORIZON_SQL);
+  return Number(r.rows[0]!.horizon);
+}
+
+export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSettings; schema: string; nowMs: number; horizon: number; tables: TableVacuumStats[] }> {
   const s = await db.query<{ autovacuum: string; threshold: string; scale: string; athreshold: string; ascale: string; naptime_s: string; schema: string; now_ms: string }>(
     `SELECT current_setting('autovacuum') AS autovacuum, current_setting('autovacuum_vacuum_threshold') AS threshold,
             current_setting('autovacuum_vacuum_scale_factor') AS scale, current_setting('autovacuum_analyze_threshold') AS athreshold,
@@ -14,13 +36,18 @@ export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSet
             current_schema() AS schema, extract(epoch FROM now()) * 1000 AS now_ms`,
   );
   const row = s.rows[0]!;
-  const t = await db.query<{ table: string; live: string; dead: string; mods: string; last_ms: string | null; reloptions: string[] | null }>(
+  // own: vacuum_state's row when it is the table's last vacuum (recorded after the VACUUM
+  // ended, so at or after its last_vacuum; an autovacuum or a VACUUM by hand since makes it stale)
+  const t = await db.query<{ table: string; live: string; dead: string; mods: string; last_ms: string | null; reloptions: string[] | null; own_horizon: string | null; own_left: string | null }>(
     `SELECT s.relname AS table, s.n_live_tup AS live, s.n_dead_tup AS dead, s.n_mod_since_analyze AS mods,
-            extract(epoch FROM greatest(s.last_vacuum, s.last_autovacuum)) * 1000 AS last_ms, c.reloptions
+            extract(epoch FROM greatest(s.last_vacuum, s.last_autovacuum)) * 1000 AS last_ms, c.reloptions,
+            v.horizon AS own_horizon, v.left_dead AS own_left
      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+     LEFT JOIN vacuum_state v ON v.table_name = s.relname AND v.vacuumed_at >= greatest(s.last_vacuum, s.last_autovacuum)
      WHERE s.schemaname = current_schema()
      ORDER BY s.relname`,
   );
+  const horizon = await readHorizon(db);
   return {
     server: {
       autovacuum: row.autovacuum === 'on', threshold: Number(row.threshold), scaleFactor: Number(row.scale),
@@ -28,16 +55,28 @@ export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSet
     },
     schema: row.schema,
     nowMs: Number(row.now_ms),
+    horizon,
     tables: t.rows.map((r) => ({
       table: r.table, live: Number(r.live), dead: Number(r.dead), modSinceAnalyze: Number(r.mods),
       lastVacuumAt: r.last_ms === null ? null : Number(r.last_ms), reloptions: r.reloptions,
+      own: r.own_horizon === null ? null : { horizon: Number(r.own_horizon), leftDead: Number(r.own_left) },
     })),
   };
 }
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** VACUUM one table of the schema (with ANALYZE when asked); the caller passes a pool, not a transaction. */
-export async function vacuumTable(db: Db, schema: string, table: string, analyze: boolean): Promise<void> {
+/** VACUUM one table of the schema (with ANALYZE when asked), then record in vacuum_state the
+ *  horizon it ran under (read before it: the VACUUM's own is no older) and the dead tuples it
+ *  left; returns those. The caller passes a pool, not a transaction. */
+export async function vacuumTable(db: Db, schema: string, table: string, analyze: boolean, horizon: number): Promise<{ leftDead: number }> {
   await db.query(`VACUUM${analyze ? ' (ANALYZE)' : ''} ${ident(schema)}.${ident(table)}`);
+  const r = await db.query<{ left_dead: string }>(
+    `INSERT INTO vacuum_state AS v (table_name, vacuumed_at, horizon, left_dead)
+     SELECT $1::text, now(), $2::bigint, coalesce((SELECT s.n_dead_tup FROM pg_stat_user_tables s WHERE s.schemaname = $3::text AND s.relname = $1::text), 0)
+     ON CONFLICT (table_name) DO UPDATE SET vacuumed_at = excluded.vacuumed_at, horizon = excluded.horizon, left_dead = excluded.left_dead
+     RETURNING v.left_dead`,
+    [table, horizon, schema],
+  );
+  return { leftDead: Number(r.rows[0]!.left_dead) };
 }

@@ -5,9 +5,11 @@
 // Without it a queue table only grows: every claim and finish leaves a dead row version
 // and nothing but HOT pruning removes them. 'steps' mode (VACUUM cannot run inside the
 // runner's transaction), most dead tuples first, up to a time budget per run; a lease long
-// enough for a big table. Where autovacuum runs, each run is two catalog reads.
+// enough for a big table. A table whose xmin horizon has not moved since its last vacuum is
+// not scanned again for nothing, and is reported `held` (with how many of its dead tuples
+// wait for the horizon). Where autovacuum runs, each run is three catalog reads.
 import type { MaintenanceService } from './service';
-import { vacuumCandidates } from '../../core/vacuum-policy';
+import { vacuumPlan } from '../../core/vacuum-policy';
 import { readVacuumState, vacuumTable } from '../../db/vacuum-tables';
 
 const BUDGET_MS = 60_000;
@@ -18,17 +20,19 @@ export const vacuum: MaintenanceService = {
   mode: 'steps',
   leaseMs: 10 * 60_000,
   async run({ db, log }) {
-    const { server, schema, nowMs, tables } = await readVacuumState(db);
-    const todo = vacuumCandidates(tables, server, nowMs);
+    const { server, schema, nowMs, horizon, tables } = await readVacuumState(db);
+    const { todo, held } = vacuumPlan(tables, server, nowMs, horizon);
     const deadline = Date.now() + BUDGET_MS;
-    const vacuumed: { table: string; dead: number; analyze: boolean; ms: number }[] = [];
+    const vacuumed: { table: string; dead: number; leftDead: number; analyze: boolean; ms: number }[] = [];
     for (const c of todo) {
       if (Date.now() > deadline) break;
       const t0 = performance.now();
-      await vacuumTable(db, schema, c.table, c.analyze);
-      vacuumed.push({ table: c.table, dead: c.dead, analyze: c.analyze, ms: Math.round(performance.now() - t0) });
+      const { leftDead } = await vacuumTable(db, schema, c.table, c.analyze, horizon);
+      vacuumed.push({ table: c.table, dead: c.dead, leftDead, analyze: c.analyze, ms: Math.round(performance.now() - t0) });
     }
-    if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
-    return { autovacuum: server.autovacuum ? 'on' : 'off', vacuumed, left: todo.length - vacuumed.length };
+    if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.leftDead} left, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
+    const heldDead = held.map((table) => ({ table, dead: tables.find((t) => t.table === table)!.dead }));
+    if (heldDead.length > 0) log(`vacuum: not again while the xmin horizon has not moved: ${heldDead.map((h) => `${h.table} (${h.dead} dead)`).join(', ')}`);
+    return { autovacuum: server.autovacuum ? 'on' : 'off', vacuumed, left: todo.length - vacuumed.length, held: heldDead };
   },
 };
