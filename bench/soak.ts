@@ -39,13 +39,14 @@ import { w2Definition } from './support/engine-workloads';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 function usage(msg: string): never {
-  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--rate N] [--json FILE]`);
+  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--rate N] [--tick-ms N] [--json FILE]`);
   process.exit(2);
 }
 const argv = process.argv.slice(2);
 let minutes = 8;
 let jsonFile: string | undefined;
 let fixedRate: number | undefined;
+let tickMs = 100;
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--minutes') {
@@ -54,6 +55,9 @@ for (let i = 0; i < argv.length; i++) {
   } else if (a === '--rate') {
     fixedRate = Number(argv[++i]);
     if (!Number.isFinite(fixedRate) || fixedRate < 1 || fixedRate > 100_000) usage('--rate takes a number of arrivals per second from 1 to 100000');
+  } else if (a === '--tick-ms') {
+    tickMs = Number(argv[++i]);
+    if (!Number.isInteger(tickMs) || tickMs < 1 || tickMs > 1000) usage('--tick-ms takes a whole number of milliseconds from 1 to 1000');
   } else if (a === '--json') {
     jsonFile = argv[++i];
     if (!jsonFile || jsonFile.startsWith('--')) usage('--json needs a file name');
@@ -85,6 +89,7 @@ async function processed(task: string): Promise<number> {
   return Number(r.rows[0]!.n);
 }
 
+const vacuumLines: { at: number; m: string }[] = [];
 async function coordinators(handlers: Record<string, Handler>, task: string, maintenance: boolean): Promise<RunningCoordinator[]> {
   const out: RunningCoordinator[] = [];
   for (let i = 0; i < 3; i++) {
@@ -97,7 +102,11 @@ async function coordinators(handlers: Record<string, Handler>, task: string, mai
         tasks: [task],
         timings: TIMINGS,
         maintenance: maintenance ? { retention: RETENTION } : false,
-        log: () => {},
+        // the vacuum service's lines (what it vacuumed, what the held horizon kept it from),
+        // printed with the run's figures
+        log: (m: string) => {
+          if (m.startsWith('vacuum:')) vacuumLines.push({ at: Date.now(), m });
+        },
       }),
     );
   }
@@ -187,7 +196,7 @@ let stopped = false;
 // How long each enqueue call took (part of every pickup: `at` is taken before the call).
 const enqueues: { at: number; ms: number }[] = [];
 const producer = (async () => {
-  const TICK = 100;
+  const TICK = tickMs;
   while (!stopped && Date.now() - t0 < RUN_MS) {
     const due = Math.min(5000, Math.floor(((Date.now() - t0) / 1000) * rate) - enqueued);
     if (due > 0) {
@@ -321,6 +330,7 @@ console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; row
 const enqueueMs = enqueues.map((x) => x.ms);
 console.log(`  enqueue call (part of each pickup): p50 ${percentile(enqueueMs, 50)?.toFixed(0)} ms, p99 ${percentile(enqueueMs, 99)?.toFixed(0)} ms over ${enqueueMs.length} calls`);
 console.log(`  vacuum service: ${vac.rows[0] ? `${vac.rows[0].runs} runs, last ${JSON.stringify(vac.rows[0].r)}` : 'never ran'}; reconciler repairs ${JSON.stringify(repairs.rows)}`);
+for (const l of vacuumLines) if (l.at >= t0) console.log(`  ${((l.at - t0) / 60_000).toFixed(2)} min  ${l.m}`);
 console.log(`  goals: held ≥ 0.90, after ≥ 0.98, size growth within ±20%, pickup p99 ≤ 25 ms`);
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');
 // Everything is stopped and closed above. Exit explicitly: one run in three (2026-11-24)
