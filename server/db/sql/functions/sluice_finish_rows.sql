@@ -119,7 +119,9 @@ BEGIN
             SELECT 1 FROM coordinators c
             WHERE c.id = e.lease_owner AND c.stopped_at IS NULL
               AND c.last_heartbeat_at >= now() - make_interval(secs => p_stale_ms / 1000.0)))
-    RETURNING e.id, e.partition, e.group_keys, e.groups, e.stream_key, e.idempotency_key, e.payload,
+    -- only what this function reads of the rows below (the dead letters read theirs back by
+    -- primary key since 2026-12-07, so the payload is not copied into this CTE per row)
+    RETURNING e.id, e.partition, e.group_keys, e.stream_key,
               e.attempts, e.enqueued_at, e.started_at, e.run_at, e.claim_at,
               CASE WHEN e.cancel_requested_at IS NOT NULL AND i.outcome <> 'succeeded' THEN 'canceled' ELSE i.outcome END AS outcome,
               i.error, i.stack, i.fingerprint,
