@@ -9,7 +9,10 @@ import type { ServerVacuumSettings, TableVacuumStats } from '../core/vacuum-poli
 // session of this database holds (pg_stat_activity), a replication slot's xmin, a prepared
 // transaction's xid — else the next transaction id. A 32-bit xid is placed in the epoch of
 // the snapshot's xmax (the one before when it is above xmax's low half: older than the wrap),
-// so a horizon held by one session reads the same number at every run.
+// so a horizon held by one session reads the same number at every run. Another role's
+// session shows its backend_xmin only to a superuser or a member of pg_read_all_stats; for
+// any other role the horizon is unknown (NULL) and the vacuum service paces by the naptime
+// alone, as before: a held horizon it cannot see must not look like one that has moved.
 const HORIZON_SQL = `
   WITH n AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS nx),
   h AS (
@@ -18,16 +21,20 @@ const HORIZON_SQL = `
     UNION ALL SELECT s.xmin FROM pg_replication_slots s
     UNION ALL SELECT p.transaction FROM pg_prepared_xacts p WHERE p.database = current_database()
   )
-  SELECT coalesce(min(CASE WHEN h.x::text::bigint <= n.nx % 4294967296 THEN n.nx - n.nx % 4294967296 + h.x::text::bigint
-                           ELSE n.nx - n.nx % 4294967296 - 4294967296 + h.x::text::bigint END), min(n.nx)) AS horizon
+  SELECT CASE WHEN (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) OR pg_has_role('pg_read_all_stats', 'USAGE')
+         THEN coalesce(min(CASE WHEN h.x::text::bigint <= n.nx % 4294967296 THEN n.nx - n.nx % 4294967296 + h.x::text::bigint
+                                ELSE n.nx - n.nx % 4294967296 - 4294967296 + h.x::text::bigint END), min(n.nx)) END AS horizon
   FROM n LEFT JOIN h ON h.x IS NOT NULL`;
 
-export async function readHorizon(db: Db): Promise<number> {
-  const r = await db.query<{ horizon: string }>(HORIZON_SQL);
-  return Number(r.rows[0]!.horizon);
+/** The database's xmin horizon (64-bit transaction id), or null where this role cannot see
+ *  every session's. */
+export async function readHorizon(db: Db): Promise<number | null> {
+  const r = await db.query<{ horizon: string | null }>(HORIZON_SQL);
+  const h = r.rows[0]!.horizon;
+  return h === null ? null : Number(h);
 }
 
-export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSettings; schema: string; nowMs: number; horizon: number; tables: TableVacuumStats[] }> {
+export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSettings; schema: string; nowMs: number; horizon: number | null; tables: TableVacuumStats[] }> {
   const s = await db.query<{ autovacuum: string; threshold: string; scale: string; athreshold: string; ascale: string; naptime_s: string; schema: string; now_ms: string }>(
     `SELECT current_setting('autovacuum') AS autovacuum, current_setting('autovacuum_vacuum_threshold') AS threshold,
             current_setting('autovacuum_vacuum_scale_factor') AS scale, current_setting('autovacuum_analyze_threshold') AS athreshold,
@@ -68,9 +75,11 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** VACUUM one table of the schema (with ANALYZE when asked), then record in vacuum_state the
  *  horizon it ran under (read before it: the VACUUM's own is no older) and the dead tuples it
- *  left; returns those. The caller passes a pool, not a transaction. */
-export async function vacuumTable(db: Db, schema: string, table: string, analyze: boolean, horizon: number): Promise<{ leftDead: number }> {
+ *  left; returns those (nothing recorded where the horizon is unknown). The caller passes a
+ *  pool, not a transaction. */
+export async function vacuumTable(db: Db, schema: string, table: string, analyze: boolean, horizon: number | null): Promise<{ leftDead: number | null }> {
   await db.query(`VACUUM${analyze ? ' (ANALYZE)' : ''} ${ident(schema)}.${ident(table)}`);
+  if (horizon === null) return { leftDead: null };
   const r = await db.query<{ left_dead: string }>(
     `INSERT INTO vacuum_state AS v (table_name, vacuumed_at, horizon, left_dead)
      SELECT $1::text, now(), $2::bigint, coalesce((SELECT s.n_dead_tup FROM pg_stat_user_tables s WHERE s.schemaname = $3::text AND s.relname = $1::text), 0)

@@ -8,6 +8,9 @@ import { testDatabase, type TestDatabase } from './db';
 import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { vacuum } from '../../server/coordinator/maintenance/vacuum';
+import { readHorizon } from '../../server/db/vacuum-tables';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
 
 let db: TestDatabase;
 let coord: string;
@@ -160,5 +163,22 @@ describe('vacuum service under a held snapshot', () => {
     expect(s.vacuumed).toBeUndefined();
     expect(s.held).toBeUndefined();
     expect((await scratchStats()).vacuums).toBe(v1 + 1);
+  });
+});
+
+describe('the horizon a role cannot see', () => {
+  it('is unknown (null) for a role that sees only its own sessions, and a number for one that sees all', async () => {
+    const role = `sluice_vac_${randomBytes(4).toString('hex')}`;
+    await db.pool.query(`CREATE ROLE ${role} LOGIN`);
+    const u = new URL(db.url);
+    u.username = role;
+    const other = new pg.Pool({ connectionString: u.toString(), max: 1 });
+    try {
+      expect(await readHorizon(other)).toBeNull();
+      expect(typeof (await readHorizon(db.pool))).toBe('number');
+    } finally {
+      await other.end();
+      await db.pool.query(`DROP ROLE ${role}`);
+    }
   });
 });

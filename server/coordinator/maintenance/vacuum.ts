@@ -21,16 +21,16 @@ export const vacuum: MaintenanceService = {
   leaseMs: 10 * 60_000,
   async run({ db, log }) {
     const { server, schema, nowMs, horizon, tables } = await readVacuumState(db);
-    const { todo, held } = vacuumPlan(tables, server, nowMs, horizon);
+    const { todo, held } = vacuumPlan(tables, server, nowMs, horizon ?? undefined);
     const deadline = Date.now() + BUDGET_MS;
-    const vacuumed: { table: string; dead: number; leftDead: number; analyze: boolean; ms: number }[] = [];
+    const vacuumed: { table: string; dead: number; leftDead: number | null; analyze: boolean; ms: number }[] = [];
     for (const c of todo) {
       if (Date.now() > deadline) break;
       const t0 = performance.now();
       const { leftDead } = await vacuumTable(db, schema, c.table, c.analyze, horizon);
       vacuumed.push({ table: c.table, dead: c.dead, leftDead, analyze: c.analyze, ms: Math.round(performance.now() - t0) });
     }
-    if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.leftDead} left, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
+    if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.leftDead ?? '?'} left, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
     const heldDead = held.map((table) => ({ table, dead: tables.find((t) => t.table === table)!.dead }));
     if (heldDead.length > 0) log(`vacuum: not again while the xmin horizon has not moved: ${heldDead.map((h) => `${h.table} (${h.dead} dead)`).join(', ')}`);
     return { autovacuum: server.autovacuum ? 'on' : 'off', vacuumed, left: todo.length - vacuumed.length, held: heldDead };
