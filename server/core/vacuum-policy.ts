@@ -18,15 +18,21 @@
 //
 // The xmin horizon (2026-12-07, issue #18's held snapshot): while a session holds a snapshot,
 // a VACUUM can remove no row version that died after it, so vacuuming the same table again
-// under the same horizon is a full scan that frees nothing (bench:soak's hold: executions,
-// 140–280 MB, scanned for nothing). And the naptime then delays the one vacuum that matters:
-// the first after the hold ends, when everything that died during it becomes removable at
-// once; in the minute the table waited for it, its churn went to new pages (a 3-minute soak
-// grew 161 → 431 MB, most of it after the hold). So with the horizon and what Sluice's own
-// last vacuum of a table recorded (vacuum_state: the horizon it ran under and the dead tuples
-// it left): a table whose horizon has not moved since is left alone and reported held; a
-// table whose last vacuum left more dead tuples than its threshold is vacuumed as soon as the
-// horizon has moved, naptime or not. Anything else as above.
+// under the same horizon is a scan of every page changed since that frees nothing (executions
+// in bench:soak's hold: 140–280 MB, 1.3–2.4 s a VACUUM here), once per naptime for as long as
+// the hold lasts. And the naptime can then delay the one vacuum that matters — the first
+// after the hold ends, when everything that died during it becomes removable at once — by up
+// to a naptime, while the table's churn goes to new pages. So with the horizon and what
+// Sluice's own last vacuum of a table recorded (vacuum_state: the horizon it ran under and
+// the dead tuples it left, and how long the snapshot holding the horizon had been open): when
+// that last vacuum ran under a snapshot open for HELD_MS or more, a table whose horizon has
+// not moved since is left alone and reported held, and one that vacuum left more dead tuples
+// than its threshold is vacuumed as soon as the horizon has moved, naptime or not. Only then:
+// a hot table leaves dead tuples behind without any long snapshot (rows it could not get a
+// cleanup lock for, versions a short transaction still sees) — group_slots left ~1,200 at
+// every run of an 8-minute soak, and the rule without the snapshot's age vacuumed it every
+// run, where each VACUUM makes every session plan the claim again (above). Anything else as
+// above.
 
 export interface TableVacuumStats {
   table: string;
@@ -39,10 +45,16 @@ export interface TableVacuumStats {
   /** pg_class.reloptions, as 'name=value' strings (null: none set). */
   reloptions: readonly string[] | null;
   /** What Sluice's own last vacuum of the table recorded, when it is the table's last vacuum
-   *  of either kind: the xmin horizon it ran under (a 64-bit transaction id) and the dead
-   *  tuples it could not remove. Absent or null: none, or another vacuum ran since. */
-  own?: { horizon: number; leftDead: number } | null;
+   *  of either kind: the xmin horizon it ran under (a 64-bit transaction id), the dead tuples
+   *  it could not remove, and how long the snapshot holding that horizon had been open (ms; 0
+   *  when none, or unknown: a replication slot). Absent or null: none, or another vacuum ran
+   *  since. */
+  own?: { horizon: number; leftDead: number; heldMs: number } | null;
 }
+
+/** A snapshot open this long (ms) when Sluice vacuumed a table is a hold the next run waits
+ *  out (not again until the horizon moves) and follows up on (at once when it has). */
+export const HELD_MS = 5_000;
 
 export interface ServerVacuumSettings {
   /** current_setting('autovacuum') = 'on' */
@@ -108,14 +120,15 @@ export function vacuumPlan(tables: readonly TableVacuumStats[], server: ServerVa
     if (server.autovacuum && !disabled) continue;
     const limit = relNumber(t.reloptions, 'autovacuum_vacuum_threshold', server.threshold) + relNumber(t.reloptions, 'autovacuum_vacuum_scale_factor', server.scaleFactor) * Math.max(0, t.live);
     if (t.dead <= limit) continue;
-    const own = t.own ?? null;
+    // its last vacuum ran under a long hold (and the horizon is known now)
+    const own = horizon !== undefined && t.own && t.own.heldMs >= HELD_MS ? t.own : null;
     if (own !== null && horizon !== undefined && horizon <= own.horizon) {
       held.push(t.table);
       continue;
     }
     // its last vacuum was held back (left more than the threshold): now that the horizon has
     // moved, at once
-    const heldBack = own !== null && horizon !== undefined && own.leftDead > limit;
+    const heldBack = own !== null && own.leftDead > limit;
     if (t.lastVacuumAt !== null && now - t.lastVacuumAt < server.naptimeMs && !heldBack) continue;
     const analyzeLimit =
       relNumber(t.reloptions, 'autovacuum_analyze_threshold', server.analyzeThreshold) +

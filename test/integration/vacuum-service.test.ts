@@ -9,6 +9,7 @@ import { applyTasks, fakeCoordinator } from '../support/engine-fixtures';
 import { runServiceOnce } from '../../server/db/maintenance-runner';
 import { vacuum } from '../../server/coordinator/maintenance/vacuum';
 import { readHorizon } from '../../server/db/vacuum-tables';
+import { HELD_MS } from '../../server/core/vacuum-policy';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 
@@ -123,8 +124,11 @@ describe('vacuum service under a held snapshot', () => {
     try {
       await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       await holder.query('SELECT 1');
-      // 1. past the threshold (50 + 0.2 × 0 live): vacuumed, and nothing could be removed
+      const heldFrom = Date.now();
+      // 1. past the threshold (50 + 0.2 × 0 live): vacuumed, and nothing could be removed;
+      //    the snapshot has been open for HELD_MS by then, so this is a hold
       await scratchChurn(1_000);
+      await new Promise((r) => setTimeout(r, Math.max(0, heldFrom + HELD_MS + 300 - Date.now())));
       const v0 = (await scratchStats()).vacuums;
       let r = await run();
       expect(r.error).toBeUndefined();
@@ -132,8 +136,9 @@ describe('vacuum service under a held snapshot', () => {
       expect(s.vacuumed?.dead).toBeGreaterThanOrEqual(1_000);
       expect(s.vacuumed?.leftDead).toBeGreaterThanOrEqual(1_000);
       expect((await scratchStats()).vacuums).toBe(v0 + 1);
-      const rec = await db.pool.query<{ left_dead: string }>(`SELECT left_dead FROM vacuum_state WHERE table_name = 'vac_scratch'`);
+      const rec = await db.pool.query<{ left_dead: string; held_ms: string }>(`SELECT left_dead, held_ms FROM vacuum_state WHERE table_name = 'vac_scratch'`);
       expect(Number(rec.rows[0]!.left_dead)).toBeGreaterThanOrEqual(1_000);
+      expect(Number(rec.rows[0]!.held_ms)).toBeGreaterThanOrEqual(HELD_MS);
 
       // 2. more dead tuples, the same horizon: not scanned again, reported held
       await scratchChurn(1_000);
@@ -174,8 +179,8 @@ describe('the horizon a role cannot see', () => {
     u.username = role;
     const other = new pg.Pool({ connectionString: u.toString(), max: 1 });
     try {
-      expect(await readHorizon(other)).toBeNull();
-      expect(typeof (await readHorizon(db.pool))).toBe('number');
+      expect((await readHorizon(other)).horizon).toBeNull();
+      expect(typeof (await readHorizon(db.pool)).horizon).toBe('number');
     } finally {
       await other.end();
       await db.pool.query(`DROP ROLE ${role}`);

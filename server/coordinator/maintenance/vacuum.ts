@@ -20,14 +20,14 @@ export const vacuum: MaintenanceService = {
   mode: 'steps',
   leaseMs: 10 * 60_000,
   async run({ db, log }) {
-    const { server, schema, nowMs, horizon, tables } = await readVacuumState(db);
+    const { server, schema, nowMs, horizon, heldMs, tables } = await readVacuumState(db);
     const { todo, held } = vacuumPlan(tables, server, nowMs, horizon ?? undefined);
     const deadline = Date.now() + BUDGET_MS;
     const vacuumed: { table: string; dead: number; leftDead: number | null; analyze: boolean; ms: number }[] = [];
     for (const c of todo) {
       if (Date.now() > deadline) break;
       const t0 = performance.now();
-      const { leftDead } = await vacuumTable(db, schema, c.table, c.analyze, horizon);
+      const { leftDead } = await vacuumTable(db, schema, c.table, c.analyze, { horizon, heldMs });
       vacuumed.push({ table: c.table, dead: c.dead, leftDead, analyze: c.analyze, ms: Math.round(performance.now() - t0) });
     }
     if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.leftDead ?? '?'} left, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
