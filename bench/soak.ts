@@ -200,7 +200,6 @@ let stopped = false;
 // How long each enqueue call took (part of every pickup: `at` is taken before the call).
 const enqueues: { at: number; ms: number }[] = [];
 const producer = (async () => {
-  const TICK = tickMs;
   while (!stopped && Date.now() - t0 < RUN_MS) {
     const due = Math.min(5000, Math.floor(((Date.now() - t0) / 1000) * rate) - enqueued);
     if (due > 0) {
@@ -209,7 +208,7 @@ const producer = (async () => {
       enqueues.push({ at: now, ms: Date.now() - now });
       enqueued += due;
     }
-    await new Promise((r) => setTimeout(r, TICK));
+    await new Promise((r) => setTimeout(r, tickMs));
   }
 })();
 

@@ -71,7 +71,7 @@ describe('vacuumPlan: the xmin horizon', () => {
   ] as const)('%s', (_what, table, horizon, vacuumed, isHeld) => {
     const plan = vacuumPlan([table], OFF, NOW, horizon);
     expect(plan.todo.map((c) => c.table)).toEqual(vacuumed ? [table.table] : []);
-    expect(plan.held).toEqual(isHeld ? [table.table] : []);
+    expect(plan.held).toEqual(isHeld ? [{ table: table.table, dead: table.dead }] : []);
   });
 
   it('where autovacuum runs, nothing is held or vacuumed by Sluice', () => {

@@ -100,20 +100,20 @@ function relNumber(opts: readonly string[] | null, name: string, fallback: numbe
 export interface VacuumPlan {
   /** To vacuum now, most dead tuples first. */
   todo: VacuumCandidate[];
-  /** Past their threshold, but the horizon has not moved since Sluice's last vacuum of them:
-   *  another would free nothing. */
-  held: string[];
+  /** Past their threshold, but the horizon has not moved since Sluice's last vacuum of them
+   *  under a long hold: another would free nothing. With their dead tuples. */
+  held: { table: string; dead: number }[];
 }
 
 /** The tables to vacuum now (epoch ms `now`; `horizon`, the database's xmin horizon as a
  *  64-bit transaction id, unknown when absent): those autovacuum will not vacuum (server
  *  off, or the table's autovacuum_enabled false), whose dead tuples pass the table's vacuum
- *  threshold, that were not vacuumed within the naptime — unless their last vacuum left
- *  more than the threshold behind — and whose horizon has moved since. Empty where autovacuum
- *  runs. */
+ *  threshold, that were not vacuumed within the naptime — unless their last vacuum, under a
+ *  long hold, left more than the threshold behind — and, after such a vacuum, whose horizon
+ *  has moved since. Empty where autovacuum runs. */
 export function vacuumPlan(tables: readonly TableVacuumStats[], server: ServerVacuumSettings, now: number, horizon?: number): VacuumPlan {
   const out: VacuumCandidate[] = [];
-  const held: string[] = [];
+  const held: VacuumPlan['held'] = [];
   for (const t of tables) {
     const tableOff = relopt(t.reloptions, 'autovacuum_enabled')?.toLowerCase();
     const disabled = tableOff === 'false' || tableOff === 'off' || tableOff === '0';
@@ -123,7 +123,7 @@ export function vacuumPlan(tables: readonly TableVacuumStats[], server: ServerVa
     // its last vacuum ran under a long hold (and the horizon is known now)
     const own = horizon !== undefined && t.own && t.own.heldMs >= HELD_MS ? t.own : null;
     if (own !== null && horizon !== undefined && horizon <= own.horizon) {
-      held.push(t.table);
+      held.push({ table: t.table, dead: t.dead });
       continue;
     }
     // its last vacuum was held back (left more than the threshold): now that the horizon has

@@ -82,9 +82,9 @@ export async function readVacuumState(db: Db): Promise<{ server: ServerVacuumSet
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** VACUUM one table of the schema (with ANALYZE when asked), then record in vacuum_state the
- *  horizon it ran under (read before it: the VACUUM's own is no older) and the dead tuples it
- *  left; returns those (nothing recorded where the horizon is unknown). The caller passes a
- *  pool, not a transaction. */
+ *  horizon it ran under and how long its holder had been open (both read before it: the
+ *  VACUUM's own horizon is no older) and the dead tuples it left; returns those (nothing
+ *  recorded where the horizon is unknown). The caller passes a pool, not a transaction. */
 export async function vacuumTable(
   db: Db, schema: string, table: string, analyze: boolean, horizon: { horizon: number | null; heldMs: number },
 ): Promise<{ leftDead: number | null }> {

@@ -23,9 +23,10 @@ beforeAll(async () => {
   await db.pool.query('ALTER TABLE executions SET (autovacuum_enabled = false)');
 });
 
-const stats = async () =>
+const stats = async (table = 'executions') =>
   (await db.pool.query<{ dead: string; live: string; vacuums: string }>(
-    `SELECT n_dead_tup AS dead, n_live_tup AS live, vacuum_count AS vacuums FROM pg_stat_user_tables WHERE relname = 'executions' AND schemaname = current_schema()`,
+    `SELECT n_dead_tup AS dead, n_live_tup AS live, vacuum_count AS vacuums FROM pg_stat_user_tables WHERE relname = $1 AND schemaname = current_schema()`,
+    [table],
   )).rows.map((r) => ({ dead: Number(r.dead), live: Number(r.live), vacuums: Number(r.vacuums) }))[0]!;
 
 /** Inserts then deletes n finished executions on one connection and flushes its statistics. */
@@ -43,10 +44,10 @@ async function churn(n: number): Promise<void> {
   }
 }
 
-async function deadAtLeast(n: number): Promise<void> {
+async function deadAtLeast(n: number, table = 'executions'): Promise<void> {
   const until = Date.now() + 20_000;
-  while ((await stats()).dead < n) {
-    if (Date.now() > until) throw new Error(`executions never showed ${n} dead tuples: ${JSON.stringify(await stats())}`);
+  while ((await stats(table)).dead < n) {
+    if (Date.now() > until) throw new Error(`${table} never showed ${n} dead tuples: ${JSON.stringify(await stats(table))}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -96,10 +97,7 @@ describe('vacuum service', () => {
 // The xmin horizon (server/core/vacuum-policy.ts): a table of its own in the schema, never
 // vacuumed before, so the naptime of the tests above does not apply to its first vacuum.
 describe('vacuum service under a held snapshot', () => {
-  const scratchStats = async () =>
-    (await db.pool.query<{ dead: string; vacuums: string }>(
-      `SELECT n_dead_tup AS dead, vacuum_count AS vacuums FROM pg_stat_user_tables WHERE relname = 'vac_scratch' AND schemaname = current_schema()`,
-    )).rows.map((r) => ({ dead: Number(r.dead), vacuums: Number(r.vacuums) }))[0]!;
+  const scratchStats = () => stats('vac_scratch');
   async function scratchChurn(n: number): Promise<void> {
     const c = await db.pool.connect();
     try {
@@ -109,11 +107,7 @@ describe('vacuum service under a held snapshot', () => {
     } finally {
       c.release();
     }
-    const until = Date.now() + 20_000;
-    while ((await scratchStats()).dead < n) {
-      if (Date.now() > until) throw new Error(`vac_scratch never showed ${n} dead tuples`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await deadAtLeast(n, 'vac_scratch');
   }
   type Res = { vacuumed: { table: string; dead: number; leftDead: number }[]; held: { table: string; dead: number }[] };
   const scratchIn = (r: Res) => ({ vacuumed: r.vacuumed.find((v) => v.table === 'vac_scratch'), held: r.held.find((h) => h.table === 'vac_scratch') });

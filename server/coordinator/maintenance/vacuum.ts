@@ -31,8 +31,7 @@ export const vacuum: MaintenanceService = {
       vacuumed.push({ table: c.table, dead: c.dead, leftDead, analyze: c.analyze, ms: Math.round(performance.now() - t0) });
     }
     if (vacuumed.length > 0) log(`vacuum: ${vacuumed.map((v) => `${v.table} (${v.dead} dead, ${v.leftDead ?? '?'} left, ${v.ms} ms)`).join(', ')} — ${todo[0]!.reason}`);
-    const heldDead = held.map((table) => ({ table, dead: tables.find((t) => t.table === table)!.dead }));
-    if (heldDead.length > 0) log(`vacuum: not again while the xmin horizon has not moved: ${heldDead.map((h) => `${h.table} (${h.dead} dead)`).join(', ')}`);
-    return { autovacuum: server.autovacuum ? 'on' : 'off', vacuumed, left: todo.length - vacuumed.length, held: heldDead };
+    if (held.length > 0) log(`vacuum: not again while the xmin horizon has not moved: ${held.map((h) => `${h.table} (${h.dead} dead)`).join(', ')}`);
+    return { autovacuum: server.autovacuum ? 'on' : 'off', vacuumed, left: todo.length - vacuumed.length, held };
   },
 };
