@@ -10,7 +10,10 @@
 //      (BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1; …held), which stops vacuum from
 //      removing any dead tuple newer than it.
 // Per minute: arrivals and finishes per second, pickup p99 (enqueue → handler start, first
-// attempts), the enqueue calls' own p99 (part of every pickup), this process's event-loop
+// attempts), split in two: the enqueue calls' own p99 (part of every pickup) and the p99 after
+// the call returned (handler start − the call's return), beside the database's own figure,
+// enqueue call start → the claim (started_at; first attempts claimed in the 5 s before the
+// bucket's end), this process's event-loop
 // delay (p99 and max: producer, coordinators and handlers share the loop), how long a
 // succeeded row held its slots (claim → finish, p50/p99 of the rows finished in the 5 s
 // before the bucket's end), executions table + index size, its dead tuples. JSON keys:
@@ -19,10 +22,14 @@
 //   soak_size_growth_pct   executions table + index size at the end vs when the hold starts
 //                          (retention has cycled by then)
 //   soak_pickup_p99_ms     pickup p99 outside the held window
-// plus soak_w2_capacity_per_s, soak_arrival_per_s, soak_minutes.
+// plus soak_w2_capacity_per_s, soak_arrival_per_s, soak_minutes, soak_coordinators and
+// soak_pickup_after_commit_p99_ms (the pickup without the enqueue call, outside the hold).
 // `-- --rate N` fixes the arrivals at N/s instead of 50% of the measured capacity (the
 // capacity is still measured and printed): on a machine shared with other work the
 // measured capacity moves 2× run to run, so an A/B of two builds needs the same arrivals.
+// `-- --coordinators N` (default 3, the issue's): how many coordinators burn down and soak;
+// the pickup's share that is the task lock's queue shows as the difference (one coordinator
+// never waits for another's cycle).
 // `-- --tick-ms N`: the producer enqueues the arrivals due every N ms (default 100: ~300–420
 // rows a call at this machine's rates). At 2,500/s, 10 ms ticks (~25 rows a call) gave a
 // first-minute pickup p99 of 122 ms against 175 ms (one run each, 2026-12-07): the bursts are
@@ -43,7 +50,7 @@ import { w2Definition } from './support/engine-workloads';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 function usage(msg: string): never {
-  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--rate N] [--tick-ms N] [--json FILE]`);
+  console.error(`${msg}\nusage: npm run bench:soak -- [--minutes N] [--rate N] [--tick-ms N] [--coordinators N] [--json FILE]`);
   process.exit(2);
 }
 const argv = process.argv.slice(2);
@@ -51,6 +58,7 @@ let minutes = 8;
 let jsonFile: string | undefined;
 let fixedRate: number | undefined;
 let tickMs = 100;
+let members = 3;
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === '--minutes') {
@@ -62,6 +70,9 @@ for (let i = 0; i < argv.length; i++) {
   } else if (a === '--tick-ms') {
     tickMs = Number(argv[++i]);
     if (!Number.isInteger(tickMs) || tickMs < 1 || tickMs > 1000) usage('--tick-ms takes a whole number of milliseconds from 1 to 1000');
+  } else if (a === '--coordinators') {
+    members = Number(argv[++i]);
+    if (!Number.isInteger(members) || members < 1 || members > 16) usage('--coordinators takes a whole number from 1 to 16');
   } else if (a === '--json') {
     jsonFile = argv[++i];
     if (!jsonFile || jsonFile.startsWith('--')) usage('--json needs a file name');
@@ -96,7 +107,7 @@ async function processed(task: string): Promise<number> {
 const vacuumLines: { at: number; m: string }[] = [];
 async function coordinators(handlers: Record<string, Handler>, task: string, maintenance: boolean): Promise<RunningCoordinator[]> {
   const out: RunningCoordinator[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < members; i++) {
     out.push(
       await startCoordinator({
         databaseUrl: url,
@@ -118,7 +129,7 @@ async function coordinators(handlers: Record<string, Handler>, task: string, mai
   return out;
 }
 
-// ---- 1. W2 capacity with 3 coordinators.
+// ---- 1. W2 capacity with the soak's coordinators (3 unless --coordinators).
 const capJobs = short ? 3000 : 20_000;
 await applyConfig(pool, SYSTEM_ACTOR, { tasks: [w2def('cap'), w2def('soak', true)] }, { message: 'soak' });
 {
@@ -137,13 +148,23 @@ const capacity = capJobs / Math.max(0.001, Number(capWin.rows[0]!.s));
 await pool.query(`DELETE FROM executions WHERE task = 'cap'`);
 await pool.query('VACUUM (ANALYZE) executions');
 const rate = fixedRate ?? capacity / 2;
-console.log(`W2 capacity with 3 coordinators: ${Math.round(capacity)} jobs/s → arrivals at ${Math.round(rate)}/s${fixedRate !== undefined ? ' (--rate)' : ''} for ${minutes} min`);
+console.log(`W2 capacity with ${members} coordinator(s): ${Math.round(capacity)} jobs/s → arrivals at ${Math.round(rate)}/s${fixedRate !== undefined ? ' (--rate)' : ''} for ${minutes} min`);
 
 // ---- 2. The soak.
 const pickups: { at: number; ms: number }[] = [];
+// The pickup after the enqueue's commit: handler start − the moment the enqueue call that
+// wrote the row returned (keyed by the call's `at`). Can be slightly negative: a coordinator
+// may claim and start the row before the producer's continuation runs.
+// Worked out after the run, so a row started before its call's return was seen counts too.
+const returnedAt = new Map<number, number>();
+const started: { at: number; call: number }[] = [];
 const soakHandler: Handler = (payload, ctx) => {
   const p = payload as { at: number };
-  if (ctx.attempt === 1) pickups.push({ at: Date.now(), ms: Date.now() - p.at });
+  if (ctx.attempt === 1) {
+    const now = Date.now();
+    pickups.push({ at: now, ms: now - p.at });
+    started.push({ at: now, call: p.at });
+  }
   if (rnd() < 0.1) throw new Error('soak: injected failure');
 };
 const cs = await coordinators({ soak: soakHandler }, 'soak', true);
@@ -167,6 +188,10 @@ interface Sample {
    *  p50 and p99 over the rows finished in the 5 s before the sample */
   slotP50: number | null;
   slotP99: number | null;
+  /** enqueue call's start → the claim (started_at, read after the task lock), ms, p99 over
+   *  the first attempts claimed in the 5 s before the sample: the database's share of the
+   *  pickup, the enqueue call included */
+  claimP99: number | null;
 }
 const samples: Sample[] = [];
 let enqueued = 0;
@@ -186,7 +211,13 @@ async function sample(): Promise<void> {
        FROM (SELECT 1000 * extract(epoch FROM finished_at - started_at) AS ms FROM executions
               WHERE finished_at > now() - interval '5 seconds' AND state = 'succeeded' AND task = 'soak') x`,
   );
+  const claim = await pool.query<{ p99: number | null }>(
+    `SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY x.ms) AS p99
+       FROM (SELECT 1000 * extract(epoch FROM started_at) - (payload ->> 'at')::float8 AS ms FROM executions
+              WHERE started_at > now() - interval '5 seconds' AND attempts = 1 AND task = 'soak') x`,
+  );
   samples.push({
+    claimP99: claim.rows[0]!.p99,
     at: Date.now(), processed: await processed('soak'), enqueued, sizeBytes: Number(r.rows[0]!.size), deadTuples: Number(r.rows[0]!.dead), liveTuples: Number(r.rows[0]!.live),
     loopP99, loopMax, slotP50: slot.rows[0]!.p50, slotP99: slot.rows[0]!.p99,  // float8: a number, NULL with no rows
   });
@@ -205,7 +236,9 @@ const producer = (async () => {
     if (due > 0) {
       const now = Date.now();
       await enqueue(pool, 'soak', Array.from({ length: due }, () => ({ payload: w2payload({ at: now }) })));
-      enqueues.push({ at: now, ms: Date.now() - now });
+      const back = Date.now();
+      returnedAt.set(now, back);
+      enqueues.push({ at: now, ms: back - now });
       enqueued += due;
     }
     await new Promise((r) => setTimeout(r, tickMs));
@@ -238,6 +271,7 @@ await Promise.all(cs.map((c) => c.stop()));
 await holder.end();
 
 // ---- 3. Figures.
+const afterCommit = started.map((x) => ({ at: x.at, ms: x.at - (returnedAt.get(x.call) ?? x.call) }));
 interface Row {
   from: number;
   to: number;
@@ -245,6 +279,8 @@ interface Row {
   succeededPerS: number;
   pickupP99: number | null;
   enqueueP99: number | null;
+  afterCommitP99: number | null;
+  claimP99: number | null;
   loopP99: number;
   loopMax: number;
   slotP50: number | null;
@@ -268,6 +304,8 @@ for (let i = 1; i < samples.length; i++) {
     succeededPerS: (b.processed - a.processed) / secs,
     pickupP99: percentile(msIn(pickups), 99) ?? null,
     enqueueP99: percentile(msIn(enqueues), 99) ?? null,
+    afterCommitP99: percentile(msIn(afterCommit), 99) ?? null,
+    claimP99: b.claimP99,
     loopP99: b.loopP99,
     loopMax: b.loopMax,
     slotP50: b.slotP50,
@@ -305,6 +343,8 @@ const results: Record<string, number> = {
   soak_w2_capacity_per_s: Math.round(capacity),
   soak_arrival_per_s: Math.round(rate),
   soak_minutes: minutes,
+  soak_coordinators: members,
+  soak_pickup_after_commit_p99_ms: Number((percentile(afterCommit.filter((x) => x.at < holdFrom || x.at > holdTo).map((x) => x.ms), 99) ?? NaN).toFixed(1)),
 };
 const states = await pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM executions WHERE task = 'soak' GROUP BY state ORDER BY state`);
 const dl = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM dead_letters`);
@@ -319,17 +359,17 @@ await pool.end();
 await pgServer.stop();
 
 const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-console.log(`\nSluice soak (${minutes} min, ${Math.round(rate)} arrivals/s = ${Math.round((100 * rate) / capacity)}% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
-console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'enqueue p99'.padStart(11)} ${'loop p99/max'.padStart(13)} ${'slot p50/p99'.padStart(13)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
+console.log(`\nSluice soak (${minutes} min, ${members} coordinator(s), producer tick ${tickMs} ms, ${Math.round(rate)} arrivals/s = ${Math.round((100 * rate) / capacity)}% of W2 capacity ${Math.round(capacity)}/s, 10% failing attempts, retention 1 min; load average ${load})`);
+console.log(`  ${'t (min)'.padEnd(11)} ${'arrivals/s'.padStart(10)} ${'succeeded/s'.padStart(10)} ${'pickup p99'.padStart(10)} ${'enqueue p99'.padStart(11)} ${'to claim p99'.padStart(12)} ${'after commit p99'.padStart(16)} ${'loop p99/max'.padStart(13)} ${'slot p50/p99'.padStart(13)} ${'exec MB'.padStart(8)} ${'dead tup'.padStart(9)} ${'live tup'.padStart(9)}  snapshot`);
 const ms = (...v: (number | null)[]) => (v.some((x) => x === null) ? '—' : `${v.map((x) => x!.toFixed(0)).join('/')} ms`);
 for (const r of rows) {
   console.log(
-    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${ms(r.pickupP99).padStart(10)} ${ms(r.enqueueP99).padStart(11)} ${ms(r.loopP99, r.loopMax).padStart(13)} ${ms(r.slotP50, r.slotP99).padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
+    `  ${`${(r.from / 60_000).toFixed(1)}–${(r.to / 60_000).toFixed(1)}`.padEnd(11)} ${r.arrivalsPerS.toFixed(0).padStart(10)} ${r.succeededPerS.toFixed(0).padStart(10)} ${ms(r.pickupP99).padStart(10)} ${ms(r.enqueueP99).padStart(11)} ${ms(r.claimP99).padStart(12)} ${ms(r.afterCommitP99).padStart(16)} ${ms(r.loopP99, r.loopMax).padStart(13)} ${ms(r.slotP50, r.slotP99).padStart(13)} ${r.sizeMb.toFixed(1).padStart(8)} ${String(r.deadTuples).padStart(9)} ${String(r.liveTuples).padStart(9)}  ${r.held ? 'held' : ''}`,
   );
 }
 console.log(`  succeeded/s before the hold ${before.toFixed(0)}, during ${held.toFixed(0)} (×${results.soak_rate_ratio_held}), after ${after.toFixed(0)} (×${results.soak_rate_ratio_after})`);
 console.log(`  executions size at the hold's start ${(sizeRef / 1048576).toFixed(1)} MB, at the end ${(sizeEnd / 1048576).toFixed(1)} MB (${results.soak_size_growth_pct}%)`);
-console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms; rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
+console.log(`  pickup p99 outside the hold ${results.soak_pickup_p99_ms} ms (after the enqueue call returned: ${results.soak_pickup_after_commit_p99_ms} ms); rows left by state ${JSON.stringify(states.rows)}; dead letters ${dl.rows[0]!.n}; last retention run ${JSON.stringify(ret.rows[0]?.r ?? null)}`);
 const enqueueMs = enqueues.map((x) => x.ms);
 console.log(`  enqueue call (part of each pickup): p50 ${percentile(enqueueMs, 50)?.toFixed(0)} ms, p99 ${percentile(enqueueMs, 99)?.toFixed(0)} ms over ${enqueueMs.length} calls`);
 console.log(`  vacuum service: ${vac.rows[0] ? `${vac.rows[0].runs} runs, last ${JSON.stringify(vac.rows[0].r)}` : 'never ran'}; reconciler repairs ${JSON.stringify(repairs.rows)}`);
