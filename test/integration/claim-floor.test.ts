@@ -83,6 +83,28 @@ describe('the claim floor', () => {
     expect(tags(await claimExecutions(db.pool, me, 'cf-retry', 3, 60_000))).toEqual(['r', 'h', 'n1']);
   });
 
+  it("a cycle's finish lowers it for its own claim: the retry and the hand-back are claimed in the same cycle, before newer rows, and the counters are the finish's and the claim's", async () => {
+    // sluice_cycle's finish leaves its partition moves to the claim (one version of the row
+    // a cycle): the claim must still scan from the floor the finish lowered
+    await applyTasks(db.pool, [{ name: 'cf-cycle', partitions: 1, concurrency: 100 }]);
+    const me = await fakeCoordinator(db.pool, ['cf-cycle']);
+    await enqueue(db.pool, 'cf-cycle', [{ payload: { tag: 'r' } }, { payload: { tag: 'h' } }]);
+    const [r, h] = await claimExecutions(db.pool, me, 'cf-cycle', 2, 60_000);
+    await enqueue(db.pool, 'cf-cycle', Array.from({ length: 4 }, (_, i) => ({ payload: { tag: `n${i}` } })));
+    await claimExecutions(db.pool, me, 'cf-cycle', 1, 60_000); // n0: the floor is at n1 now
+    expect((await floorAndHead('cf-cycle')).floor_id).toBeGreaterThan(h!.id);
+    const cycle = await finishAndClaimExecutions(db.pool, me, 'cf-cycle', [
+      { id: r!.id, leaseToken: r!.leaseToken, outcome: 'retry', runAt: new Date(Date.now() - 60_000), error: 'boom' },
+      { id: h!.id, leaseToken: h!.leaseToken, outcome: 'release' },
+    ], 3, 60_000);
+    expect(tags(cycle.claimed)).toEqual(['r', 'h', 'n1']);
+    // n2 and n3 are left: the floor at n2, depth 2; running: n0 and the three just claimed
+    const f = await floorAndHead('cf-cycle');
+    expect([f.floor, f.floor_id]).toEqual([f.head, f.head_id]);
+    const ps = await db.pool.query(`SELECT depth::int, in_flight FROM partition_stats WHERE task = 'cf-cycle'`);
+    expect(ps.rows).toEqual([{ depth: 2, in_flight: 4 }]);
+  });
+
   it('a release lowers it: a row set aside on a full key comes back before the floor, in a cycle, in any partition', async () => {
     // 2 partitions, one member: the released row's partition is not one the finish touches
     await applyTasks(db.pool, [{ name: 'cf-rel', partitions: 2, concurrency: 100, groups: [{ name: 'k', limit: 1, keyPath: 'k' }], routing: { strategy: 'hash', keyPath: 'p' } }]);

@@ -134,6 +134,58 @@ describe('finish and claim in one call', () => {
     }
   });
 
+  it('writes each partition_stats row once a cycle: a partition finished in and claimed from gets both moves in one update, the others the finish\'s alone, and the counters match the rows', async () => {
+    // Under a held snapshot every read of a counter row walks the versions written since, so
+    // a cycle writes one (sluice_finish_partitions.sql). Counted by a row trigger on the
+    // table (PG 15's pg_stat_get_xact_* also count earlier transactions not yet reported);
+    // the previous build wrote 3 here.
+    await applyTasks(db.pool, [{ name: 'fcps', partitions: 2, concurrency: 50, retry: { maxAttempts: 5, backoff: 'fixed', baseDelayMs: 0 } }]);
+    const me = await fakeCoordinator(db.pool, ['fcps']);
+    await enqueue(db.pool, 'fcps', Array.from({ length: 24 }, (_, i) => ({ payload: { i } })));
+    const running = await claimExecutions(db.pool, me, 'fcps', 10, 60_000);
+    expect(new Set(running.map((e) => e.partition))).toEqual(new Set([0, 1]));
+    const mismatches = async () =>
+      (await db.pool.query(
+        `SELECT ps.partition, ps.depth::int, ps.in_flight, a.q, a.f FROM partition_stats ps
+         CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE e.state = 'queued')::int AS q, count(*) FILTER (WHERE e.state = 'running')::int AS f
+                             FROM executions e WHERE e.task = ps.task AND e.partition = ps.partition) a
+         WHERE ps.task = 'fcps' AND (ps.depth <> a.q OR ps.in_flight <> a.f)`,
+      )).rows;
+    // partition 1 is no longer this member's: its rows still finish here, but nothing is claimed from it
+    await db.pool.query(`UPDATE partition_owners SET owner = NULL WHERE task = 'fcps' AND partition = 1`);
+    const items = running.map((e, j) => ({
+      id: e.id, leaseToken: e.leaseToken, outcome: j % 3 === 0 ? ('retry' as const) : ('succeeded' as const),
+      ...(j % 3 === 0 ? { runAt: new Date(Date.now() - 1000), error: 'x' } : {}),
+    }));
+    await db.pool.query(`
+      CREATE TABLE fcps_updates (partition integer NOT NULL);
+      CREATE FUNCTION fcps_count() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.task = 'fcps' THEN INSERT INTO fcps_updates VALUES (NEW.partition); END IF; RETURN NEW; END $$;
+      CREATE TRIGGER fcps_count AFTER UPDATE ON partition_stats FOR EACH ROW EXECUTE FUNCTION fcps_count();`);
+    let updates: unknown[];
+    let cycle: Awaited<ReturnType<typeof finishAndClaimExecutions>>;
+    try {
+      cycle = await finishAndClaimExecutions(db.pool, me, 'fcps', items, 6, 60_000);
+      updates = (await db.pool.query(`SELECT partition, count(*)::int AS n FROM fcps_updates GROUP BY 1 ORDER BY 1`)).rows;
+    } finally {
+      await db.pool.query(`DROP TRIGGER fcps_count ON partition_stats; DROP FUNCTION fcps_count(); DROP TABLE fcps_updates`);
+    }
+    expect(cycle.applied.size).toBe(10);
+    expect(cycle.claimed.length).toBe(6);
+    expect(new Set(cycle.claimed.map((e) => e.partition))).toEqual(new Set([0]));
+    // partition 0: finished in and claimed from, one update; partition 1: finished in, one
+    expect(updates).toEqual([{ partition: 0, n: 1 }, { partition: 1, n: 1 }]);
+    expect(await mismatches()).toEqual([]);
+    // a claim that claims nothing (partition 0 drained) leaves the moves to sluice_cycle
+    const rest = await claimExecutions(db.pool, me, 'fcps', 50, 60_000);
+    const all = [...cycle.claimed, ...rest];
+    expect(await db.pool.query(`SELECT count(*)::int AS n FROM executions WHERE task = 'fcps' AND partition = 0 AND state = 'queued'`)).toMatchObject({ rows: [{ n: 0 }] });
+    const empty = await finishAndClaimExecutions(db.pool, me, 'fcps', all.map((e) => ({ id: e.id, leaseToken: e.leaseToken, outcome: 'succeeded' as const })), 6, 60_000);
+    expect(empty.claimed).toEqual([]);
+    expect(await mismatches()).toEqual([]);
+    expect(await inFlight('fcps')).toBe(0);
+  });
+
   it("the claim's update goes by primary key, not through the task's backlog", async () => {
     await applyTasks(db.pool, [{ name: 'fcscan', partitions: 1, concurrency: 10, backpressure: { maxDepth: 100_000 } }]);
     const me = await fakeCoordinator(db.pool, ['fcscan']);

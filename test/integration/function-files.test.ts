@@ -195,6 +195,8 @@ describe('database functions: one file each, applied by the repeatable step', ()
       'sluice_claim_floors', // new: each partition's effective claim floor (20261203000100000_claim_floor)
       'sluice_task_counters_init', // new: the task's task_counters row with its task_runtime row (20261207000100000_task_counters)
       'sluice_partition_outcomes_init', // new: the partition's partition_outcomes row with its partition_stats row (20261207000200000_partition_outcomes)
+      'sluice_finish_partitions', // new: a finish's partition counter moves, left to a cycle's claim (one version a cycle)
+      'sluice_floor_low_least', // new: the claim's floors with its cycle's finish's lowerings
     ]);
     for (const [sig, d] of upgraded) if (!changedSinceOld.has(d.name)) expect(oldDefs.get(sig)?.def, sig).toBe(d.def);
   });

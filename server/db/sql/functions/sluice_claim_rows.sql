@@ -181,6 +181,9 @@ DECLARE
   v_floor     timestamp without time zone[];  -- each owned partition's (v_owned's order), as (claim_at, id):
   v_floor_id  bigint[];                       -- no claimable row before it in the claim index's order
   v_low       jsonb;                          -- task_counters.claim_floor_low as this claim last read it
+                                              -- (with this cycle's finish's lowerings, v_fin_low)
+  v_fin       jsonb;                          -- a cycle's finish's partition moves, left to this claim
+  v_fin_low   jsonb;                          -- … their claim-floor lowerings (partition → claim_at)
   v_rel_p     integer[];                      -- partitions and claim_at of rows a release here made claimable
   v_rel_a     timestamp without time zone[];
   v_low_new   jsonb;                          -- claim_floor_low after a release here lowered it (else NULL)
@@ -228,7 +231,15 @@ BEGIN
   -- hold, before these moved to task_counters; migration 20261207000100000_task_counters).
   SELECT c.in_flight, c.running_floor, c.claim_floor_low INTO v_tc FROM task_counters c WHERE c.task = p_task;
   IF NOT FOUND THEN RETURN; END IF;
-  v_low := v_tc.claim_floor_low;
+  -- A cycle's finish left its partitions' moves to this claim (sluice_finish_partitions.sql
+  -- says why): each partition it claims from gets them in the one update below, the others
+  -- after it; its floors' lowerings count for this claim's scans from here on.
+  IF p_parts IS NOT NULL THEN
+    v_fin := nullif(current_setting('sluice.finish_moves', true), '')::jsonb;
+    SELECT jsonb_object_agg(f.p::text, f.l) INTO v_fin_low
+    FROM jsonb_to_recordset(v_fin) AS f(p integer, l timestamp without time zone) WHERE f.l IS NOT NULL;
+  END IF;
+  v_low := sluice_floor_low_least(v_tc.claim_floor_low, v_fin_low);
   -- Circuit breaker (issue #23): an open breaker claims nothing, whichever member asks. The
   -- coordinators' gates (server/coordinator/breaker-gate.ts) stop asking once they have
   -- seen the trip; a member that has not yet (its notification or refresh still to come:
@@ -301,7 +312,7 @@ BEGIN
         WHERE rs.task = p_task AND rs.group_name = d.group_name AND rs.group_key = d.group_key
         RETURNING 1)
       SELECT low.v INTO v_low_new FROM low;
-      v_low := coalesce(v_low_new, v_low);  -- (that release may have lowered it)
+      v_low := sluice_floor_low_least(coalesce(v_low_new, v_low), v_fin_low);  -- (that release may have lowered it)
     END IF;
   END IF;
 
@@ -443,7 +454,7 @@ BEGIN
         -- the released rows are claimable from this pass on: their floors come down to them
         v_low_new := sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a);
         IF v_low_new IS NOT NULL THEN
-          v_low := v_low_new;
+          v_low := sluice_floor_low_least(v_low_new, v_fin_low);
           SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
         END IF;
         IF v_nobind THEN
@@ -668,7 +679,7 @@ BEGIN
           -- claimable again: their floors come down to them before the pass looks again
           v_low_new := sluice_claim_floor_lower(p_task, v_rel_p, v_rel_a);
           IF v_low_new IS NOT NULL THEN
-            v_low := v_low_new;
+            v_low := sluice_floor_low_least(v_low_new, v_fin_low);
             SELECT f.ats, f.ids INTO v_floor, v_floor_id FROM sluice_claim_floors(p_task, v_owned, v_low) f;
           END IF;
           CONTINUE WHEN v_set > 0;
@@ -883,7 +894,10 @@ BEGIN
   -- the probe starts). The probe walks the entries of
   -- the rows claimed since the last raise, not those of every row claimed since a held
   -- snapshot (migration 20261203000100000_claim_floor).
-  UPDATE partition_stats ps SET depth = ps.depth - d.n, in_flight = ps.in_flight + d.n, updated_at = now(),
+  -- A cycle's finish's moves (v_fin) of a partition claimed from are written here with the
+  -- claim's, as the finish would have (in_flight − its rows, floored at 0, depth + its
+  -- requeued rows) before the claim's; its floor's lowering is in v_floor already.
+  UPDATE partition_stats ps SET depth = ps.depth - d.n + d.fr, in_flight = greatest(ps.in_flight - d.fn, 0) + d.n, updated_at = now(),
     (claim_floor, claim_floor_id) = (
       SELECT coalesce(max(x.claim_at), 'infinity'), coalesce(max(x.id), 0) FROM (
         SELECT f.claim_at, f.id FROM executions f
@@ -891,10 +905,17 @@ BEGIN
           AND (f.claim_at, f.id) >= (CASE WHEN (ps.claim_floor, ps.claim_floor_id) < (d.fl, d.fid) THEN ps.claim_floor ELSE d.fl END,
                                      CASE WHEN (ps.claim_floor, ps.claim_floor_id) < (d.fl, d.fid) THEN ps.claim_floor_id ELSE d.fid END)
         ORDER BY f.claim_at, f.id LIMIT 1) x)
-  FROM (SELECT c.part, c.n, o.fl, o.fid
+  FROM (SELECT c.part, c.n, o.fl, o.fid, coalesce(m.n, 0) AS fn, coalesce(m.r, 0) AS fr
         FROM (SELECT p AS part, count(*) AS n FROM unnest(v_parts) p GROUP BY p) c
-        JOIN unnest(v_owned, v_floor, v_floor_id) AS o(part, fl, fid) ON o.part = c.part) d
+        JOIN unnest(v_owned, v_floor, v_floor_id) AS o(part, fl, fid) ON o.part = c.part
+        LEFT JOIN jsonb_to_recordset(v_fin) AS m(p integer, n integer, r integer) ON m.p = c.part) d
   WHERE ps.task = p_task AND ps.partition = d.part;
+  -- the finish's moves of the partitions not claimed from, as the finish writes them
+  IF v_fin IS NOT NULL THEN
+    v_fin := (SELECT jsonb_agg(m.x) FROM jsonb_array_elements(v_fin) AS m(x) WHERE (m.x ->> 'p')::integer <> ALL (v_parts));
+    IF v_fin IS NOT NULL THEN PERFORM sluice_finish_partitions(p_task, v_fin); END IF;
+    PERFORM set_config('sluice.finish_moves', '', true);
+  END IF;
 
   -- Every key of a claimed row: +1 in flight, −1 queued (folded by sluice_fold_slots).
   IF cardinality(v_gks) > 0 THEN

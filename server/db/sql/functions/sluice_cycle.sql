@@ -29,6 +29,11 @@
 --    Since 2026-12-07 the row is task_counters' (~60 bytes a version, against task_runtime's
 --    1,669 for the soak's task), and task_runtime's row, whose lock is the task lock, is no
 --    longer updated per cycle (migration 20261207000100000_task_counters).
+--  * the partition_stats rows (2026-12-07): the finish leaves its moves of them to the claim
+--    (transaction-local setting sluice.finish_moves), which writes them with its own in one
+--    update of each row it claims from and the rest after it; a claim that ended before its
+--    counter update leaves them to this function. One version of the row per cycle instead
+--    of two (sluice_finish_partitions.sql says why).
 --  * slot counters (2026-12-02): neither half writes group_slots; each logs its moves
 --    (slot_deltas) and sluice_fold_slots adds them in later, outside the task lock. Until
 --    then a grouped task's cycle ended in one sorted upsert of every key it finished or
@@ -72,6 +77,7 @@ DECLARE
   v_n       integer := coalesce(cardinality(p_ids), 0);
   v_parts   integer[];
   v_claimed integer;
+  v_moves   jsonb;
 BEGIN
   IF v_n > 0 AND p_max > 0 THEN
     PERFORM 1 FROM task_runtime t WHERE t.task = p_task FOR NO KEY UPDATE;
@@ -104,6 +110,14 @@ BEGIN
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
     IF v_claimed = 0 AND cardinality(v_applied) > 0 THEN
       UPDATE task_counters t SET in_flight = greatest(t.in_flight - cardinality(v_applied), 0) WHERE t.task = p_task;
+    END IF;
+    -- … and its partitions' moves, when it ended before writing them (the claim clears them)
+    IF v_n > 0 THEN
+      v_moves := nullif(current_setting('sluice.finish_moves', true), '')::jsonb;
+      IF v_moves IS NOT NULL THEN
+        PERFORM sluice_finish_partitions(p_task, v_moves);
+        PERFORM set_config('sluice.finish_moves', '', true);
+      END IF;
     END IF;
   END IF;
 END

@@ -17,8 +17,10 @@
 -- update of the row, so a cycle adds one version of it instead of two (under a held snapshot
 -- every later read of the row walks them all: ~1,200 buffers a read 25 s into bench:soak's
 -- hold; the row is task_counters' since 2026-12-07, narrow, and task_runtime's is no longer
--- updated per cycle); and that the caller (sluice_cycle) holds the partition_stats rows of every
--- finishing row's partition already (not locked again here). The reply's slot_key and
+-- updated per cycle); that the caller (sluice_cycle) holds the partition_stats rows of every
+-- finishing row's partition already (not locked again here); and that the partitions' moves
+-- are the claim's to write with its own (left in the transaction-local setting
+-- sluice.finish_moves; sluice_finish_partitions.sql says why, 2026-12-07). The reply's slot_key and
 -- stream_key columns are always NULL.
 -- Reply: one row per finished execution (as sluice_finish).
 --
@@ -88,6 +90,7 @@ DECLARE
   v_streams   text[];
   v_groups    jsonb;
   v_dead      bigint[];          -- the rows that died: their dead letters (below)
+  v_moves     jsonb;             -- the partitions' counter moves (sluice_finish_partitions)
 BEGIN
   IF EXISTS (SELECT 1 FROM unnest(p_outcomes) o WHERE o IS NULL OR o NOT IN ('succeeded', 'retry', 'dead', 'release', 'canceled')) THEN
     RAISE EXCEPTION 'sluice_finish: outcomes must be succeeded, retry, dead, release or canceled' USING ERRCODE = '22023';
@@ -187,22 +190,22 @@ BEGIN
     PERFORM 1 FROM partition_stats ps WHERE ps.task = p_task AND ps.partition = ANY (v_parts)
     ORDER BY ps.partition FOR NO KEY UPDATE;
   END IF;
-  UPDATE partition_stats ps
-  SET in_flight = greatest(ps.in_flight - d.n, 0),
-      depth = ps.depth + d.requeued,
-      -- a requeued row (a retry's backoff, a hand-back keeping its place) is claimable again:
-      -- the partition's claim floor goes down to it (migration 20261203000100000_claim_floor)
-      claim_floor_id = CASE WHEN d.low <= ps.claim_floor THEN 0 ELSE ps.claim_floor_id END,
-      claim_floor = least(ps.claim_floor, coalesce(d.low, 'infinity')),
-      updated_at = now()
+  -- The partitions' moves (sluice_finish_partitions says what they are). A cycle's are left
+  -- to its claim, which writes them with its own in one update of each row it claims from
+  -- (defer_slots: the caller is sluice_cycle, whose claim follows in this transaction).
+  SELECT jsonb_agg(jsonb_build_object('p', d.part, 'n', d.n, 'r', d.requeued, 'l', d.low) ORDER BY d.part) INTO v_moves
   FROM (
     SELECT x.part, count(*) AS n,
            count(*) FILTER (WHERE x.outcome IN ('retry', 'release')) AS requeued,
            min(x.low) AS low
     FROM unnest(v_parts, v_outcomes, v_lows) AS x(part, outcome, low)
     GROUP BY x.part
-  ) d
-  WHERE ps.task = p_task AND ps.partition = d.part;
+  ) d;
+  IF p_defer_slots THEN
+    PERFORM set_config('sluice.finish_moves', v_moves::text, true);
+  ELSE
+    PERFORM sluice_finish_partitions(p_task, v_moves);
+  END IF;
   -- The finish-only counters, in rows of their own (migration
   -- 20261207000200000_partition_outcomes: under a held snapshot every read of a counter row
   -- walks its versions since, and these made partition_stats' ~700 bytes wide), written
