@@ -68,35 +68,34 @@ describe('the claim floor', () => {
     expect(tags(await claimExecutions(db.pool, me, 'cf-prio', 2, 60_000))).toEqual(['high', 'low3']);
   });
 
+  /** r and h running, n0 claimed after them, n1–n3 queued: the floor at n1, above r and h.
+   *  The finish items return r as a retry due now and h as a hand-back. */
+  async function retryAndHandBack(task: string) {
+    await applyTasks(db.pool, [{ name: task, partitions: 1, concurrency: 100 }]);
+    const me = await fakeCoordinator(db.pool, [task]);
+    await enqueue(db.pool, task, [{ payload: { tag: 'r' } }, { payload: { tag: 'h' } }]);
+    const [r, h] = await claimExecutions(db.pool, me, task, 2, 60_000);
+    await enqueue(db.pool, task, Array.from({ length: 4 }, (_, i) => ({ payload: { tag: `n${i}` } })));
+    await claimExecutions(db.pool, me, task, 1, 60_000); // n0: the floor is at n1 now
+    expect((await floorAndHead(task)).floor_id).toBeGreaterThan(h!.id);
+    const items = [
+      { id: r!.id, leaseToken: r!.leaseToken, outcome: 'retry' as const, runAt: new Date(Date.now() - 60_000), error: 'boom' },
+      { id: h!.id, leaseToken: h!.leaseToken, outcome: 'release' as const },
+    ];
+    return { me, items };
+  }
+
   it('a finish lowers it: a retry due at once and a hand-back that keeps its place are claimed before newer rows', async () => {
-    await applyTasks(db.pool, [{ name: 'cf-retry', partitions: 1, concurrency: 100 }]);
-    const me = await fakeCoordinator(db.pool, ['cf-retry']);
-    await enqueue(db.pool, 'cf-retry', [{ payload: { tag: 'r' } }, { payload: { tag: 'h' } }]);
-    const [r, h] = await claimExecutions(db.pool, me, 'cf-retry', 2, 60_000);
-    await enqueue(db.pool, 'cf-retry', Array.from({ length: 4 }, (_, i) => ({ payload: { tag: `n${i}` } })));
-    await claimExecutions(db.pool, me, 'cf-retry', 1, 60_000); // n0: the floor is at n1 now
-    expect((await floorAndHead('cf-retry')).floor_id).toBeGreaterThan(h!.id);
-    await finishExecutions(db.pool, 'cf-retry', [
-      { id: r!.id, leaseToken: r!.leaseToken, outcome: 'retry', runAt: new Date(Date.now() - 60_000), error: 'boom' },
-      { id: h!.id, leaseToken: h!.leaseToken, outcome: 'release' },
-    ]);
+    const { me, items } = await retryAndHandBack('cf-retry');
+    await finishExecutions(db.pool, 'cf-retry', items);
     expect(tags(await claimExecutions(db.pool, me, 'cf-retry', 3, 60_000))).toEqual(['r', 'h', 'n1']);
   });
 
   it("a cycle's finish lowers it for its own claim: the retry and the hand-back are claimed in the same cycle, before newer rows, and the counters are the finish's and the claim's", async () => {
     // sluice_cycle's finish leaves its partition moves to the claim (one version of the row
     // a cycle): the claim must still scan from the floor the finish lowered
-    await applyTasks(db.pool, [{ name: 'cf-cycle', partitions: 1, concurrency: 100 }]);
-    const me = await fakeCoordinator(db.pool, ['cf-cycle']);
-    await enqueue(db.pool, 'cf-cycle', [{ payload: { tag: 'r' } }, { payload: { tag: 'h' } }]);
-    const [r, h] = await claimExecutions(db.pool, me, 'cf-cycle', 2, 60_000);
-    await enqueue(db.pool, 'cf-cycle', Array.from({ length: 4 }, (_, i) => ({ payload: { tag: `n${i}` } })));
-    await claimExecutions(db.pool, me, 'cf-cycle', 1, 60_000); // n0: the floor is at n1 now
-    expect((await floorAndHead('cf-cycle')).floor_id).toBeGreaterThan(h!.id);
-    const cycle = await finishAndClaimExecutions(db.pool, me, 'cf-cycle', [
-      { id: r!.id, leaseToken: r!.leaseToken, outcome: 'retry', runAt: new Date(Date.now() - 60_000), error: 'boom' },
-      { id: h!.id, leaseToken: h!.leaseToken, outcome: 'release' },
-    ], 3, 60_000);
+    const { me, items } = await retryAndHandBack('cf-cycle');
+    const cycle = await finishAndClaimExecutions(db.pool, me, 'cf-cycle', items, 3, 60_000);
     expect(tags(cycle.claimed)).toEqual(['r', 'h', 'n1']);
     // n2 and n3 are left: the floor at n2, depth 2; running: n0 and the three just claimed
     const f = await floorAndHead('cf-cycle');
